@@ -1,0 +1,86 @@
+// What every command shares: option parsing with --help, and how results and
+// failures reach the terminal.
+import { parseArgs } from 'node:util';
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  /** Shown in help, e.g. DIR or N. */
+  value?: string;
+  default?: string;
+}
+
+export interface CommandSpec<O extends Record<string, OptionSpec>> {
+  name: string;
+  summary: string;
+  options: O;
+  /** Extra paragraphs at the end of --help. */
+  notes?: string;
+}
+
+type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string };
+
+export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): string {
+  const rows = Object.entries(spec.options).map(([name, o]) => {
+    const flag = `--${name}${o.value ? ` ${o.value}` : ''}`;
+    const dflt = o.default !== undefined ? ` (default: ${o.default})` : '';
+    return `  ${flag.padEnd(22)} ${o.description}${dflt}`;
+  });
+  rows.push(`  ${'--help'.padEnd(22)} show this help`);
+  return [`Usage: npm run ${spec.name} -- [options]`, '', spec.summary, '', 'Options:', ...rows, ...(spec.notes ? ['', spec.notes] : []), ''].join('\n');
+}
+
+/** Parses argv; prints help and exits on --help, prints the problem and exits 2 on a bad option. */
+export function parseCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv = process.argv.slice(2)): Values<O> {
+  const options: Record<string, { type: 'string' | 'boolean'; default?: string }> = { help: { type: 'boolean' } };
+  for (const [name, o] of Object.entries(spec.options)) options[name] = o.default !== undefined ? { type: o.type, default: o.default } : { type: o.type };
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (err) {
+    process.stderr.write(`${spec.name}: ${(err as Error).message}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(helpText(spec));
+    process.exit(0);
+  }
+  return values as Values<O>;
+}
+
+/** Runs a command's body; an unexpected failure is one line on stderr and exit code 1. */
+export function run(name: string, body: () => Promise<number | void>): void {
+  body().then(
+    (code) => {
+      if (typeof code === 'number') process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+export function formatMiB(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+// Options shared by several commands, described once.
+export const contentOptions = {
+  content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
+} as const;
+
+export const buildOptions = {
+  ...contentOptions,
+  out: { type: 'string', value: 'DIR', description: 'output folder, replaced as a whole when the build succeeds', default: 'dist' },
+  templates: { type: 'string', value: 'DIR', description: 'templates folder (eta templates and assets/)', default: 'templates' },
+} as const;
+
+export const serveOptions = {
+  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT ?? '8080' },
+  host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
+} as const;

@@ -1,0 +1,212 @@
+// The content schemas: one per collection (events, talks). Every rule a
+// record must meet lives here, so the build, `check` and later writers agree.
+import { iso6393 } from 'iso-639-3';
+import * as z from 'zod';
+import { closest } from './suggest.ts';
+
+export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const STATE_LIVE = 1;
+export const STATE_DRAFT = 2;
+
+const LANGUAGE_TAGS = new Map(iso6393.map((l) => [l.name, l.iso6391 ?? l.iso6393]));
+const LANGUAGES = new Set(LANGUAGE_TAGS.keys());
+const LANGUAGE_NAMES = [...LANGUAGES];
+
+/** The BCP 47 tag for an English language name, for `lang` attributes: the two-letter code where there is one. */
+export function languageTag(name: string): string {
+  return LANGUAGE_TAGS.get(name) ?? 'und';
+}
+
+/** How a value that is not what was expected is named in a message. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string':
+      return 'a string';
+    case 'number':
+      return Number.isInteger(value) ? 'a number' : 'a decimal number';
+    case 'boolean':
+      return `${value}`;
+    case 'object':
+      return 'a mapping';
+    default:
+      return 'nothing';
+  }
+}
+
+/** Zod's `error` option for a field: names what was expected and what came. */
+function expecting(what: string) {
+  return {
+    error: (iss: { input?: unknown; code?: string }) =>
+      iss.input === undefined ? `required field is missing; add it (${what})` : `expected ${what}, got ${describeValue(iss.input)}`,
+  };
+}
+
+function isHttpUrl(value: string): boolean {
+  if (value.trim() !== value || /\s/.test(value)) return false;
+  if (!/^https?:\/\//i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const urlMessage = 'expected an absolute http(s) URL such as "https://example.org/talk"';
+
+const url = z.string(expecting('a URL string')).refine(isHttpUrl, { error: urlMessage });
+const optionalUrl = z
+  .string(expecting('a URL string or ""'))
+  .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, or ""` })
+  .default('');
+const mediaUrl = z
+  .string(expecting('a URL string, "" or null'))
+  .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, "" or null` })
+  .nullable()
+  .default(null);
+const text = z.string(expecting('a string')).default('');
+const stringList = z.array(z.string(expecting('a string')), expecting('a list of strings')).default([]);
+const count = (what: string) =>
+  z.int(expecting(`${what} or null`)).nonnegative({ error: (iss) => `expected ${what} or null, got ${String(iss.input)}` });
+const bytes = count('a whole number of bytes').nullable().default(null);
+const flag = z.boolean(expecting('true or false')).default(false);
+
+function isRealDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+function isRealDateTime(value: string, fraction: 'none' | 'optional'): boolean {
+  const pattern = fraction === 'none' ? /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})$/ : /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{3})?$/;
+  const m = pattern.exec(value);
+  return !!m && isRealDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
+}
+
+export const date = z.string(expecting('a date YYYY-MM-DD')).refine(isRealDate, {
+  error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"`,
+});
+
+const slugPattern = /^[a-z0-9-]+$/;
+export const isSlug = (value: string) => slugPattern.test(value);
+const slug = z
+  .string(expecting('a slug'))
+  .refine(isSlug, { error: 'expected lower-case letters, digits and hyphens only, e.g. "my-talk-title"' });
+
+const language = z
+  .string(expecting('an English language name such as "English"'))
+  .refine((v) => LANGUAGES.has(v), {
+    error: (iss) => {
+      const hint = closest(String(iss.input), LANGUAGE_NAMES);
+      return `unknown language "${String(iss.input)}": use an English language name from ISO 639-3${hint ? ` (did you mean "${hint}"?)` : ''}`;
+    },
+  })
+  .default('English');
+
+const relatedUrl = z.union(
+  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1), url })],
+  { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}` },
+);
+
+const formatFields = {
+  video_ogv_length: bytes,
+  video_ogv_url: mediaUrl,
+  video_ogv_download_only: flag,
+  video_mp4_length: bytes,
+  video_mp4_url: mediaUrl,
+  video_mp4_download_only: flag,
+  video_webm_length: bytes,
+  video_webm_url: mediaUrl,
+  video_webm_download_only: flag,
+  video_flv_length: bytes,
+  video_flv_url: mediaUrl,
+  video_flv_download_only: flag,
+};
+
+export const talkSchema = z
+  .strictObject({
+    category: z.string(expecting("the event's title")).optional(),
+    language,
+    slug: slug.optional(),
+    speakers: stringList,
+    tags: stringList,
+    id: z.int(expecting('a positive whole number')).positive({ error: (iss) => `expected a positive whole number, got ${String(iss.input)}` }),
+    state: z
+      .union([z.literal(STATE_LIVE), z.literal(STATE_DRAFT)], {
+        error: (iss) => `expected 1 (live) or 2 (draft), got ${JSON.stringify(iss.input) ?? 'nothing'}`,
+      })
+      .default(STATE_LIVE),
+    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    summary: text,
+    description: text,
+    quality_notes: text,
+    copyright_text: text,
+    embed: text,
+    thumbnail_url: optionalUrl,
+    duration: count('a whole number of seconds').nullable().default(null),
+    ...formatFields,
+    source_url: optionalUrl,
+    whiteboard: text,
+    recorded: date.nullable().default(null),
+    added: z.string(expecting('a date-time YYYY-MM-DDThh:mm:ss')).refine((v) => isRealDateTime(v, 'none'), {
+      error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "${String(iss.input)}"`,
+    }),
+    updated: z
+      .string(expecting('a date-time YYYY-MM-DDThh:mm:ss.fff'))
+      .refine((v) => isRealDateTime(v, 'optional'), {
+        error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss.fff (no zone), got "${String(iss.input)}"`,
+      })
+      .transform((v) => (v.length === 19 ? `${v}.000` : v)),
+    related_urls: z.array(relatedUrl, expecting('a list of URLs')).default([]),
+  })
+  // Cross-field rules also run when other fields failed, so one run reports every problem.
+  .superRefine(
+    (talk, ctx) => {
+      for (const fmt of FORMATS) {
+        if (typeof talk[`video_${fmt}_url`] === 'string' && talk[`video_${fmt}_url`] !== '') continue;
+        const length = talk[`video_${fmt}_length`];
+        if (length !== null && length !== undefined) {
+          ctx.addIssue({ code: 'custom', path: [`video_${fmt}_length`], message: `must be null when video_${fmt}_url is empty; add the URL or remove the length` });
+        }
+        if (talk[`video_${fmt}_download_only`] === true) {
+          ctx.addIssue({ code: 'custom', path: [`video_${fmt}_download_only`], message: `must be false when video_${fmt}_url is empty; add the URL or remove the flag` });
+        }
+      }
+      const { added, updated } = talk;
+      if (typeof added === 'string' && typeof updated === 'string' && updated.slice(0, 19) < added) {
+        ctx.addIssue({ code: 'custom', path: ['updated'], message: `is before added (${added}); it must be the same or later` });
+      }
+    },
+    { when: () => true },
+  );
+
+export type Talk = z.output<typeof talkSchema>;
+export type RelatedUrl = Talk['related_urls'][number];
+
+export const eventSchema = z
+  .strictObject({
+    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    description: text,
+    url: optionalUrl,
+    start_date: date.nullable().default(null),
+    end_date: date.nullable().default(null),
+  })
+  .superRefine(
+    (event, ctx) => {
+      const { start_date: start, end_date: end } = event;
+      if (typeof start === 'string' && typeof end === 'string' && end < start) {
+        ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${start}); swap them` });
+      }
+    },
+    { when: () => true },
+  );
+
+export type EventFields = z.output<typeof eventSchema>;
+
+export const TALK_FIELDS = Object.keys(talkSchema.shape);
+export const EVENT_FIELDS = Object.keys(eventSchema.shape);

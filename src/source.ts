@@ -1,0 +1,222 @@
+// Parsing one content file (YAML or JSON) into a plain value that remembers
+// where each field came from, so that every later error can name line:col.
+import { parseTree, findNodeAtLocation, getNodeValue, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { ContentError } from './errors.ts';
+
+export type FieldPath = ReadonlyArray<string | number>;
+
+export interface Position {
+  line: number;
+  col: number;
+}
+
+export interface SourceDoc {
+  file: string;
+  value: unknown;
+  /** Where `path` is written: its key for `which: 'key'`, else its value; the nearest existing ancestor when absent. */
+  locate(path: FieldPath, which?: 'key' | 'value'): Position;
+}
+
+export type ParseResult = { ok: true; doc: SourceDoc } | { ok: false; errors: ContentError[] };
+
+export function positionAt(lineStarts: number[], offset: number): Position {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lineStarts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, col: offset - lineStarts[lo]! + 1 };
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Decodes UTF-8 strictly; on failure names the first byte that is not UTF-8. */
+export function decodeUtf8(file: string, bytes: Uint8Array): { ok: true; text: string } | { ok: false; error: ContentError } {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return { ok: true, text };
+  } catch {
+    const lossy = new TextDecoder('utf-8').decode(bytes);
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let byteOffset = 0;
+    for (let i = 0; i < lossy.length; i++) {
+      const cp = lossy.codePointAt(i)!;
+      const width = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      const genuine = cp === 0xfffd && buf[byteOffset] === 0xef && buf[byteOffset + 1] === 0xbf && buf[byteOffset + 2] === 0xbd;
+      if (cp === 0xfffd && !genuine) {
+        const pos = positionAt(lineStartsOf(lossy), i);
+        const hex = buf[byteOffset]!.toString(16).toUpperCase().padStart(2, '0');
+        return {
+          ok: false,
+          error: new ContentError(file, pos, '', `file is not UTF-8 (byte 0x${hex}); save it as UTF-8`),
+        };
+      }
+      byteOffset += width;
+      if (cp > 0xffff) i++;
+    }
+    return { ok: false, error: new ContentError(file, { line: 1, col: 1 }, '', 'file is not UTF-8; save it as UTF-8') };
+  }
+}
+
+export function parseSource(file: string, bytes: Uint8Array): ParseResult {
+  const decoded = decodeUtf8(file, bytes);
+  if (!decoded.ok) return { ok: false, errors: [decoded.error] };
+  const text = decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
+  return file.endsWith('.json') ? parseJson(file, text) : parseYaml(file, text);
+}
+
+function parseJson(file: string, text: string): ParseResult {
+  const lines = lineStartsOf(text);
+  const syntax: ParseError[] = [];
+  const tree = parseTree(text, syntax, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  // Later syntax errors are mostly echoes of the first: report that one.
+  const errors = syntax.slice(0, 1).map((e) => new ContentError(file, positionAt(lines, e.offset), '', `JSON syntax error: ${describeJsonError(text, lines, e)}`));
+  if (tree) errors.push(...duplicateJsonKeys(file, tree, lines));
+  if (errors.length > 0 || !tree) return { ok: false, errors };
+  return {
+    ok: true,
+    doc: {
+      file,
+      value: getNodeValue(tree),
+      locate(path, which = 'value') {
+        for (let depth = path.length; depth >= 0; depth--) {
+          const node = findNodeAtLocation(tree, path.slice(0, depth) as (string | number)[]);
+          if (!node) continue;
+          const keyNode = which === 'key' && depth === path.length && node.parent?.type === 'property' ? node.parent.children?.[0] : undefined;
+          return positionAt(lines, (keyNode ?? node).offset);
+        }
+        return { line: 1, col: 1 };
+      },
+    },
+  };
+}
+
+const JSON_ERRORS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a quoted property name',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":"',
+  CommaExpected: 'expected ","',
+  CloseBraceExpected: 'expected "}"',
+  CloseBracketExpected: 'expected "]"',
+  EndOfFileExpected: 'unexpected content after the end of the value',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'unterminated comment',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'unterminated number',
+  InvalidUnicode: 'invalid \\u escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in string (control characters must be escaped)',
+};
+
+function describeJsonError(text: string, lines: number[], error: ParseError): string {
+  const code = printParseErrorCode(error.error);
+  const before = text.slice(0, error.offset).trimEnd();
+  if ((code === 'PropertyNameExpected' || code === 'ValueExpected') && before.endsWith(',')) {
+    const at = positionAt(lines, before.length - 1);
+    return `trailing comma; remove the comma at line ${at.line}, column ${at.col}`;
+  }
+  return JSON_ERRORS[code] ?? code;
+}
+
+function duplicateJsonKeys(file: string, node: Node, lines: number[], path: string[] = []): ContentError[] {
+  const errors: ContentError[] = [];
+  if (node.type === 'object') {
+    const seen = new Map<string, Node>();
+    for (const prop of node.children ?? []) {
+      const key = prop.children?.[0];
+      if (!key) continue;
+      const name = String(key.value);
+      const first = seen.get(name);
+      if (first) {
+        const at = positionAt(lines, first.offset);
+        errors.push(
+          new ContentError(file, positionAt(lines, key.offset), fieldName([...path, name]), `duplicate key (also at line ${at.line}); keep only one`),
+        );
+      } else seen.set(name, key);
+      const value = prop.children?.[1];
+      if (value) errors.push(...duplicateJsonKeys(file, value, lines, [...path, name]));
+    }
+  } else if (node.type === 'array') {
+    (node.children ?? []).forEach((child, i) => errors.push(...duplicateJsonKeys(file, child, lines, [...path, `[${i}]`])));
+  }
+  return errors;
+}
+
+function parseYaml(file: string, text: string): ParseResult {
+  const lines = lineStartsOf(text);
+  // YAML 1.2 core schema: dates stay strings, so the schema sees what was written.
+  const doc: Document = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => {
+        const pos = positionAt(lines, e.pos[0]);
+        if (e.code === 'DUPLICATE_KEY') return new ContentError(file, pos, keyAt(text, e.pos[0]), 'duplicate key; keep only one');
+        return new ContentError(file, pos, '', `YAML syntax error: ${firstLine(e.message)}`);
+      }),
+    };
+  }
+  return {
+    ok: true,
+    doc: {
+      file,
+      value: doc.toJS({ maxAliasCount: 100 }),
+      locate(path, which = 'value') {
+        let node: unknown = doc.contents;
+        let found: number | undefined = (doc.contents as YamlNode | null)?.range?.[0];
+        for (let i = 0; i < path.length; i++) {
+          const seg = path[i]!;
+          let next: unknown;
+          let keyOffset: number | undefined;
+          if (isMap(node)) {
+            const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+            if (pair) {
+              next = pair.value;
+              keyOffset = (pair.key as YamlNode).range?.[0];
+            }
+          } else if (isSeq(node) && typeof seg === 'number') {
+            next = node.items[seg];
+          }
+          if (next === undefined && keyOffset === undefined) break;
+          const last = i === path.length - 1;
+          const valueOffset = (next as YamlNode | null)?.range?.[0];
+          found = last && which === 'key' && keyOffset !== undefined ? keyOffset : (valueOffset ?? keyOffset ?? found);
+          node = next;
+        }
+        return found === undefined ? { line: 1, col: 1 } : positionAt(lines, found);
+      },
+    },
+  };
+}
+
+/** The plain or quoted mapping key written at `offset`. */
+function keyAt(text: string, offset: number): string {
+  const rest = text.slice(offset);
+  const quoted = /^(["'])(.*?)\1/.exec(rest);
+  return quoted ? quoted[2]! : (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n')[0]!;
+  return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** `tags[2]`, `related_urls[0].url`: how a field path is shown in messages. */
+export function fieldName(path: FieldPath): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (seg.startsWith('[')) out += seg;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}

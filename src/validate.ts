@@ -1,0 +1,32 @@
+// Checking one parsed file against its collection's schema, with every
+// problem mapped back to the line and column it was written at.
+import type * as z from 'zod';
+import { ContentError } from './errors.ts';
+import { describeValue } from './schema.ts';
+import { fieldName, type SourceDoc } from './source.ts';
+import { closest } from './suggest.ts';
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ContentError[] };
+
+export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields: readonly string[]): Validated<z.output<S>> {
+  const { value } = doc;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, errors: [new ContentError(doc.file, { line: 1, col: 1 }, '', `expected a mapping of fields, got ${describeValue(value)}`)] };
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const errors: ContentError[] = [];
+  for (const issue of result.error.issues) {
+    const path = issue.path as (string | number)[];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const hint = path.length === 0 ? closest(key, fields) : undefined;
+        const fix = hint ? `did you mean \`${hint}\`?` : 'remove it (see "Content format" in the README for the known fields)';
+        errors.push(new ContentError(doc.file, doc.locate([...path, key], 'key'), fieldName([...path, key]), `unknown field; ${fix}`));
+      }
+      continue;
+    }
+    errors.push(new ContentError(doc.file, doc.locate(path), fieldName(path), issue.message));
+  }
+  return { ok: false, errors };
+}

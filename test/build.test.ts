@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { cp, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build.ts';
+import { API_FIELDS } from '../src/record.ts';
+import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
+
+async function buildDemo(out: string) {
+  const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return result.summary;
+}
+
+describe('build', () => {
+  it('writes an API record and a page for every live talk, and nothing for drafts', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const summary = await buildDemo(out);
+    const records = await fg('api/v2/video/*', { cwd: out });
+    expect(records).toHaveLength(summary.talks);
+    expect(summary.drafts).toBeGreaterThan(0);
+    for (const rel of records) {
+      const record = JSON.parse(await readFile(path.join(out, rel), 'utf8'));
+      expect(Object.keys(record)).toEqual([...API_FIELDS]);
+      expect(String(record.id)).toBe(path.basename(rel));
+      expect(record.state).toBe(1);
+      expect(existsSync(path.join(out, 'video', String(record.id), record.slug, 'index.html'))).toBe(true);
+      expect(existsSync(path.join(out, 'video', String(record.id), 'index.html'))).toBe(true);
+    }
+    for (const file of ['index.html', '404.html', 'assets/style.css']) expect(existsSync(path.join(out, file))).toBe(true);
+  });
+
+  it('gives byte-identical output for the same content', async () => {
+    const root = await tempDir();
+    await buildDemo(path.join(root, 'a'));
+    await buildDemo(path.join(root, 'b'));
+    const a = await contentHashes(path.join(root, 'a'));
+    expect(Object.keys(a).length).toBeGreaterThan(100);
+    expect(await contentHashes(path.join(root, 'b'))).toEqual(a);
+  });
+
+  it.each(BAD_CASES)('%s: fails and leaves the previous output exactly as it was', async (name) => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    await buildDemo(out);
+    const before = await fingerprint(out);
+    const content = path.join(root, 'content');
+    await cp(path.join(BAD_FIXTURES, name, 'content'), content, { recursive: true });
+    const result = await build({ content, out, templates: TEMPLATES });
+    expect(result.ok).toBe(false);
+    expect(await fingerprint(out)).toEqual(before);
+    expect((await fg('*', { cwd: root, dot: true, onlyDirectories: true })).sort()).toEqual(['content', 'dist']);
+  });
+
+  it('reports every error of every file in one run', async () => {
+    const root = await tempDir();
+    for (const name of ['field-errors', 'json-types', 'layout']) await cp(path.join(BAD_FIXTURES, name, 'content'), path.join(root, 'content'), { recursive: true });
+    const result = await build({ content: path.join(root, 'content'), out: path.join(root, 'dist'), templates: TEMPLATES });
+    expect(!result.ok && result.errors.length).toBeGreaterThanOrEqual(20);
+    expect(existsSync(path.join(root, 'dist'))).toBe(false);
+  });
+});

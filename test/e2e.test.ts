@@ -1,0 +1,171 @@
+// End to end: the real commands as a user runs them, and the real server they start.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { describe, expect, it } from 'vitest';
+import { API_FIELDS } from '../src/record.ts';
+import { BAD_FIXTURES, DEMO_CONTENT, fingerprint, ROOT, tempDir } from './helpers.ts';
+import { raw } from './http.ts';
+
+const cli = (script: string, args: string[], cwd = ROOT) =>
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+
+/** Starts a long-running command and resolves with its URL once it prints one. */
+function startCli(script: string, args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd: ROOT });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, url, exited, output: () => output };
+}
+
+const TYPES: Record<string, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  'string|null': (v) => v === null || typeof v === 'string',
+  'int|null': (v) => v === null || Number.isInteger(v),
+  int: (v) => Number.isInteger(v),
+  boolean: (v) => typeof v === 'boolean',
+  strings: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
+};
+const CONTRACT_TYPES: Record<string, string> = Object.fromEntries(
+  API_FIELDS.map((f) => [
+    f,
+    f === 'speakers' || f === 'tags'
+      ? 'strings'
+      : f === 'id' || f === 'state'
+        ? 'int'
+        : f === 'duration' || f.endsWith('_length')
+          ? 'int|null'
+          : f.endsWith('_download_only')
+            ? 'boolean'
+            : /^video_.*_url$/.test(f) || f === 'recorded'
+              ? 'string|null'
+              : 'string',
+  ]),
+);
+
+describe('commands', () => {
+  it.each(['build', 'check', 'serve', 'start'])('%s --help explains the command and exits 0', (script) => {
+    const result = cli(script, ['--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`Usage: npm run ${script} -- [options]`);
+    expect(result.stdout).toContain('--help');
+  });
+
+  it('rejects an unknown option with exit code 2', () => {
+    const result = cli('build', ['--contnet', 'x']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--contnet'");
+  });
+
+  it('check: the demo catalogue is valid', () => {
+    const result = cli('check', ['--content', DEMO_CONTENT]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^checked \d+ files: \d+ events, \d+ live talks, \d+ drafts, no problems/);
+  });
+
+  it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {
+    const cwd = path.join(BAD_FIXTURES, 'field-errors');
+    const before = await fingerprint(cwd);
+    const result = cli('check', [], cwd);
+    expect(result.status).toBe(1);
+    const expected = (await readFile(path.join(cwd, 'expected.txt'), 'utf8')).trimEnd().split('\n');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 2 files`]);
+    expect(await fingerprint(cwd)).toEqual(before);
+  });
+
+  it('build: writes the catalogue and ends with a one-line summary', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const result = cli('build', ['--content', DEMO_CONTENT, '--out', out]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^built \d+ talks \(\d+ drafts not published\) from \d+ events into .+: \d+ files, [\d.]+ MiB in [\d.]+ s\n$/);
+    const records = await fg('api/v2/video/*', { cwd: out });
+    expect(records.length).toBeGreaterThanOrEqual(40);
+    for (const rel of records) {
+      const record = JSON.parse(await readFile(path.join(out, rel), 'utf8'));
+      expect(Object.keys(record)).toEqual([...API_FIELDS]);
+      for (const [field, type] of Object.entries(CONTRACT_TYPES)) expect(TYPES[type]!(record[field]), `${rel} ${field}`).toBe(true);
+      expect(record.id).toBe(Number(path.basename(rel)));
+      expect(record.state).toBe(1);
+      expect(record.slug).toMatch(/^[a-z0-9-]+$/);
+      expect(record.added).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      expect(record.updated).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
+      if (record.recorded !== null) expect(record.recorded).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      for (const fmt of ['ogv', 'mp4', 'webm', 'flv']) {
+        if (!record[`video_${fmt}_url`]) {
+          expect(record[`video_${fmt}_length`]).toBeNull();
+          expect(record[`video_${fmt}_download_only`]).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('build: a bad catalogue fails with exit code 1 and leaves the output as it was', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    const before = await fingerprint(out);
+    const result = cli('build', ['--content', path.join(BAD_FIXTURES, 'duplicate-ids', 'content'), '--out', out]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/second\.yaml:4:5 id: 1 is already used by .*first\.yaml:1:5/);
+    expect(result.stderr).toMatch(/build failed: 1 error in .*; .* left as it was/);
+    expect(await fingerprint(out)).toEqual(before);
+  });
+});
+
+describe('serve and start', () => {
+  it('serve: prints its URL, serves the contract, and stops cleanly on SIGTERM', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    const server = startCli('serve', ['--dir', out, '--port', '0']);
+    const url = await server.url;
+    const res = await raw(url, 'GET', '/api/v2/video/1/');
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ vary: 'Accept', 'content-type': 'text/html; charset=utf-8', allow: 'GET, PUT, PATCH, HEAD, OPTIONS' });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('serve: SIGINT stops it too', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    const server = startCli('serve', ['--dir', out, '--port', '0']);
+    await server.url;
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('start: builds the demo catalogue, then serves it', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const server = startCli('start', ['--content', DEMO_CONTENT, '--out', out, '--port', '0']);
+    const url = await server.url;
+    expect(server.output()).toMatch(/^built \d+ talks/);
+    const home = await raw(url, 'GET', '/');
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('<h1>Recorded talks</h1>');
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('serve: a port that is taken is a clear error', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    const first = startCli('serve', ['--dir', out, '--port', '0']);
+    const port = new URL(await first.url).port;
+    const second = cli('serve', ['--dir', out, '--port', port]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain('EADDRINUSE');
+    first.child.kill('SIGTERM');
+    await first.exited;
+  });
+});

@@ -1,0 +1,48 @@
+// Shared test fixtures: temporary folders and fingerprints of folder trees.
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { afterEach } from 'vitest';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const DEMO_CONTENT = path.join(ROOT, 'content');
+export const TEMPLATES = path.join(ROOT, 'templates');
+export const BAD_FIXTURES = path.join(ROOT, 'test', 'fixtures', 'bad');
+
+const made: string[] = [];
+
+/** A fresh temporary folder, removed after the current test. */
+export async function tempDir(prefix = 'vc-'): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Every file below `dir` with its bytes' hash, inode and mtime: equal fingerprints mean nothing was touched. */
+export async function fingerprint(dir: string): Promise<Record<string, string>> {
+  const files = (await fg('**/*', { cwd: dir, dot: true, onlyFiles: true })).sort();
+  const out: Record<string, string> = {};
+  for (const f of files) {
+    const abs = path.join(dir, f);
+    const s = await stat(abs);
+    out[f] = `${createHash('sha256').update(await readFile(abs)).digest('hex')} ${s.ino} ${s.mtimeMs}`;
+  }
+  return out;
+}
+
+/** Every file below `dir` with its bytes' hash only. */
+export async function contentHashes(dir: string): Promise<Record<string, string>> {
+  const files = (await fg('**/*', { cwd: dir, dot: true, onlyFiles: true })).sort();
+  const out: Record<string, string> = {};
+  for (const f of files) out[f] = createHash('sha256').update(await readFile(path.join(dir, f))).digest('hex');
+  return out;
+}
+
+/** The cases of the bad content corpus: one folder each, with content/ and expected.txt. */
+export const BAD_CASES = fg.sync('*', { cwd: BAD_FIXTURES, onlyDirectories: true }).sort();

@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isLive, loadContent } from '../src/load.ts';
+import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT } from './helpers.ts';
+
+describe('the bad content corpus', () => {
+  it('has cases', () => expect(BAD_CASES.length).toBeGreaterThanOrEqual(10));
+
+  it.each(BAD_CASES)('%s: reports every problem with its exact message and position', async (name) => {
+    const dir = path.join(BAD_FIXTURES, name);
+    const expected = (await readFile(path.join(dir, 'expected.txt'), 'utf8')).trimEnd().split('\n');
+    const { errors } = await loadContent(path.join(dir, 'content'));
+    const prefix = `${path.relative(process.cwd(), dir)}/`;
+    expect(errors.map((e) => String(e).replaceAll(prefix, ''))).toEqual(expected);
+  });
+});
+
+describe('the demo catalogue', () => {
+  it('loads without a problem and covers the content format', async () => {
+    const { catalogue, errors } = await loadContent(DEMO_CONTENT);
+    expect(errors.map(String)).toEqual([]);
+    const { talks, events } = catalogue;
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(talks.length).toBeGreaterThanOrEqual(40);
+    expect(talks.some((t) => !isLive(t))).toBe(true);
+    expect(talks.some((t) => t.duration === null)).toBe(true);
+    for (const fmt of ['ogv', 'mp4', 'webm', 'flv'] as const) expect(talks.some((t) => t[`video_${fmt}_url`])).toBe(true);
+    expect(talks.some((t) => t.video_mp4_url?.includes('Signature='))).toBe(true);
+    expect(talks.some((t) => t.speakers.length === 0)).toBe(true);
+    expect(talks.some((t) => t.tags.some((tag) => /^\s/.test(tag)))).toBe(true);
+    expect(talks.some((t) => t.tags.some((tag) => /[.,!]$/.test(tag)))).toBe(true);
+    expect(talks.some((t) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(t.title))).toBe(true);
+    expect(talks.some((t) => t.summary === '')).toBe(true);
+  });
+
+  it('defaults slug to the file name and category to the event title', async () => {
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    for (const talk of catalogue.talks) {
+      expect(talk.file.endsWith(`/videos/${talk.slug}.yaml`) || talk.file.endsWith(`/videos/${talk.slug}.json`)).toBe(true);
+      expect(talk.category).toBe(catalogue.events.find((e) => e.slug === talk.event)?.title);
+    }
+  });
+});

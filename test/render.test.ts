@@ -1,0 +1,132 @@
+import { HtmlValidate } from 'html-validate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadTheme } from '../src/build.ts';
+import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
+import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
+import { talkSchema } from '../src/schema.ts';
+import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
+
+function makeTalk(fields: Record<string, unknown>): CatalogueTalk {
+  const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml' };
+}
+
+describe('formatting', () => {
+  it('writes durations as H:MM:SS', () => {
+    expect(formatDuration(4000)).toBe('1:06:40');
+    expect(formatDuration(300)).toBe('0:05:00');
+    expect(formatDuration(0)).toBe('0:00:00');
+    expect(formatDuration(null)).toBe('');
+  });
+
+  it('writes sizes in decimal units', () => {
+    expect(formatBytes(999)).toBe('999 bytes');
+    expect(formatBytes(123_456_789)).toBe('123.5 MB');
+    expect(formatBytes(null)).toBe('');
+  });
+
+  it('splits plain text into paragraphs of lines', () => {
+    expect(paragraphs('a\nb\n\n\nc\n')).toEqual([['a', 'b'], ['c']]);
+    expect(paragraphs('  \n')).toEqual([]);
+  });
+});
+
+describe('playerFor', () => {
+  it('plays every format that is not download-only, most playable first', () => {
+    const player = playerFor(
+      makeTalk({ video_ogv_url: 'https://e.org/a.ogv', video_mp4_url: 'https://e.org/a.mp4', video_flv_url: 'https://e.org/a.flv', video_flv_download_only: true }),
+    );
+    expect(player).toEqual({
+      kind: 'video',
+      poster: '',
+      sources: [
+        { src: 'https://e.org/a.mp4', type: 'video/mp4' },
+        { src: 'https://e.org/a.ogv', type: 'video/ogg' },
+      ],
+    });
+  });
+
+  it('falls back to the sanitised embed, then to the thumbnail', () => {
+    expect(playerFor(makeTalk({ embed: '<iframe src="https://player.example/1" onload="x()"></iframe>' }))).toEqual({
+      kind: 'embed',
+      html: '<iframe src="https://player.example/1"></iframe>',
+    });
+    expect(playerFor(makeTalk({ embed: '<script>x</script>', thumbnail_url: 'https://e.org/t.jpg' }))?.kind).toBe('thumbnail');
+    expect(playerFor(makeTalk({}))).toBeNull();
+  });
+});
+
+describe('pages', () => {
+  let catalogue: Catalogue;
+  let renderer: SiteRenderer;
+  beforeAll(async () => {
+    catalogue = (await loadContent(DEMO_CONTENT)).catalogue;
+    renderer = new SiteRenderer((await loadTheme(TEMPLATES)).templates);
+  });
+
+  it('are valid HTML, every one of them', async () => {
+    const validator = new HtmlValidate({ extends: ['html-validate:standard'], rules: { 'no-trailing-whitespace': 'off' } });
+    const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+    const pages = [renderer.home(catalogue), renderer.notFound()];
+    for (const talk of catalogue.talks) pages.push(renderer.talk(talk, events.get(talk.event)), renderer.talkRedirect(talk));
+    for (const page of pages) {
+      const report = await validator.validateString(page.body, page.path);
+      const messages = report.results.flatMap((r) => r.messages.map((m) => `${page.path}:${m.line}:${m.column} ${m.ruleId} ${m.message}`));
+      expect(messages).toEqual([]);
+    }
+  });
+
+  it('show every part of a talk, with hostile text inert', () => {
+    const talk = makeTalk({
+      title: '<script>alert(1)</script>',
+      speakers: ['<img src=x onerror=alert(2)>'],
+      tags: [' web', 'django.'],
+      summary: 'first\nsecond',
+      description: '[x](javascript:alert(3)) **bold**',
+      embed: '<iframe src="https://player.example/1"></iframe>',
+      duration: 4000,
+      recorded: '2024-05-01',
+      language: 'Japanese',
+      video_mp4_url: 'https://e.org/a.mp4?Signature=a&Expires=1',
+      video_mp4_length: 1_500_000,
+      video_flv_url: 'https://e.org/a.flv',
+      video_flv_download_only: true,
+      copyright_text: 'CC BY 4.0',
+      related_urls: [{ label: 'Slides', url: 'https://e.org/slides' }],
+    });
+    const html = renderer.talk(talk, undefined).body;
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).toContain('<source src="https://e.org/a.mp4?Signature=a&amp;Expires=1" type="video/mp4">');
+    expect(html).not.toContain('<source src="https://e.org/a.flv"');
+    expect(html).toContain('>FLV</a>');
+    expect(html).toContain('download only');
+    expect(html).toContain('1.5 MB');
+    expect(html).toContain('1:06:40');
+    expect(html).toContain('<h1 lang="ja">');
+    expect(html).toContain('first<br>\nsecond');
+    expect(html).toContain('<li> web</li><li>django.</li>');
+    expect(html).toContain('<a href="https://e.org/slides" rel="nofollow ugc noopener">Slides</a>');
+    expect(html).toContain('CC BY 4.0');
+    expect(html).toContain('href="/api/v2/video/9"');
+  });
+
+  it('point the short link at the page with the slug', () => {
+    const page = renderer.talkRedirect(makeTalk({}));
+    expect(page.path).toBe('video/9/index.html');
+    expect(page.body).toContain('<meta http-equiv="refresh" content="0; url=/video/9/t/">');
+    expect(page.body).toContain('<link rel="canonical" href="/video/9/t/">');
+  });
+
+  it('list every live talk on the home page and no draft', () => {
+    const html = renderer.home(catalogue).body;
+    for (const talk of catalogue.talks) {
+      const link = `href="/video/${talk.id}/${talk.slug}/"`;
+      if (talk.state === 1) expect(html).toContain(link);
+      else expect(html).not.toContain(link);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { eventSchema, talkSchema } from '../src/schema.ts';
+
+const base = { id: 1, title: 'A talk', added: '2024-05-03T10:00:00', updated: '2024-05-03T10:00:00.000' };
+const messages = (input: unknown) => {
+  const r = talkSchema.safeParse(input);
+  return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+describe('talk schema', () => {
+  it('fills the defaults of the contract', () => {
+    const talk = talkSchema.parse(base);
+    expect(talk).toMatchObject({
+      language: 'English',
+      speakers: [],
+      tags: [],
+      state: 1,
+      summary: '',
+      embed: '',
+      thumbnail_url: '',
+      duration: null,
+      video_ogv_url: null,
+      video_ogv_length: null,
+      video_ogv_download_only: false,
+      recorded: null,
+      related_urls: [],
+    });
+  });
+
+  it('keeps speakers and tags exactly as written', () => {
+    const talk = talkSchema.parse({ ...base, tags: ['  web', 'django.', 'Testing', 'testing'], speakers: [' Zoë '] });
+    expect(talk.tags).toEqual(['  web', 'django.', 'Testing', 'testing']);
+    expect(talk.speakers).toEqual([' Zoë ']);
+  });
+
+  it('writes updated with milliseconds when they were left out', () => {
+    expect(talkSchema.parse({ ...base, updated: '2024-05-03T10:00:00' }).updated).toBe('2024-05-03T10:00:00.000');
+  });
+
+  it('keeps signed media URLs byte for byte', () => {
+    const url = 'https://b.s3.example.com/x.mp4?AWSAccessKeyId=AKIA&Expires=1767225600&Signature=abc%2Bdef%3D';
+    expect(talkSchema.parse({ ...base, video_mp4_url: url }).video_mp4_url).toBe(url);
+  });
+
+  it('accepts related URLs as strings or labelled links', () => {
+    const talk = talkSchema.parse({ ...base, related_urls: ['https://e.org/slides', { label: 'Code', url: 'https://e.org/code' }] });
+    expect(talk.related_urls).toEqual([
+      { label: 'https://e.org/slides', url: 'https://e.org/slides' },
+      { label: 'Code', url: 'https://e.org/code' },
+    ]);
+  });
+
+  it('rejects impossible dates and times', () => {
+    expect(messages({ ...base, recorded: '2019-02-30' })).toEqual(['recorded: expected a real calendar date YYYY-MM-DD, got "2019-02-30"']);
+    expect(messages({ ...base, recorded: '2020-02-29' })).toEqual([]);
+    expect(messages({ ...base, added: '2024-05-03T24:00:00' })[0]).toMatch(/^added: expected a real date-time/);
+  });
+
+  it('enforces rule 2: a format without a URL has no length and is not download-only', () => {
+    expect(messages({ ...base, video_flv_url: '', video_flv_length: 10, video_flv_download_only: true })).toEqual([
+      'video_flv_length: must be null when video_flv_url is empty; add the URL or remove the length',
+      'video_flv_download_only: must be false when video_flv_url is empty; add the URL or remove the flag',
+    ]);
+    expect(messages({ ...base, video_flv_url: 'https://e.org/a.flv', video_flv_length: 10, video_flv_download_only: true })).toEqual([]);
+  });
+
+  it('reports cross-field rules even when other fields are wrong too', () => {
+    expect(messages({ ...base, title: 5, updated: '2024-05-02T10:00:00.000' })).toEqual([
+      'title: expected a non-empty title, got a number',
+      'updated: is before added (2024-05-03T10:00:00); it must be the same or later',
+    ]);
+  });
+
+  it('accepts only http(s) URLs', () => {
+    for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://']) {
+      expect(messages({ ...base, source_url: bad })).toHaveLength(1);
+    }
+    expect(messages({ ...base, source_url: 'HTTPS://e.org/x' })).toEqual([]);
+  });
+
+  it('checks languages against ISO 639-3 names and suggests the nearest', () => {
+    expect(messages({ ...base, language: 'Spanish' })).toEqual([]);
+    expect(messages({ ...base, language: 'english' })).toEqual([
+      'language: unknown language "english": use an English language name from ISO 639-3 (did you mean "English"?)',
+    ]);
+  });
+
+  it('allows only the states 1 and 2', () => {
+    expect(messages({ ...base, state: 2 })).toEqual([]);
+    expect(messages({ ...base, state: 0 })).toEqual(['state: expected 1 (live) or 2 (draft), got 0']);
+  });
+});
+
+describe('event schema', () => {
+  it('needs a title and orders its dates', () => {
+    const r = eventSchema.safeParse({ start_date: '2024-05-02', end_date: '2024-05-01' });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['title', 'end_date']);
+  });
+});

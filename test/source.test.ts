@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { decodeUtf8, fieldName, parseSource, positionAt } from '../src/source.ts';
+
+const parse = (file: string, text: string | Uint8Array) => parseSource(file, typeof text === 'string' ? Buffer.from(text) : text);
+
+describe('positionAt', () => {
+  it('maps offsets to 1-based line and column', () => {
+    const starts = [0, 5, 9];
+    expect(positionAt(starts, 0)).toEqual({ line: 1, col: 1 });
+    expect(positionAt(starts, 6)).toEqual({ line: 2, col: 2 });
+    expect(positionAt(starts, 20)).toEqual({ line: 3, col: 12 });
+  });
+});
+
+describe('YAML', () => {
+  it('locates keys and values, nested list items and absent fields', () => {
+    const result = parse('t.yaml', 'id: 3\ntags:\n  - a\n  - 4\nrelated_urls:\n  - label: x\n    url: y\n');
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const { doc } = result;
+    expect(doc.value).toEqual({ id: 3, tags: ['a', 4], related_urls: [{ label: 'x', url: 'y' }] });
+    expect(doc.locate(['id'])).toEqual({ line: 1, col: 5 });
+    expect(doc.locate(['id'], 'key')).toEqual({ line: 1, col: 1 });
+    expect(doc.locate(['tags', 1])).toEqual({ line: 4, col: 5 });
+    expect(doc.locate(['related_urls', 0, 'url'])).toEqual({ line: 7, col: 10 });
+    expect(doc.locate(['missing'])).toEqual({ line: 1, col: 1 });
+  });
+
+  it('keeps dates and times as the strings written', () => {
+    const result = parse('t.yaml', 'recorded: 2019-02-30\nadded: 2020-01-01T10:00:00\n');
+    expect(result.ok && result.doc.value).toEqual({ recorded: '2019-02-30', added: '2020-01-01T10:00:00' });
+  });
+
+  it('reports syntax errors and duplicate keys with positions', () => {
+    const bad = parse('t.yaml', 'id: 1\ntitle: [unclosed\n');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(String(bad.errors[0])).toMatch(/^t\.yaml:\d+:\d+ YAML syntax error: /);
+    const dup = parse('t.yaml', 'id: 1\n"title": a\ntitle: b\n');
+    expect(!dup.ok && dup.errors.map(String)).toEqual(['t.yaml:3:1 title: duplicate key; keep only one']);
+  });
+
+  it('strips a byte-order mark', () => {
+    const result = parse('t.yaml', '\ufeffid: 1\n');
+    expect(result.ok && result.doc.locate(['id'])).toEqual({ line: 1, col: 5 });
+  });
+});
+
+describe('JSON', () => {
+  it('locates keys and values', () => {
+    const result = parse('t.json', '{\n  "id": 1,\n  "tags": ["a", 2]\n}\n');
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.doc.locate(['tags', 1])).toEqual({ line: 3, col: 17 });
+    expect(result.doc.locate(['tags'], 'key')).toEqual({ line: 3, col: 3 });
+  });
+
+  it('is strict: no comments, no trailing commas, no duplicate keys', () => {
+    const comment = parse('t.json', '{\n  // note\n  "id": 1\n}');
+    expect(!comment.ok && comment.errors.map(String)).toEqual(['t.json:2:3 JSON syntax error: comments are not allowed in JSON']);
+    const trailing = parse('t.json', '{"id": 1,}');
+    expect(!trailing.ok && trailing.errors.map(String)).toEqual(['t.json:1:10 JSON syntax error: trailing comma; remove the comma at line 1, column 9']);
+    const dup = parse('t.json', '{"a": {"b": 1, "b": 2}}');
+    expect(!dup.ok && dup.errors.map(String)).toEqual(['t.json:1:16 a.b: duplicate key (also at line 1); keep only one']);
+  });
+});
+
+describe('decodeUtf8', () => {
+  it('names the first byte that is not UTF-8, not a genuine replacement character', () => {
+    const bytes = Buffer.concat([Buffer.from('ok \ufffd\nline '), Buffer.from([0xff]), Buffer.from(' end')]);
+    const result = decodeUtf8('f.yaml', bytes);
+    expect(!result.ok && String(result.error)).toBe('f.yaml:2:6 file is not UTF-8 (byte 0xFF); save it as UTF-8');
+  });
+});
+
+describe('fieldName', () => {
+  it('writes paths the way people write them', () => {
+    expect(fieldName(['tags', 2])).toBe('tags[2]');
+    expect(fieldName(['related_urls', 0, 'url'])).toBe('related_urls[0].url');
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { TALK_FIELDS, talkSchema } from '../src/schema.ts';
+import { parseSource } from '../src/source.ts';
+import { validate } from '../src/validate.ts';
+
+function check(file: string, text: string) {
+  const parsed = parseSource(file, Buffer.from(text));
+  if (!parsed.ok) throw new Error('fixture does not parse');
+  return validate(talkSchema, parsed.doc, TALK_FIELDS);
+}
+
+describe('validate', () => {
+  it('maps every problem to the position it was written at', () => {
+    const result = check('content/e/videos/t.yaml', 'id: 1\ntitle: x\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\ntags:\n  - a\n  - b\n  - 3\n');
+    expect(!result.ok && result.errors.map(String)).toEqual(['content/e/videos/t.yaml:8:5 tags[2]: expected a string, got a number']);
+  });
+
+  it('names unknown fields at their key and suggests the closest known one', () => {
+    const result = check('t.json', '{"id": 1, "title": "x", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00", "speaker": ["A"], "zzzzzz": 1}');
+    expect(!result.ok && result.errors.map(String)).toEqual([
+      't.json:1:91 speaker: unknown field; did you mean `speakers`?',
+      't.json:1:109 zzzzzz: unknown field; remove it (see "Content format" in the README for the known fields)',
+    ]);
+  });
+
+  it('rejects a file that is not a mapping', () => {
+    const result = check('t.yaml', '- 1\n- 2\n');
+    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list']);
+  });
+
+  it('returns the typed record when valid', () => {
+    const result = check('t.yaml', 'id: 4\ntitle: x\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00.5"\n'.replace('.5', '.500'));
+    expect(result.ok && result.value.id).toBe(4);
+  });
+});
