@@ -1,13 +1,7 @@
-import { buildOptions, parseCommand, run, serveOptions } from '../src/cli.ts';
-import { runBuild } from './build.ts';
-import { runServer } from './serve.ts';
+import { parseCommand, run } from '../src/cli.ts';
+import { runBuild, runServer, startCommand } from '../src/commands.ts';
 
-const values = parseCommand({
-  name: 'start',
-  summary: 'Build the catalogue, then serve the output folder.',
-  options: { ...buildOptions, ...serveOptions },
-});
-
+const values = parseCommand(startCommand);
 run('start', async () => {
   const code = await runBuild(values);
   if (code !== 0) return code;

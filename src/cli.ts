@@ -69,18 +69,3 @@ export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
-// Options shared by several commands, described once.
-export const contentOptions = {
-  content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
-} as const;
-
-export const buildOptions = {
-  ...contentOptions,
-  out: { type: 'string', value: 'DIR', description: 'output folder, replaced as a whole when the build succeeds', default: 'dist' },
-  templates: { type: 'string', value: 'DIR', description: 'templates folder (eta templates and assets/)', default: 'templates' },
-} as const;
-
-export const serveOptions = {
-  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT ?? '8080' },
-  host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
-} as const;

@@ -1,0 +1,96 @@
+// The commands behind the npm scripts: their options, and what each does
+// with them. The files in scripts/ only parse argv and call these.
+import path from 'node:path';
+import { build, loadTheme } from './build.ts';
+import { formatMiB, formatSeconds } from './cli.ts';
+import { isLive, loadContent } from './load.ts';
+import { terminalProgress } from './progress.ts';
+import { SiteRenderer } from './render.ts';
+import { startServer, type RunningServer } from './server.ts';
+
+const contentOptions = {
+  content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
+  out: { type: 'string', value: 'DIR', description: 'output folder, replaced as a whole when the build succeeds', default: 'dist' },
+  templates: { type: 'string', value: 'DIR', description: 'templates folder (eta templates and assets/)', default: 'templates' },
+} as const;
+
+const listenOptions = {
+  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT ?? '8080' },
+  host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
+} as const;
+
+export const buildCommand = {
+  name: 'build',
+  summary: 'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.',
+  options: contentOptions,
+  notes: 'Exit code: 0 on success, 1 on content errors or a failure, 2 for a bad option.',
+};
+
+export const checkCommand = {
+  name: 'check',
+  summary: 'Validate every content file and compile the templates, reporting every problem, one per line as file:line:col.\nWrites nothing (--out is accepted so build and check share their options).',
+  options: contentOptions,
+  notes: 'Exit code: 0 when everything is valid, 1 when any file has a problem, 2 for a bad option.',
+};
+
+export const serveCommand = {
+  name: 'serve',
+  summary: 'Serve a built output folder with the API headers of the contract (GET, HEAD, OPTIONS; PUT and PATCH answer 401).',
+  options: { dir: { type: 'string', value: 'DIR', description: 'folder to serve', default: 'dist' }, ...listenOptions },
+} as const;
+
+export const startCommand = {
+  name: 'start',
+  summary: 'Build the catalogue, then serve the output folder.',
+  options: { ...contentOptions, ...listenOptions },
+};
+
+type BuildValues = { content: string; out: string; templates: string };
+
+export async function runBuild(values: BuildValues): Promise<number> {
+  const result = await build({ ...values, progress: terminalProgress() });
+  if (!result.ok) {
+    for (const error of result.errors) process.stderr.write(`${error}\n`);
+    const n = result.errors.length;
+    process.stderr.write(`build failed: ${n} ${n === 1 ? 'error' : 'errors'} in ${values.content}; ${values.out} left as it was\n`);
+    return 1;
+  }
+  const s = result.summary;
+  process.stdout.write(
+    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.files} files, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}\n`,
+  );
+  return 0;
+}
+
+export async function runCheck(values: BuildValues): Promise<number> {
+  const started = performance.now();
+  const { catalogue, errors, files } = await loadContent(values.content);
+  for (const error of errors) process.stderr.write(`${error}\n`);
+  if (errors.length > 0) {
+    process.stderr.write(`check failed: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} in ${files} files\n`);
+    return 1;
+  }
+  new SiteRenderer((await loadTheme(values.templates)).templates);
+  const live = catalogue.talks.filter(isLive).length;
+  process.stdout.write(
+    `checked ${files} files: ${catalogue.events.length} events, ${live} live talks, ${catalogue.talks.length - live} drafts, no problems (${formatSeconds(performance.now() - started)})\n`,
+  );
+  return 0;
+}
+
+export function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new Error(`--port must be a number from 0 to 65535, got "${text}"`);
+  return port;
+}
+
+/** Starts the server, prints its URL, and stops it cleanly on SIGINT or SIGTERM. */
+export async function runServer(values: { dir: string; host: string; port: string }): Promise<RunningServer> {
+  const running = await startServer({ dir: values.dir, host: values.host, port: parsePort(values.port) });
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  // Printed last: whoever waits for the URL may signal the server as soon as they see it.
+  process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
+  return running;
+}
