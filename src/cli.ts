@@ -16,6 +16,8 @@ export interface CommandSpec<O extends Record<string, OptionSpec>> {
   options: O;
   /** Extra paragraphs at the end of --help. */
   notes?: string;
+  /** The positional arguments, for the usage line, e.g. `pyvideo <path>`; none are accepted without it. */
+  args?: string;
 }
 
 type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string };
@@ -27,16 +29,17 @@ export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec
     return `  ${flag.padEnd(22)} ${o.description}${dflt}`;
   });
   rows.push(`  ${'--help'.padEnd(22)} show this help`);
-  return [`Usage: npm run ${spec.name} -- [options]`, '', spec.summary, '', 'Options:', ...rows, ...(spec.notes ? ['', spec.notes] : []), ''].join('\n');
+  return [`Usage: npm run ${spec.name} -- ${spec.args ? `${spec.args} ` : ''}[options]`, '', spec.summary, '', 'Options:', ...rows, ...(spec.notes ? ['', spec.notes] : []), ''].join('\n');
 }
 
 /** Parses argv; prints help and exits on --help, prints the problem and exits 2 on a bad option. */
-export function parseCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv = process.argv.slice(2)): Values<O> {
+export function parseCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv = process.argv.slice(2)): Values<O> & { _: string[] } {
   const options: Record<string, { type: 'string' | 'boolean'; default?: string }> = { help: { type: 'boolean' } };
   for (const [name, o] of Object.entries(spec.options)) options[name] = o.default !== undefined ? { type: o.type, default: o.default } : { type: o.type };
   let values: Record<string, unknown>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.args !== undefined }));
   } catch (err) {
     process.stderr.write(`${spec.name}: ${(err as Error).message}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
     process.exit(2);
@@ -45,7 +48,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
     process.stdout.write(helpText(spec));
     process.exit(0);
   }
-  return values as Values<O>;
+  return { ...(values as Values<O>), _: positionals };
 }
 
 /** Runs a command's body; an unexpected failure is one line on stderr and exit code 1. */

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { build, loadTheme } from './build.ts';
 import { formatMiB, formatSeconds } from './cli.ts';
+import { importPyvideo } from './importer.ts';
 import { isLive, loadContent } from './load.ts';
 import { terminalProgress } from './progress.ts';
 import { SiteRenderer } from './render.ts';
@@ -93,4 +94,37 @@ export async function runServer(values: { dir: string; host: string; port: strin
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
   process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
   return running;
+}
+
+export const importCommand = {
+  name: 'import',
+  args: 'pyvideo <path-to-pyvideo-data>',
+  summary:
+    'Import a checkout (or unpacked snapshot) of pyvideo/data into the content folder.\nIds are kept forever: talks already imported keep their id, slug and dates; new talks get new ids above the highest ever given.\nNothing is written when any record cannot be converted; files whose bytes would not change are not touched.',
+  options: { content: { type: 'string', value: 'DIR', description: 'content folder to write', default: 'content' } },
+  notes: 'Exit code: 0 on success, 1 when a record cannot be converted (nothing written), 2 for bad arguments.',
+} as const;
+
+export async function runImport(values: { content: string; _: string[] }): Promise<number> {
+  const [kind, source, ...rest] = values._;
+  if (kind !== 'pyvideo' || !source || rest.length > 0) {
+    process.stderr.write('import: expected "pyvideo <path-to-pyvideo-data>"; run "npm run import -- --help"\n');
+    return 2;
+  }
+  const started = performance.now();
+  const report = await importPyvideo({ source, content: values.content });
+  for (const error of report.errors) process.stderr.write(`${path.join(source, error)}\n`);
+  if (!report.ok) {
+    process.stderr.write(`import failed: ${report.errors.length} ${report.errors.length === 1 ? 'record' : 'records'} could not be converted; nothing was written\n`);
+    return 1;
+  }
+  const notes = [...report.notes].sort(([a], [b]) => (a < b ? -1 : 1));
+  if (notes.length > 0) {
+    process.stdout.write('what the import repaired or moved (count, first example):\n');
+    for (const [kind, { count, example }] of notes) process.stdout.write(`  ${String(count).padStart(6)}  ${kind}  (${example})\n`);
+  }
+  process.stdout.write(
+    `imported ${report.events} events, ${report.talks} talks (${report.drafts} drafts) into ${values.content}: ${report.keptIds} kept ids, ${report.newIds} new ids, ${report.changed} changed, ${report.removed} removed; ${report.written} files written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
+  );
+  return 0;
 }

@@ -1,12 +1,30 @@
 // Writing the output folder. A build writes into a staging folder beside it
 // and swaps it in at the end, so the output is always either the previous
 // build or the new one, never half of each, whenever the build stops.
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fse from 'fs-extra';
 
 const MAX_INFLIGHT = 64;
+
+/** Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
 
 function siblings(outDir: string) {
   const parent = path.dirname(outDir);

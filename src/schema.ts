@@ -113,6 +113,13 @@ const relatedUrl = z.union(
   { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}` },
 );
 
+/** An old address of the talk on this site, e.g. `/pycon-us-2014/a-talk.html`; the build writes a redirect there. */
+export const isSitePath = (value: string) =>
+  /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(value) && !value.split('/').some((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
+const sitePath = z
+  .string(expecting('a site path'))
+  .refine(isSitePath, { error: (iss) => `expected a path on this site starting with "/" without "..", dot files, query or fragment, got "${String(iss.input)}"` });
+
 const formatFields = {
   video_ogv_length: bytes,
   video_ogv_url: mediaUrl,
@@ -163,6 +170,7 @@ export const talkSchema = z
       })
       .transform((v) => (v.length === 19 ? `${v}.000` : v)),
     related_urls: z.array(relatedUrl, expecting('a list of URLs')).default([]),
+    aliases: z.array(sitePath, expecting('a list of site paths such as "/old/path.html"')).default([]),
   })
   // Cross-field rules also run when other fields failed, so one run reports every problem.
   .superRefine(

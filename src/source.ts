@@ -1,6 +1,6 @@
 // Parsing one content file (YAML or JSON) into a plain value that remembers
 // where each field came from, so that every later error can name line:col.
-import { parseTree, findNodeAtLocation, getNodeValue, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { parseTree, findNodeAtLocation, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { ContentError } from './errors.ts';
 
@@ -72,25 +72,70 @@ export function parseSource(file: string, bytes: Uint8Array): ParseResult {
   return file.endsWith('.json') ? parseJson(file, text) : parseYaml(file, text);
 }
 
+// Every JSON string, aligned from an opening quote (JSON has no quotes outside strings); group 1 marks a property name.
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+function countProperties(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countProperties(v), 0);
+  if (value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  for (const key in value) n += 1 + countProperties((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/** True when `text` names more properties than `value` has: some object repeats a key. */
+function repeatsKeys(text: string, value: unknown): boolean {
+  let names = 0;
+  JSON_STRING.lastIndex = 0;
+  for (let m = JSON_STRING.exec(text); m; m = JSON_STRING.exec(text)) if (m[1] !== undefined) names++;
+  return names !== countProperties(value);
+}
+
+// The fast path is the engine's JSON.parse; the position-keeping parser runs only
+// to explain an error or to locate a field, which valid files rarely need.
 function parseJson(file: string, text: string): ParseResult {
-  const lines = lineStartsOf(text);
-  const syntax: ParseError[] = [];
-  const tree = parseTree(text, syntax, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  // Later syntax errors are mostly echoes of the first: report that one.
-  const errors = syntax.slice(0, 1).map((e) => new ContentError(file, positionAt(lines, e.offset), '', `JSON syntax error: ${describeJsonError(text, lines, e)}`));
-  if (tree) errors.push(...duplicateJsonKeys(file, tree, lines));
-  if (errors.length > 0 || !tree) return { ok: false, errors };
+  let value: unknown;
+  let valid = true;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    valid = false;
+  }
+  let lines: number[] | undefined;
+  let tree: Node | undefined;
+  const positions = () => {
+    if (!lines) {
+      lines = lineStartsOf(text);
+      const syntax: ParseError[] = [];
+      tree = parseTree(text, syntax, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+      if (!valid || syntax.length > 0) {
+        // Later syntax errors are mostly echoes of the first: report that one.
+        const first = syntax[0];
+        return first
+          ? [new ContentError(file, positionAt(lines, first.offset), '', `JSON syntax error: ${describeJsonError(text, lines, first)}`)]
+          : [new ContentError(file, { line: 1, col: 1 }, '', 'JSON syntax error')];
+      }
+    }
+    return [];
+  };
+  if (!valid) return { ok: false, errors: positions() };
+  if (repeatsKeys(text, value)) {
+    positions();
+    return { ok: false, errors: tree ? duplicateJsonKeys(file, tree, lines!) : [] };
+  }
   return {
     ok: true,
     doc: {
       file,
-      value: getNodeValue(tree),
+      value,
       locate(path, which = 'value') {
+        positions();
+        if (!tree) return { line: 1, col: 1 };
         for (let depth = path.length; depth >= 0; depth--) {
           const node = findNodeAtLocation(tree, path.slice(0, depth) as (string | number)[]);
           if (!node) continue;
           const keyNode = which === 'key' && depth === path.length && node.parent?.type === 'property' ? node.parent.children?.[0] : undefined;
-          return positionAt(lines, (keyNode ?? node).offset);
+          return positionAt(lines!, (keyNode ?? node).offset);
         }
         return { line: 1, col: 1 };
       },

@@ -8,7 +8,7 @@ import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 
 function makeTalk(fields: Record<string, unknown>): CatalogueTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
-  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml' };
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', rev: 'r' };
 }
 
 describe('formatting', () => {

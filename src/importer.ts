@@ -1,0 +1,266 @@
+// Importing a pyvideo/data checkout into a content folder. Everything is read,
+// converted and validated first; only then are files written, each atomically,
+// and only those whose bytes change. Ids, slugs and dates of talks already
+// imported are kept in a state file beside the content, so ids are forever.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { forEachLimit, loadContent } from './load.ts';
+import { writeFileAtomic } from './output.ts';
+import { chooseSlug, convertEvent, convertTalk, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { eventSchema, talkSchema } from './schema.ts';
+
+export const STATE_FILE = '.pyvideo-import.json';
+
+interface TalkState {
+  id: number;
+  slug: string;
+  event: string;
+  hash: string;
+  added: string;
+  updated: string;
+}
+
+export interface ImportState {
+  /** The highest id ever given; new talks get ids above it, so an id is never reused. */
+  highestId: number;
+  /** By source path, `<event>/videos/<file>.json`. */
+  talks: Record<string, TalkState>;
+  /** Event folders this import created. */
+  events: string[];
+}
+
+export interface ImportReport {
+  ok: boolean;
+  errors: string[];
+  events: number;
+  talks: number;
+  drafts: number;
+  keptIds: number;
+  newIds: number;
+  changed: number;
+  removed: number;
+  written: number;
+  unchanged: number;
+  notes: Map<string, { count: number; example: string }>;
+}
+
+/** `2026-11-22T10:15:00` and `2026-11-22T10:15:00.123` for a moment, in UTC. */
+export function timestamps(now: Date): { added: string; updated: string } {
+  const iso = now.toISOString();
+  return { added: iso.slice(0, 19), updated: iso.slice(0, 23) };
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+async function readState(content: string): Promise<ImportState> {
+  try {
+    return JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as ImportState;
+  } catch {
+    return { highestId: 0, talks: {}, events: [] };
+  }
+}
+
+/** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
+export async function importPyvideo(options: { source: string; content: string; now?: Date }): Promise<ImportReport> {
+  const { source, content } = options;
+  const now = timestamps(options.now ?? new Date());
+  const report: ImportReport = {
+    ok: false,
+    errors: [],
+    events: 0,
+    talks: 0,
+    drafts: 0,
+    keptIds: 0,
+    newIds: 0,
+    changed: 0,
+    removed: 0,
+    written: 0,
+    unchanged: 0,
+    notes: new Map(),
+  };
+  const addNotes = (notes: ImportNote[]) => {
+    for (const n of notes) {
+      const entry = report.notes.get(n.kind);
+      if (entry) entry.count++;
+      else report.notes.set(n.kind, { count: 1, example: n.source });
+    }
+  };
+
+  if (!existsSync(source)) {
+    report.errors.push(`${source}: no such folder`);
+    return report;
+  }
+  const noPublish = new Set<number>();
+  try {
+    for (const id of JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8')) as unknown[]) if (Number.isInteger(id)) noPublish.add(id as number);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.errors.push(`${path.join(source, 'NO_PUBLISH.json')}: ${(err as Error).message}`);
+  }
+
+  const state = await readState(content);
+  const categoryFiles = (await fg('*/category.json', { cwd: source })).sort();
+  const talkFiles = (await fg('*/videos/*.json', { cwd: source })).sort();
+  const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
+
+  // Events.
+  const events = new Map<string, EventFile>();
+  for (const file of categoryFiles) {
+    const event = file.split('/')[0]!;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(path.join(source, file), 'utf8'));
+    } catch (err) {
+      report.errors.push(`${file}: ${(err as Error).message}`);
+      continue;
+    }
+    const converted = convertEvent(parsed, file);
+    if (!converted.ok) {
+      report.errors.push(`${file}: ${converted.error}`);
+      continue;
+    }
+    addNotes(converted.notes);
+    const check = eventSchema.safeParse(converted.value);
+    if (!check.success) report.errors.push(`${file}: ${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    events.set(event, converted.value);
+  }
+
+  // Read every talk once; ids first, so that new ids follow the highest of all.
+  const sources = new Map<string, { bytes: Buffer; value: unknown }>();
+  const explicitIds = new Map<number, string>();
+  for (const file of talkFiles) {
+    const event = file.split('/')[0]!;
+    if (!eventNames.has(event)) {
+      report.errors.push(`${file}: the event folder "${event}" has no category.json`);
+      continue;
+    }
+    const bytes = await readFile(path.join(source, file));
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      report.errors.push(`${file}: not valid JSON (${(err as Error).message})`);
+      continue;
+    }
+    sources.set(file, { bytes, value });
+    const id = (value as { id?: unknown } | null)?.id;
+    if (Number.isInteger(id) && (id as number) > 0) {
+      const other = explicitIds.get(id as number);
+      if (other) report.errors.push(`${file}: id ${String(id)} is also the id of ${other}`);
+      else explicitIds.set(id as number, file);
+    }
+  }
+
+  const existingIds = new Set<number>();
+  if (existsSync(content)) {
+    const tracked = new Set(Object.values(state.talks).map((t) => t.id));
+    for (const talk of (await loadContent(content)).catalogue.talks) if (!tracked.has(talk.id)) existingIds.add(talk.id);
+  }
+  let highest = Math.max(state.highestId, ...explicitIds.keys(), ...existingIds, 0);
+
+  const outputs = new Map<string, string>();
+  const nextState: ImportState = { highestId: 0, talks: {}, events: [...events.keys()].sort() };
+  const usedIds = new Map<number, string>();
+  const slugsByEvent = new Map<string, Set<string>>();
+  // Slugs already given keep their talks; they are reserved before new talks pick theirs.
+  for (const file of sources.keys()) {
+    const previous = state.talks[file];
+    if (previous) (slugsByEvent.get(previous.event) ?? slugsByEvent.set(previous.event, new Set()).get(previous.event)!).add(previous.slug);
+  }
+
+  for (const [file, { bytes, value }] of sources) {
+    const [event, , fileName] = file.split('/') as [string, string, string];
+    const stem = fileName.replace(/\.json$/, '');
+    const previous = state.talks[file];
+    const ownId = (value as { id?: unknown } | null)?.id;
+    let id: number;
+    if (Number.isInteger(ownId) && (ownId as number) > 0) {
+      id = ownId as number;
+      report.keptIds++;
+    } else if (previous) {
+      id = previous.id;
+      report.keptIds++;
+    } else {
+      id = ++highest;
+      report.newIds++;
+    }
+    if (existingIds.has(id)) {
+      report.errors.push(`${file}: id ${id} is already used by a talk in ${content} that this import did not write`);
+      continue;
+    }
+    const clash = usedIds.get(id);
+    if (clash) {
+      report.errors.push(`${file}: id ${id} was given to ${clash} by an earlier import; give one of them another id`);
+      continue;
+    }
+    usedIds.set(id, file);
+    const taken = slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
+    const slug = previous?.slug ?? chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
+    taken.add(slug);
+    if (!previous && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
+
+    const hash = sha256(bytes);
+    const unchanged = previous && previous.hash === hash && previous.id === id;
+    const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
+    if (previous && !unchanged) report.changed++;
+    const draft = noPublish.has(id);
+    const converted = convertTalk(value, { source: file, event, stem, id, draft, slug, ...dates });
+    if (!converted.ok) {
+      report.errors.push(`${file}: ${converted.error}`);
+      continue;
+    }
+    addNotes(converted.notes);
+    const check = talkSchema.safeParse(converted.value);
+    if (!check.success) {
+      report.errors.push(`${file}: ${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      continue;
+    }
+    if (draft) report.drafts++;
+    report.talks++;
+    outputs.set(path.join(event, 'videos', `${slug}.json`), toJson(converted.value satisfies TalkFile));
+    nextState.talks[file] = { id, slug, event, hash, ...dates };
+  }
+  for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
+  report.events = events.size;
+
+  if (report.errors.length > 0) return report;
+
+  // Talks and events that left the snapshot lose their files; their ids stay retired.
+  const removals: string[] = [];
+  for (const [file, old] of Object.entries(state.talks)) {
+    if (nextState.talks[file]) continue;
+    const rel = path.join(old.event, 'videos', `${old.slug}.json`);
+    if (!outputs.has(rel)) removals.push(rel);
+  }
+  for (const event of state.events) if (!events.has(event)) removals.push(path.join(event, 'category.json'));
+
+  nextState.highestId = highest;
+  outputs.set(STATE_FILE, toJson(nextState));
+
+  await mkdir(content, { recursive: true });
+  // The state file goes last: until it is written, a re-run sees the previous import.
+  const { [STATE_FILE]: stateText, ...files } = Object.fromEntries(outputs);
+  const write = async ([rel, text]: [string, string]) => {
+    const file = path.join(content, rel);
+    const current = await readFile(file, 'utf8').catch(() => undefined);
+    if (current === text) {
+      report.unchanged++;
+      return;
+    }
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, text);
+    report.written++;
+  };
+  await forEachLimit(Object.entries(files), 32, write);
+  await write([STATE_FILE, stateText!]);
+  for (const rel of removals) {
+    await rm(path.join(content, rel), { force: true });
+    report.removed++;
+    await rmdir(path.dirname(path.join(content, rel))).catch(() => undefined);
+  }
+  report.ok = true;
+  return report;
+}

@@ -1,0 +1,364 @@
+// Converting pyvideo/data records into our content format: pure functions
+// from one source record to one talk file, with every repair reported.
+import slugify from '@sindresorhus/slugify';
+import { iso6393 } from 'iso-639-3';
+import { FORMATS, isSlug, type Format } from './schema.ts';
+
+/** What a repair or a mapping did, counted by kind in the import summary. */
+export interface ImportNote {
+  kind: string;
+  source: string;
+}
+
+export type Converted<T> = { ok: true; value: T; notes: ImportNote[] } | { ok: false; error: string };
+
+const LANGUAGE_BY_CODE = new Map(iso6393.map((l) => [l.iso6393, l.name]));
+
+const HOSTED = new Set(['youtube', 'vimeo', 'peertube', 'archive.org', 'archive']);
+const FORMAT_SET = new Set<string>(FORMATS);
+
+/** Fields of pyvideo's schema (and legacy variants found in the data) that the converter reads. */
+const KNOWN_FIELDS = new Set([
+  'alias', 'category', 'copyright_text', 'description', 'duration', 'id', 'language', 'quality_notes', 'recorded',
+  'related_urls', 'slug', 'speakers', 'summary', 'tags', 'thumbnail_url', 'title', 'videos', 'source_url',
+  'abstract', ',duration', 'related_url',
+]);
+
+export interface TalkFile {
+  id: number;
+  state: 1 | 2;
+  title: string;
+  language: string;
+  speakers: string[];
+  tags: string[];
+  summary: string;
+  description: string;
+  quality_notes: string;
+  copyright_text: string;
+  embed: string;
+  thumbnail_url: string;
+  duration: number | null;
+  video_ogv_length: number | null;
+  video_ogv_url: string | null;
+  video_ogv_download_only: boolean;
+  video_mp4_length: number | null;
+  video_mp4_url: string | null;
+  video_mp4_download_only: boolean;
+  video_webm_length: number | null;
+  video_webm_url: string | null;
+  video_webm_download_only: boolean;
+  video_flv_length: number | null;
+  video_flv_url: string | null;
+  video_flv_download_only: boolean;
+  source_url: string;
+  whiteboard: string;
+  recorded: string | null;
+  added: string;
+  updated: string;
+  related_urls: { label: string; url: string }[];
+  aliases: string[];
+}
+
+export interface EventFile {
+  title: string;
+  description?: string;
+  url?: string;
+  start_date?: string;
+  end_date?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isRealDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The player address for a hosted video, or undefined when the URL has no recognisable video id. */
+export function playerUrl(type: string, url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.replace(/^www\./, '');
+  if (type === 'youtube') {
+    const id = host === 'youtu.be' ? u.pathname.slice(1) : u.pathname.startsWith('/embed/') ? u.pathname.slice(7) : u.searchParams.get('v');
+    return id && /^[\w-]{6,20}$/.test(id) ? `https://www.youtube-nocookie.com/embed/${id}` : undefined;
+  }
+  if (type === 'vimeo') {
+    const id = /^\/(?:video\/)?(\d+)/.exec(u.pathname)?.[1];
+    return id ? `https://player.vimeo.com/video/${id}` : undefined;
+  }
+  if (type === 'peertube') {
+    const id = /^\/(?:videos\/watch|w)\/([\w-]+)/.exec(u.pathname)?.[1];
+    return id ? `https://${u.host}/videos/embed/${id}` : undefined;
+  }
+  if (type === 'archive.org' || type === 'archive') {
+    const rest = /^\/details\/(.+)$/.exec(u.pathname)?.[1];
+    return rest ? `https://archive.org/embed/${rest}` : undefined;
+  }
+  return undefined;
+}
+
+export function embedFor(player: string, title: string): string {
+  return `<iframe src="${player}" title="${escapeAttribute(title)}" allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>`;
+}
+
+/** A slug from a talk title, short enough for a URL; empty when the title has no Latin letters or digits. */
+export function slugFromTitle(title: string): string {
+  const slug = slugify(title, { decamelize: false });
+  if (slug.length <= 60) return slug;
+  const cut = slug.slice(0, 61);
+  return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 60).replace(/-+$/, '');
+}
+
+export function languageName(code: unknown): string | undefined {
+  return typeof code === 'string' ? LANGUAGE_BY_CODE.get(code) : undefined;
+}
+
+export interface TalkContext {
+  /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */
+  source: string;
+  /** The event folder. */
+  event: string;
+  /** The source file name without `.json`. */
+  stem: string;
+  id: number;
+  draft: boolean;
+  added: string;
+  updated: string;
+  /** The slug the talk is (or will be) published under. */
+  slug: string;
+}
+
+/** Converts one pyvideo video record; notes say what was repaired or moved. */
+export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFile> {
+  if (!isObject(source)) return { ok: false, error: 'not a JSON object' };
+  const notes: ImportNote[] = [];
+  const note = (kind: string) => notes.push({ kind, source: ctx.source });
+  if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
+
+  for (const key of Object.keys(source)) if (!KNOWN_FIELDS.has(key)) note(`field "${key}" ignored (not in pyvideo's schema)`);
+
+  const text = (field: string): string => {
+    const value = source[field];
+    if (value === undefined) return '';
+    if (value === null) {
+      note(`${field} null → ""`);
+      return '';
+    }
+    if (typeof value !== 'string') {
+      note(`${field} not a string → ""`);
+      return '';
+    }
+    return value;
+  };
+  const strings = (field: string): string[] => {
+    const value = source[field];
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) {
+      note(`${field} not a list → []`);
+      return [];
+    }
+    const kept = value.filter((v): v is string => typeof v === 'string');
+    if (kept.length !== value.length) note(`${field}: non-string entries dropped`);
+    return kept;
+  };
+
+  let language = languageName(source.language);
+  if (!language) {
+    note(source.language == null ? 'language missing → English' : `language "${String(source.language)}" unknown → English`);
+    language = 'English';
+  }
+
+  let recorded: string | null = null;
+  if (typeof source.recorded === 'string') {
+    const date = source.recorded.slice(0, 10);
+    if (source.recorded.length > 10) note('recorded: time of day dropped');
+    if (isRealDate(date)) recorded = date;
+    else note('recorded: not a real date → null');
+  } else if (source.recorded != null) note('recorded: not a string → null');
+
+  let duration: number | null = null;
+  const rawDuration = source.duration ?? source[',duration'];
+  if (source.duration === undefined && source[',duration'] !== undefined) note('field ",duration" read as duration');
+  if (Number.isInteger(rawDuration) && (rawDuration as number) >= 0) duration = rawDuration as number;
+  else if (rawDuration != null) note('duration: not a whole non-negative number → null');
+
+  let summary = text('summary');
+  let description = text('description');
+  if (typeof source.abstract === 'string' && source.abstract.trim() !== '') {
+    if (summary === '') {
+      summary = source.abstract;
+      note('abstract → summary');
+    } else if (description === '') {
+      description = source.abstract;
+      note('abstract → description');
+    } else if (!description.includes(source.abstract)) {
+      description = `${description}\n\n${source.abstract}`;
+      note('abstract appended to description');
+    }
+  }
+
+  const related: { label: string; url: string }[] = [];
+  const unplaced: string[] = [];
+  const addRelated = (label: string, url: unknown, kind: string) => {
+    if (isHttpUrl(url)) {
+      if (!related.some((r) => r.url === url)) related.push({ label, url });
+    } else if (typeof url === 'string' && url !== '') {
+      unplaced.push(url);
+      note(`${kind}: not an http(s) URL, kept in whiteboard`);
+    }
+  };
+  const rawRelated = [...(Array.isArray(source.related_urls) ? source.related_urls : []), ...(Array.isArray(source.related_url) ? source.related_url : [])];
+  if (Array.isArray(source.related_url)) note('field "related_url" read as related_urls');
+  for (const r of rawRelated) {
+    if (typeof r === 'string') addRelated(r, r, 'related_urls');
+    else if (isObject(r)) addRelated(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : String(r.url), r.url, 'related_urls');
+  }
+
+  const media: Partial<Record<Format, { url: string; length: number | null }>> = {};
+  let sourceUrl = isHttpUrl(source.source_url) ? source.source_url : '';
+  let embed = '';
+  for (const video of Array.isArray(source.videos) ? source.videos : []) {
+    if (!isObject(video) || typeof video.url !== 'string') {
+      note('videos: entry without a url skipped');
+      continue;
+    }
+    const type = String(video.type ?? '').toLowerCase();
+    const size = video.size ?? video.length;
+    if (FORMAT_SET.has(type) && isHttpUrl(video.url)) {
+      const fmt = type as Format;
+      if (media[fmt]) {
+        addRelated(`${type.toUpperCase()} file`, video.url, 'videos');
+        note(`videos: second ${type} → related_urls`);
+        continue;
+      }
+      let length: number | null = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
+      if (size === 0) note(`videos: ${type} size 0 → null`);
+      media[fmt] = { url: video.url, length };
+      note(`videos: ${type} → video_${type}_url`);
+    } else if (HOSTED.has(type) && isHttpUrl(video.url)) {
+      if (sourceUrl === '') {
+        sourceUrl = video.url;
+        const player = playerUrl(type, video.url);
+        if (player) embed = embedFor(player, source.title);
+        else note(`videos: ${type} URL without a recognisable video id, no embed`);
+        note(`videos: ${type} → source_url${player ? ' + embed' : ''}`);
+      } else {
+        addRelated(`Also on ${type}`, video.url, 'videos');
+        note(`videos: another hosted video (${type}) → related_urls`);
+      }
+    } else {
+      addRelated(type ? `${type} video` : 'Video', video.url, 'videos');
+      note(`videos: ${type || 'untyped'} → related_urls`);
+    }
+  }
+
+  let thumbnail = '';
+  if (source.thumbnail_url === null) note('thumbnail_url null → ""');
+  else if (source.thumbnail_url === undefined || source.thumbnail_url === '') thumbnail = '';
+  else if (isHttpUrl(source.thumbnail_url)) thumbnail = source.thumbnail_url;
+  else {
+    unplaced.push(String(source.thumbnail_url));
+    note('thumbnail_url: not an http(s) URL, kept in whiteboard');
+  }
+
+  const aliases: string[] = [];
+  const canonical = `/video/${ctx.id}/${ctx.slug}/`;
+  const pyvideoPage = `/${ctx.event}/${ctx.stem}.html`;
+  if (/^[\w.~-]+$/.test(ctx.stem)) aliases.push(pyvideoPage);
+  if (typeof source.alias === 'string' && source.alias !== '') {
+    const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
+    if (legacy !== canonical && /^\/[\w./~-]+\/$/.test(legacy) && !legacy.includes('/../')) {
+      aliases.push(legacy);
+      note('alias → redirect');
+    }
+  }
+
+  const whiteboard = unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${unplaced.join(' ')}` : '';
+  const fmt = (f: Format) => ({
+    length: media[f]?.length ?? null,
+    url: media[f]?.url ?? null,
+  });
+  const talk: TalkFile = {
+    id: ctx.id,
+    state: ctx.draft ? 2 : 1,
+    title: source.title,
+    language,
+    speakers: strings('speakers'),
+    tags: strings('tags'),
+    summary,
+    description,
+    quality_notes: text('quality_notes'),
+    copyright_text: text('copyright_text'),
+    embed,
+    thumbnail_url: thumbnail,
+    duration,
+    video_ogv_length: fmt('ogv').length,
+    video_ogv_url: fmt('ogv').url,
+    video_ogv_download_only: false,
+    video_mp4_length: fmt('mp4').length,
+    video_mp4_url: fmt('mp4').url,
+    video_mp4_download_only: false,
+    video_webm_length: fmt('webm').length,
+    video_webm_url: fmt('webm').url,
+    video_webm_download_only: false,
+    video_flv_length: fmt('flv').length,
+    video_flv_url: fmt('flv').url,
+    video_flv_download_only: false,
+    source_url: sourceUrl,
+    whiteboard,
+    recorded,
+    added: ctx.added,
+    updated: ctx.updated,
+    related_urls: related,
+    aliases,
+  };
+  if (ctx.draft) note('listed in NO_PUBLISH.json → draft');
+  return { ok: true, value: talk, notes };
+}
+
+/** Converts one pyvideo category.json. */
+export function convertEvent(source: unknown, where: string): Converted<EventFile> {
+  if (!isObject(source)) return { ok: false, error: 'not a JSON object' };
+  if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
+  const notes: ImportNote[] = [];
+  const event: EventFile = { title: source.title };
+  if (typeof source.description === 'string' && source.description !== '') event.description = source.description;
+  if (isHttpUrl(source.url)) event.url = source.url;
+  else if (source.url) notes.push({ kind: 'event url: not an http(s) URL, dropped', source: where });
+  for (const field of ['start_date', 'end_date'] as const) {
+    const value = source[field];
+    if (typeof value === 'string' && isRealDate(value)) event[field] = value;
+    else if (value != null) notes.push({ kind: `event ${field}: not a real date, dropped`, source: where });
+  }
+  for (const key of Object.keys(source)) {
+    if (!['title', 'description', 'url', 'start_date', 'end_date'].includes(key)) notes.push({ kind: `event field "${key}" ignored`, source: where });
+  }
+  return { ok: true, value: event, notes };
+}
+
+/** The slug for a talk that has none yet: its file name when that is a valid slug, else one made from its title. */
+export function chooseSlug(stem: string, title: string, id: number, taken: Set<string>): string {
+  let slug = isSlug(stem) ? stem : slugFromTitle(title) || `talk-${id}`;
+  if (taken.has(slug)) slug = `${slug}-${id}`;
+  return slug;
+}
