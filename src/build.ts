@@ -1,19 +1,35 @@
-// The build: content folder → validated catalogue → output folder
-// (API records, pages, assets), written through a staging folder.
-import { readFile } from 'node:fs/promises';
+// The build: content folder → validated catalogue → output folder (API
+// records, pages, assets). The first build, or one with --clean, writes a
+// staging folder and swaps it in; later builds compare each output's key with
+// the previous build's and patch only what changed.
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { readdir, readFile, rename } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
+import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { isLive, loadContent, type Catalogue } from './load.ts';
-import { Staging } from './output.ts';
+import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
+import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
-import { serialiseRecord } from './record.ts';
+import { renderTalkBatch, type BatchResult } from './render-talks.ts';
+import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
+import { lockState, readState, stateDirFor, writeStateNext, type BuildState } from './state.ts';
 
 export interface BuildOptions {
   content: string;
   out: string;
   templates: string;
+  /** Cache folder for incremental builds; without it every build is a full one. */
+  cache?: string;
+  /** Ignore what previous builds left and write everything. */
+  clean?: boolean;
+  /** Worker threads for talk pages; default: one per core. */
+  workers?: number;
   progress?: Progress;
 }
 
@@ -21,18 +37,29 @@ export interface BuildSummary {
   events: number;
   talks: number;
   drafts: number;
-  files: number;
+  /** Files in the output. */
+  outputs: number;
+  written: number;
+  unchanged: number;
+  removed: number;
   bytes: number;
+  incremental: boolean;
   ms: number;
 }
 
-export type BuildResult = { ok: true; summary: BuildSummary } | { ok: false; errors: ContentError[] };
+export type BuildResult = { ok: true; summary: BuildSummary; catalogue: Catalogue } | { ok: false; errors: ContentError[] };
 
 export interface Theme {
   templates: Templates;
   /** Static files under templates/assets, copied to /assets. */
   assets: { path: string; bytes: Buffer }[];
 }
+
+/** Below this many talks to render, starting worker threads costs more than it saves. */
+const WORKER_THRESHOLD = 400;
+const BATCH = 200;
+
+const hash = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url').slice(0, 10);
 
 export async function loadTheme(dir: string): Promise<Theme> {
   const templates: Templates = {};
@@ -42,46 +69,176 @@ export async function loadTheme(dir: string): Promise<Theme> {
   return { templates, assets };
 }
 
-export async function writeSite(catalogue: Catalogue, theme: Theme, staging: Staging, progress?: Progress): Promise<void> {
-  const renderer = new SiteRenderer(theme.templates);
-  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const live = catalogue.talks.filter(isLive);
-  progress?.start('writing talks', live.length);
-  for (const talk of live) {
-    await staging.write(`api/v2/video/${talk.id}`, serialiseRecord(talk));
-    for (const page of [renderer.talk(talk, events.get(talk.event)), renderer.talkRedirect(talk)]) await staging.write(page.path, page.body);
-    progress?.tick();
+/** A fingerprint of this program's own source, so that a changed generator rebuilds everything it makes. */
+async function codeFingerprint(): Promise<string> {
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const names = (await readdir(dir)).filter((n) => /\.(ts|mjs)$/.test(n)).sort();
+  const h = createHash('sha1');
+  for (const name of names) h.update(name).update(await readFile(path.join(dir, name)));
+  return h.digest('base64url').slice(0, 10);
+}
+
+function fingerprints(theme: Theme, code: string): Fingerprints {
+  const layout = theme.templates.layout ?? '';
+  const templates: Record<string, string> = {};
+  for (const name of TEMPLATE_NAMES) {
+    const source = theme.templates[name] ?? '';
+    templates[name] = hash(source.includes("layout('@layout'") ? layout + source : source);
   }
-  for (const page of [renderer.home(catalogue), renderer.notFound()]) await staging.write(page.path, page.body);
-  for (const asset of theme.assets) await staging.write(asset.path, asset.bytes);
-  await staging.flush();
-  progress?.done();
+  return { code, templates };
+}
+
+function renderPage(renderer: SiteRenderer, job: PageJob): string {
+  switch (job.kind) {
+    case 'home':
+      return renderer.home(job.input);
+    case 'event':
+      return renderer.event(job.input);
+    case 'not-found':
+      return renderer.notFound();
+  }
+}
+
+/** Renders the talk jobs, in worker threads when there are many. */
+async function renderTalks(jobs: TalkJob[], theme: Theme, target: WriteTarget, options: BuildOptions): Promise<BatchResult[]> {
+  const threads = options.workers ?? availableParallelism();
+  options.progress?.start('rendering talks', jobs.length);
+  if (jobs.length < WORKER_THRESHOLD || threads < 2) {
+    const result = renderTalkBatch(new SiteRenderer(theme.templates), target, jobs);
+    options.progress?.done();
+    return [result];
+  }
+  const pool = new Piscina<WorkerTask, BatchResult>({
+    filename: new URL('./render-worker.mjs', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+  });
+  try {
+    const templatesKey = hash(JSON.stringify(theme.templates));
+    const batches: Promise<BatchResult>[] = [];
+    for (let i = 0; i < jobs.length; i += BATCH) {
+      const slice = jobs.slice(i, i + BATCH);
+      batches.push(
+        pool.run({ templatesKey, templates: theme.templates, target, jobs: slice }).then((r) => {
+          for (let n = 0; n < slice.length; n++) options.progress?.tick();
+          return r;
+        }),
+      );
+    }
+    return await Promise.all(batches);
+  } finally {
+    options.progress?.done();
+    await pool.destroy();
+  }
+}
+
+/** Phase timings on stderr when VC_TIMINGS is set: for finding where a build spends its time. */
+function timer() {
+  const on = !!process.env.VC_TIMINGS;
+  let last = performance.now();
+  return (phase: string) => {
+    if (!on) return;
+    const now = performance.now();
+    process.stderr.write(`  ${phase}: ${(now - last).toFixed(0)} ms\n`);
+    last = now;
+  };
 }
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  const loaded = await loadContent(options.content);
-  if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
-  const { catalogue } = loaded;
-  const theme = await loadTheme(options.templates);
-  const staging = await Staging.open(options.out);
+  const mark = timer();
+  const out = path.resolve(options.out);
+  const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
+  const unlock = stateDir ? await lockState(stateDir) : undefined;
   try {
-    await writeSite(catalogue, theme, staging, options.progress);
-    await staging.commit();
-  } catch (err) {
-    await staging.discard();
-    throw err;
-  }
-  const live = catalogue.talks.filter(isLive).length;
-  return {
-    ok: true,
-    summary: {
+    const code = await codeFingerprint();
+    const previous = stateDir && !options.clean ? readState(stateDir, code, out) : undefined;
+    mark('state');
+    const loaded = await loadContent(options.content, { cache: previous?.load });
+    mark(`load (${loaded.read} files read)`);
+    if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
+    const { catalogue } = loaded;
+    const theme = await loadTheme(options.templates);
+    new SiteRenderer(theme.templates);
+    const plan = planSite(catalogue, fingerprints(theme, code));
+
+    const manifest = new Map<string, string>();
+    for (const job of plan.talks) for (const o of job.outputs) manifest.set(o.path, o.key);
+    for (const page of plan.pages) manifest.set(page.path, page.key);
+    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes) }));
+    for (const asset of assetKeys) manifest.set(asset.path, asset.key);
+
+    mark('plan');
+    const changed = (p: string, key: string) => previous?.manifest.get(p) !== key;
+    const talkJobs = plan.talks
+      .map((job) => ({ ...job, outputs: job.outputs.filter((o) => changed(o.path, o.key)) }))
+      .filter((job) => job.outputs.length > 0);
+    const pageJobs = plan.pages.filter((p) => changed(p.path, p.key));
+    const assets = assetKeys.filter((a) => changed(a.path, a.key));
+    const removes = previous ? [...previous.manifest.keys()].filter((p) => !manifest.has(p)).sort() : [];
+
+    mark('diff');
+    const live = catalogue.talks.filter(isLive).length;
+    const summary: BuildSummary = {
       events: catalogue.events.length,
       talks: live,
       drafts: catalogue.talks.length - live,
-      files: staging.files,
-      bytes: staging.bytes,
-      ms: performance.now() - started,
-    },
-  };
+      outputs: manifest.size,
+      written: 0,
+      unchanged: 0,
+      removed: removes.length,
+      bytes: 0,
+      incremental: previous !== undefined,
+      ms: 0,
+    };
+    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
+
+    if (previous && talkJobs.length === 0 && pageJobs.length === 0 && assets.length === 0 && removes.length === 0) {
+      // Nothing to write; remember new file stats so the next build need not read them again.
+      if (loaded.read > 0 && stateDir) {
+        await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
+      }
+      summary.unchanged = manifest.size;
+      summary.ms = performance.now() - started;
+      return { ok: true, summary, catalogue };
+    }
+
+    const output = previous && stateDir ? await Patch.open(out, stateDir) : await Staging.open(out);
+    const writer = new FileWriter(output.target);
+    const staged: string[] = [];
+    try {
+      const [results] = await Promise.all([
+        renderTalks(talkJobs, theme, output.target, options),
+        (async () => {
+          const renderer = new SiteRenderer(theme.templates);
+          for (const page of pageJobs) writer.write(page.path, renderPage(renderer, page));
+          for (const asset of assets) writer.write(asset.path, asset.bytes);
+        })(),
+      ]);
+      mark('render and write');
+      for (const r of [...results, writer]) {
+        summary.written += r.files;
+        summary.bytes += r.bytes;
+        summary.unchanged += r.unchanged;
+        staged.push(...r.staged);
+      }
+      summary.unchanged += manifest.size - summary.written - summary.unchanged;
+      if (output instanceof Patch) {
+        const move = stateDir ? [await writeStateNext(stateDir, stateOf(previous!.outIno))] : [];
+        await output.commit(staged, removes, move);
+      } else {
+        const move = stateDir ? await writeStateNext(stateDir, stateOf(statSync(output.target.root).ino)) : undefined;
+        await output.commit();
+        if (move) await rename(...move);
+      }
+    } catch (err) {
+      await (output instanceof Patch ? output.discard(staged) : output.discard());
+      throw err;
+    }
+    mark('commit');
+    summary.ms = performance.now() - started;
+    return { ok: true, summary, catalogue };
+  } finally {
+    await unlock?.();
+  }
 }

@@ -20,10 +20,16 @@ const listenOptions = {
   host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
 } as const;
 
+const incrementalOptions = {
+  cache: { type: 'string', value: 'DIR', description: 'where builds remember what they wrote, for incremental builds', default: '.cache' },
+  clean: { type: 'boolean', description: 'ignore the cache and write every file' },
+} as const;
+
 export const buildCommand = {
   name: 'build',
-  summary: 'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.',
-  options: contentOptions,
+  summary:
+    'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.\nLater builds rewrite only the files whose content, template or code changed.',
+  options: { ...contentOptions, ...incrementalOptions },
   notes: 'Exit code: 0 on success, 1 on content errors or a failure, 2 for a bad option.',
 };
 
@@ -43,12 +49,12 @@ export const serveCommand = {
 export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
-  options: { ...contentOptions, ...listenOptions },
+  options: { ...contentOptions, ...incrementalOptions, ...listenOptions },
 };
 
 type BuildValues = { content: string; out: string; templates: string };
 
-export async function runBuild(values: BuildValues): Promise<number> {
+export async function runBuild(values: BuildValues & { cache: string; clean?: boolean }): Promise<number> {
   const result = await build({ ...values, progress: terminalProgress() });
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
@@ -57,8 +63,9 @@ export async function runBuild(values: BuildValues): Promise<number> {
     return 1;
   }
   const s = result.summary;
+  const changes = s.incremental ? `${s.written} written, ${s.unchanged} unchanged, ${s.removed} removed` : `${s.written} written (full build)`;
   process.stdout.write(
-    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.files} files, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}\n`,
+    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}\n`,
   );
   return 0;
 }

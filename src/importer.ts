@@ -9,8 +9,8 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { forEachLimit, loadContent } from './load.ts';
 import { writeFileAtomic } from './output.ts';
-import { chooseSlug, convertEvent, convertTalk, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
-import { eventSchema, talkSchema } from './schema.ts';
+import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { eventSchema, isSlug, talkSchema } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 
@@ -105,6 +105,14 @@ export async function importPyvideo(options: { source: string; content: string; 
   const categoryFiles = (await fg('*/category.json', { cwd: source })).sort();
   const talkFiles = (await fg('*/videos/*.json', { cwd: source })).sort();
   const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
+  // Our event folders are slugs; pyvideo's mostly are (a few use underscores).
+  const eventSlugs = new Map<string, string>();
+  for (const folder of [...eventNames].sort()) {
+    let slug = isSlug(folder) ? folder : slugFromTitle(folder) || 'event';
+    while ([...eventSlugs.values()].includes(slug)) slug = `${slug}-2`;
+    if (slug !== folder) addNotes([{ kind: 'event folder is not a slug: renamed', source: folder }]);
+    eventSlugs.set(folder, slug);
+  }
 
   // Events.
   const events = new Map<string, EventFile>();
@@ -125,7 +133,7 @@ export async function importPyvideo(options: { source: string; content: string; 
     addNotes(converted.notes);
     const check = eventSchema.safeParse(converted.value);
     if (!check.success) report.errors.push(`${file}: ${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    events.set(event, converted.value);
+    events.set(eventSlugs.get(event)!, converted.value);
   }
 
   // Read every talk once; ids first, so that new ids follow the highest of all.
@@ -172,7 +180,8 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
 
   for (const [file, { bytes, value }] of sources) {
-    const [event, , fileName] = file.split('/') as [string, string, string];
+    const [folder, , fileName] = file.split('/') as [string, string, string];
+    const event = eventSlugs.get(folder)!;
     const stem = fileName.replace(/\.json$/, '');
     const previous = state.talks[file];
     const ownId = (value as { id?: unknown } | null)?.id;
@@ -207,7 +216,7 @@ export async function importPyvideo(options: { source: string; content: string; 
     const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
     if (previous && !unchanged) report.changed++;
     const draft = noPublish.has(id);
-    const converted = convertTalk(value, { source: file, event, stem, id, draft, slug, ...dates });
+    const converted = convertTalk(value, { source: file, folder, stem, id, draft, slug, ...dates });
     if (!converted.ok) {
       report.errors.push(`${file}: ${converted.error}`);
       continue;

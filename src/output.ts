@@ -1,12 +1,11 @@
 // Writing the output folder. A build writes into a staging folder beside it
 // and swaps it in at the end, so the output is always either the previous
 // build or the new one, never half of each, whenever the build stops.
-import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import fg from 'fast-glob';
 import fse from 'fs-extra';
-
-const MAX_INFLIGHT = 64;
 
 /** Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
@@ -32,7 +31,7 @@ function siblings(outDir: string) {
   return { parent, staging: `.${base}.staging-`, old: `.${base}.old-` };
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -62,15 +61,66 @@ export async function recover(outDir: string): Promise<void> {
   }
 }
 
-export class Staging {
+/** Where a build writes: a fresh staging folder, or patches into the existing output folder. */
+export interface WriteTarget {
+  root: string;
+  mode: 'fresh' | 'patch';
+  /** Names this build's temporary files when patching. */
+  tag: string;
+}
+
+/** The temporary name a patch writes `rel` under: a dot file beside it, so no server shows it. */
+export const tempName = (rel: string, tag: string) => path.join(path.dirname(rel), `.${path.basename(rel)}.vc-${tag}`);
+
+/**
+ * Writes output files, synchronously (it runs in worker threads as well as the
+ * main one). When patching, a file whose bytes would not change is left alone,
+ * and a changed one is written under a temporary name for the commit to rename.
+ */
+export class FileWriter {
   private readonly dirs = new Set<string>();
-  private readonly inflight = new Set<Promise<void>>();
   files = 0;
   bytes = 0;
+  unchanged = 0;
+  /** Paths written under a temporary name, waiting for the commit. */
+  readonly staged: string[] = [];
 
+  constructor(readonly target: WriteTarget) {}
+
+  write(rel: string, body: string | Uint8Array): void {
+    const data = typeof body === 'string' ? Buffer.from(body) : body;
+    const file = path.join(this.target.root, rel);
+    if (this.target.mode === 'patch') {
+      let current: Buffer | undefined;
+      try {
+        current = readFileSync(file);
+      } catch {
+        current = undefined;
+      }
+      if (current && Buffer.compare(current, data) === 0) {
+        this.unchanged++;
+        return;
+      }
+    }
+    const dir = path.dirname(file);
+    if (!this.dirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
+    if (this.target.mode === 'patch') {
+      writeFileSync(path.join(this.target.root, tempName(rel, this.target.tag)), data);
+      this.staged.push(rel);
+    } else writeFileSync(file, data);
+    this.files++;
+    this.bytes += data.byteLength;
+  }
+}
+
+/** A first or full build: everything is written into a staging folder that replaces the output folder whole. */
+export class Staging {
   private constructor(
     readonly outDir: string,
-    readonly dir: string,
+    readonly target: WriteTarget,
   ) {}
 
   static async open(outDir: string): Promise<Staging> {
@@ -80,46 +130,102 @@ export class Staging {
     await mkdir(parent, { recursive: true });
     const dir = path.join(parent, `${staging}${process.pid}-${Date.now().toString(36)}`);
     await mkdir(dir);
-    return new Staging(resolved, dir);
-  }
-
-  /** Queues a file write; at most MAX_INFLIGHT run at once. */
-  async write(relPath: string, body: string | Uint8Array): Promise<void> {
-    while (this.inflight.size >= MAX_INFLIGHT) await Promise.race(this.inflight);
-    const task = this.writeNow(relPath, body).finally(() => this.inflight.delete(task));
-    this.inflight.add(task);
-    this.files++;
-    this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-  }
-
-  private async writeNow(relPath: string, body: string | Uint8Array): Promise<void> {
-    const file = path.join(this.dir, relPath);
-    const dir = path.dirname(file);
-    if (!this.dirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.dirs.add(dir);
-    }
-    await writeFile(file, body);
-  }
-
-  /** Waits for every queued write; the first failure rejects. */
-  async flush(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.all(this.inflight);
+    return new Staging(resolved, { root: dir, mode: 'fresh', tag: '' });
   }
 
   /** Swaps the staging folder in as the output folder. */
   async commit(): Promise<void> {
-    await this.flush();
     const { parent, old } = siblings(this.outDir);
     const aside = path.join(parent, `${old}${process.pid}-${Date.now().toString(36)}`);
     const hadOutput = existsSync(this.outDir);
     if (hadOutput) await rename(this.outDir, aside);
-    await rename(this.dir, this.outDir);
+    await rename(this.target.root, this.outDir);
     if (hadOutput) await fse.remove(aside);
   }
 
   async discard(): Promise<void> {
-    await Promise.allSettled(this.inflight);
-    await fse.remove(this.dir);
+    await fse.remove(this.target.root);
+  }
+}
+
+interface Journal {
+  tag: string;
+  /** Output paths whose temporary file replaces them. */
+  renames: string[];
+  /** Output paths to delete. */
+  removes: string[];
+  /** Files outside the output (the build's own state) to move into place with the patch. */
+  moves: [string, string][];
+}
+
+/**
+ * An incremental build: changed files are written beside their old versions
+ * under temporary names, then a journal lists the renames and deletions, and
+ * the renames run. A build stopped before the journal is written changed
+ * nothing; one stopped after it is completed by the next build.
+ */
+export class Patch {
+  private constructor(
+    readonly outDir: string,
+    private readonly stateDir: string,
+    readonly target: WriteTarget,
+  ) {}
+
+  static async open(outDir: string, stateDir: string): Promise<Patch> {
+    const resolved = path.resolve(outDir);
+    await recoverPatch(resolved, stateDir);
+    const tag = `${process.pid}-${Date.now().toString(36)}`;
+    await mkdir(stateDir, { recursive: true });
+    await writeFileAtomic(path.join(stateDir, 'pending'), tag);
+    return new Patch(resolved, stateDir, { root: resolved, mode: 'patch', tag });
+  }
+
+  async commit(staged: string[], removes: string[], moves: [string, string][]): Promise<void> {
+    const journal: Journal = { tag: this.target.tag, renames: staged, removes, moves };
+    await writeFileAtomic(path.join(this.stateDir, 'journal.json'), JSON.stringify(journal));
+    await applyJournal(this.outDir, journal);
+    await rm(path.join(this.stateDir, 'journal.json'), { force: true });
+    await rm(path.join(this.stateDir, 'pending'), { force: true });
+  }
+
+  async discard(staged: string[]): Promise<void> {
+    for (const rel of staged) await rm(path.join(this.outDir, tempName(rel, this.target.tag)), { force: true });
+    await rm(path.join(this.stateDir, 'pending'), { force: true });
+  }
+}
+
+async function applyJournal(outDir: string, journal: Journal): Promise<void> {
+  for (const rel of journal.renames) {
+    const temp = path.join(outDir, tempName(rel, journal.tag));
+    if (existsSync(temp)) await rename(temp, path.join(outDir, rel));
+  }
+  for (const rel of journal.removes) {
+    await rm(path.join(outDir, rel), { force: true });
+    // Folders the removal emptied go too, as a clean build would not have them.
+    for (let dir = path.dirname(rel); dir !== '.'; dir = path.dirname(dir)) {
+      try {
+        await rmdir(path.join(outDir, dir));
+      } catch {
+        break;
+      }
+    }
+  }
+  for (const [from, to] of journal.moves) if (existsSync(from)) await rename(from, to);
+}
+
+/** Finishes a patch whose journal was written, or removes the temporary files of one that never got that far. */
+export async function recoverPatch(outDir: string, stateDir: string): Promise<void> {
+  const journalFile = path.join(stateDir, 'journal.json');
+  if (existsSync(journalFile)) {
+    await applyJournal(outDir, JSON.parse(await readFile(journalFile, 'utf8')) as Journal);
+    await rm(journalFile, { force: true });
+  }
+  const pendingFile = path.join(stateDir, 'pending');
+  if (existsSync(pendingFile)) {
+    const tag = (await readFile(pendingFile, 'utf8')).trim();
+    if (tag && existsSync(outDir)) {
+      for (const temp of await fg(`**/.*.vc-${fg.escapePath(tag)}`, { cwd: outDir, dot: true, onlyFiles: true })) await rm(path.join(outDir, temp), { force: true });
+    }
+    await rm(pendingFile, { force: true });
   }
 }

@@ -136,8 +136,8 @@ export function languageName(code: unknown): string | undefined {
 export interface TalkContext {
   /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */
   source: string;
-  /** The event folder. */
-  event: string;
+  /** The event's folder in pyvideo/data (its pages lived under it on pyvideo.org). */
+  folder: string;
   /** The source file name without `.json`. */
   stem: string;
   id: number;
@@ -283,7 +283,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
 
   const aliases: string[] = [];
   const canonical = `/video/${ctx.id}/${ctx.slug}/`;
-  const pyvideoPage = `/${ctx.event}/${ctx.stem}.html`;
+  const pyvideoPage = `/${ctx.folder}/${ctx.stem}.html`;
   if (/^[\w.~-]+$/.test(ctx.stem)) aliases.push(pyvideoPage);
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;

@@ -1,21 +1,14 @@
 // Rendering the human site from the catalogue in memory: pure functions from
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import { Eta } from 'eta/core';
-import type { Catalogue, CatalogueEvent, CatalogueTalk } from './load.ts';
-import { isLive } from './load.ts';
+import type { CatalogueEvent, CatalogueTalk } from './load.ts';
 import { renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { FORMATS, languageTag, type Format } from './schema.ts';
 
-/** Template sources by name (`layout`, `home`, `talk`, `redirect`, `404`). */
+/** Template sources by name (see TEMPLATE_NAMES). */
 export type Templates = Record<string, string>;
 
-export const TEMPLATE_NAMES = ['layout', 'home', 'talk', 'redirect', '404'] as const;
-
-export interface Page {
-  /** Path inside the output folder, with forward slashes. */
-  path: string;
-  body: string;
-}
+export const TEMPLATE_NAMES = ['layout', 'home', 'event', 'talk', 'redirect', '404'] as const;
 
 const MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'video/webm', ogv: 'video/ogg', flv: 'video/x-flv' };
 // The order browsers should try sources in: widely playable first.
@@ -23,7 +16,6 @@ const PLAY_ORDER: Format[] = ['mp4', 'webm', 'ogv', 'flv'];
 
 export const talkPath = (talk: { id: number; slug: string }) => `/video/${talk.id}/${talk.slug}/`;
 export const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
-export const eventAnchor = (slug: string) => `event-${slug}`;
 
 /** Seconds as H:MM:SS; '' when unknown. */
 export function formatDuration(seconds: number | null): string {
@@ -82,7 +74,55 @@ export function paragraphs(text: string): string[][] {
     .filter((lines) => lines.some((l) => l.trim() !== ''));
 }
 
-export function talkView(talk: CatalogueTalk, event: CatalogueEvent | undefined) {
+/** A talk as listed on other pages: just what a list item shows. */
+export interface TalkLink {
+  id: number;
+  slug: string;
+  title: string;
+  language: string;
+  speakers: string[];
+  duration: number | null;
+  recorded: string | null;
+}
+
+export function talkLink(talk: CatalogueTalk): TalkLink {
+  return { id: talk.id, slug: talk.slug, title: talk.title, language: talk.language, speakers: talk.speakers, duration: talk.duration, recorded: talk.recorded };
+}
+
+type EventInfo = Pick<CatalogueEvent, 'slug' | 'title' | 'start_date' | 'end_date'>;
+
+export interface TalkPageInput {
+  talk: CatalogueTalk;
+  event: EventInfo;
+  prev?: TalkLink;
+  next?: TalkLink;
+}
+
+export interface EventPageInput {
+  event: CatalogueEvent;
+  talks: TalkLink[];
+}
+
+export interface HomeInput {
+  talkCount: number;
+  events: (EventInfo & { talkCount: number })[];
+  newest: TalkLink[];
+}
+
+export const eventPath = (slug: string) => `/events/${slug}/`;
+
+function listItem(link: TalkLink) {
+  return {
+    title: link.title,
+    url: talkPath(link),
+    lang: languageTag(link.language),
+    speakers: link.speakers,
+    duration: formatDuration(link.duration),
+    recorded: link.recorded,
+  };
+}
+
+export function talkView({ talk, event, prev, next }: TalkPageInput) {
   return {
     id: talk.id,
     title: talk.title,
@@ -90,8 +130,7 @@ export function talkView(talk: CatalogueTalk, event: CatalogueEvent | undefined)
     apiUrl: apiPath(talk),
     speakers: talk.speakers,
     category: talk.category,
-    eventUrl: `/#${eventAnchor(talk.event)}`,
-    eventDates: event ? { start: event.start_date, end: event.end_date } : null,
+    eventUrl: eventPath(event.slug),
     recorded: talk.recorded,
     duration: formatDuration(talk.duration),
     language: talk.language,
@@ -106,41 +145,34 @@ export function talkView(talk: CatalogueTalk, event: CatalogueEvent | undefined)
     related: talk.related_urls,
     copyright: talk.copyright_text,
     qualityNotes: talk.quality_notes,
+    prev: prev && listItem(prev),
+    next: next && listItem(next),
   };
 }
 
 export type TalkView = ReturnType<typeof talkView>;
 
-function byRecordedThenTitle(a: CatalogueTalk, b: CatalogueTalk): number {
+/** Programme order within an event: by recording date (undated first), then title, then id. */
+export function byProgramme(a: TalkLink, b: TalkLink): number {
   const ra = a.recorded ?? '';
   const rb = b.recorded ?? '';
   if (ra !== rb) return ra < rb ? -1 : 1;
   return a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
 }
 
-/** Events newest first (undated last), each with its live talks in programme order. */
-export function homeView(catalogue: Catalogue) {
-  const live = catalogue.talks.filter(isLive);
-  const events = [...catalogue.events]
-    .sort((a, b) => {
-      const da = a.start_date ?? '';
-      const db = b.start_date ?? '';
-      return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
-    })
-    .map((event) => ({
-      anchor: eventAnchor(event.slug),
-      title: event.title,
-      start: event.start_date,
-      end: event.end_date,
-      url: event.url,
-      description: renderMarkdown(event.description),
-      talks: live
-        .filter((t) => t.event === event.slug)
-        .sort(byRecordedThenTitle)
-        .map((t) => ({ title: t.title, lang: languageTag(t.language), url: talkPath(t), speakers: t.speakers, duration: formatDuration(t.duration), recorded: t.recorded })),
-    }))
-    .filter((e) => e.talks.length > 0);
-  return { events, talkCount: live.length };
+/** Newest first: by recording date (undated last), then id, newest first. */
+export function byNewest(a: TalkLink, b: TalkLink): number {
+  const ra = a.recorded ?? '';
+  const rb = b.recorded ?? '';
+  if (ra !== rb) return ra < rb ? 1 : -1;
+  return b.id - a.id;
+}
+
+/** Events newest first (undated last), then by slug. */
+export function byEventDate(a: EventInfo, b: EventInfo): number {
+  const da = a.start_date ?? '';
+  const db = b.start_date ?? '';
+  return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
 
 export class SiteRenderer {
@@ -159,20 +191,36 @@ export class SiteRenderer {
     return this.eta.render(`@${name}`, data);
   }
 
-  talk(talk: CatalogueTalk, event: CatalogueEvent | undefined): Page {
-    return { path: `video/${talk.id}/${talk.slug}/index.html`, body: this.render('talk', talkView(talk, event)) };
+  talk(input: TalkPageInput): string {
+    return this.render('talk', talkView(input));
   }
 
-  /** `/video/<id>/`, the short link, pointing at the page with the slug. */
-  talkRedirect(talk: CatalogueTalk): Page {
-    return { path: `video/${talk.id}/index.html`, body: this.render('redirect', { title: talk.title, target: talkPath(talk) }) };
+  /** A page that sends browsers and crawlers on to `target`: short links and old addresses. */
+  redirect(title: string, target: string): string {
+    return this.render('redirect', { title, target });
   }
 
-  home(catalogue: Catalogue): Page {
-    return { path: 'index.html', body: this.render('home', homeView(catalogue)) };
+  event({ event, talks }: EventPageInput): string {
+    return this.render('event', {
+      title: event.title,
+      url: eventPath(event.slug),
+      start: event.start_date,
+      end: event.end_date,
+      website: event.url,
+      description: renderMarkdown(event.description),
+      talks: talks.map(listItem),
+    });
   }
 
-  notFound(): Page {
-    return { path: '404.html', body: this.render('404', {}) };
+  home({ talkCount, events, newest }: HomeInput): string {
+    return this.render('home', {
+      talkCount,
+      events: events.map((e) => ({ title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, talkCount: e.talkCount })),
+      newest: newest.map(listItem),
+    });
+  }
+
+  notFound(): string {
+    return this.render('404', {});
   }
 }

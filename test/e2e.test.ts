@@ -11,6 +11,9 @@ import { raw } from './http.ts';
 const cli = (script: string, args: string[], cwd = ROOT) =>
   spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
 
+/** Build options that keep the incremental cache in a temporary folder, not the checkout's. */
+const buildArgs = (out: string) => ['--content', DEMO_CONTENT, '--out', out, '--cache', path.join(path.dirname(out), 'cache')];
+
 /** Starts a long-running command and resolves with its URL once it prints one. */
 function startCli(script: string, args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd: ROOT });
@@ -86,10 +89,10 @@ describe('commands', () => {
 
   it('build: writes the catalogue and ends with a one-line summary', async () => {
     const out = path.join(await tempDir(), 'dist');
-    const result = cli('build', ['--content', DEMO_CONTENT, '--out', out]);
+    const result = cli('build', buildArgs(out));
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^built \d+ talks \(\d+ drafts not published\) from \d+ events into .+: \d+ files, [\d.]+ MiB in [\d.]+ s\n$/);
+    expect(result.stdout).toMatch(/^built \d+ talks \(\d+ drafts not published\) from \d+ events into .+: \d+ files, \d+ written \(full build\), [\d.]+ MiB in [\d.]+ s\n$/);
     const records = await fg('api/v2/video/*', { cwd: out });
     expect(records.length).toBeGreaterThanOrEqual(40);
     for (const rel of records) {
@@ -113,9 +116,9 @@ describe('commands', () => {
 
   it('build: a bad catalogue fails with exit code 1 and leaves the output as it was', async () => {
     const out = path.join(await tempDir(), 'dist');
-    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    expect(cli('build', buildArgs(out)).status).toBe(0);
     const before = await fingerprint(out);
-    const result = cli('build', ['--content', path.join(BAD_FIXTURES, 'duplicate-ids', 'content'), '--out', out]);
+    const result = cli('build', ['--content', path.join(BAD_FIXTURES, 'duplicate-ids', 'content'), '--out', out, '--cache', path.join(path.dirname(out), 'cache')]);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/second\.yaml:4:5 id: 1 is already used by .*first\.yaml:1:5/);
     expect(result.stderr).toMatch(/build failed: 1 error in .*; .* left as it was/);
@@ -126,7 +129,7 @@ describe('commands', () => {
 describe('serve and start', () => {
   it('serve: prints its URL, serves the contract, and stops cleanly on SIGTERM', async () => {
     const out = path.join(await tempDir(), 'dist');
-    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    expect(cli('build', buildArgs(out)).status).toBe(0);
     const server = startCli('serve', ['--dir', out, '--port', '0']);
     const url = await server.url;
     const res = await raw(url, 'GET', '/api/v2/video/1/');
@@ -138,7 +141,7 @@ describe('serve and start', () => {
 
   it('serve: SIGINT stops it too', async () => {
     const out = path.join(await tempDir(), 'dist');
-    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    expect(cli('build', buildArgs(out)).status).toBe(0);
     const server = startCli('serve', ['--dir', out, '--port', '0']);
     await server.url;
     server.child.kill('SIGINT');
@@ -147,7 +150,7 @@ describe('serve and start', () => {
 
   it('start: builds the demo catalogue, then serves it', async () => {
     const out = path.join(await tempDir(), 'dist');
-    const server = startCli('start', ['--content', DEMO_CONTENT, '--out', out, '--port', '0']);
+    const server = startCli('start', [...(buildArgs(out)), '--port', '0']);
     const url = await server.url;
     expect(server.output()).toMatch(/^built \d+ talks/);
     const home = await raw(url, 'GET', '/');
@@ -159,7 +162,7 @@ describe('serve and start', () => {
 
   it('serve: a port that is taken is a clear error', async () => {
     const out = path.join(await tempDir(), 'dist');
-    expect(cli('build', ['--content', DEMO_CONTENT, '--out', out]).status).toBe(0);
+    expect(cli('build', buildArgs(out)).status).toBe(0);
     const first = startCli('serve', ['--dir', out, '--port', '0']);
     const port = new URL(await first.url).port;
     const second = cli('serve', ['--dir', out, '--port', port]);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recover, Staging } from '../src/output.ts';
+import { FileWriter, Patch, recover, recoverPatch, Staging, tempName } from '../src/output.ts';
 import { tempDir } from './helpers.ts';
 
 describe('Staging', () => {
@@ -12,16 +12,15 @@ describe('Staging', () => {
     await mkdir(out);
     await writeFile(path.join(out, 'old.txt'), 'old');
     const staging = await Staging.open(out);
-    await staging.write('a/b/c.txt', 'new');
-    await staging.write('d.bin', new Uint8Array([1, 2, 3]));
-    await staging.flush();
+    const writer = new FileWriter(staging.target);
+    writer.write('a/b/c.txt', 'new');
+    writer.write('d.bin', new Uint8Array([1, 2, 3]));
     expect(await readFile(path.join(out, 'old.txt'), 'utf8')).toBe('old');
     expect(existsSync(path.join(out, 'a'))).toBe(false);
     await staging.commit();
     expect(await readFile(path.join(out, 'a/b/c.txt'), 'utf8')).toBe('new');
     expect(existsSync(path.join(out, 'old.txt'))).toBe(false);
-    expect(staging.files).toBe(2);
-    expect(staging.bytes).toBe(6);
+    expect([writer.files, writer.bytes]).toEqual([2, 6]);
     expect(await readdir(root)).toEqual(['dist']);
   });
 
@@ -31,7 +30,7 @@ describe('Staging', () => {
     await mkdir(out);
     await writeFile(path.join(out, 'keep.txt'), 'keep');
     const staging = await Staging.open(out);
-    await staging.write('x.txt', 'x');
+    new FileWriter(staging.target).write('x.txt', 'x');
     await staging.discard();
     expect(await readdir(root)).toEqual(['dist']);
     expect(await readdir(out)).toEqual(['keep.txt']);
@@ -40,7 +39,7 @@ describe('Staging', () => {
   it('creates the output folder on the first build', async () => {
     const root = await tempDir();
     const staging = await Staging.open(path.join(root, 'nested', 'dist'));
-    await staging.write('index.html', 'hi');
+    new FileWriter(staging.target).write('index.html', 'hi');
     await staging.commit();
     expect(await readFile(path.join(root, 'nested', 'dist', 'index.html'), 'utf8')).toBe('hi');
   });
@@ -66,5 +65,57 @@ describe('recover', () => {
     await recover(path.join(root, 'dist'));
     expect(existsSync(live)).toBe(true);
     await rename(live, path.join(root, 'gone'));
+  });
+});
+
+describe('Patch', () => {
+  async function setUp() {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const state = path.join(root, 'state');
+    await mkdir(path.join(out, 'a'), { recursive: true });
+    await writeFile(path.join(out, 'same.txt'), 'same');
+    await writeFile(path.join(out, 'changed.txt'), 'before');
+    await writeFile(path.join(out, 'a', 'gone.txt'), 'gone');
+    return { root, out, state };
+  }
+
+  it('leaves equal files alone, writes changed ones beside the old, and swaps them on commit', async () => {
+    const { out, state } = await setUp();
+    const patch = await Patch.open(out, state);
+    const writer = new FileWriter(patch.target);
+    writer.write('same.txt', 'same');
+    writer.write('changed.txt', 'after');
+    writer.write('new/file.txt', 'new');
+    expect(writer.unchanged).toBe(1);
+    expect(writer.staged).toEqual(['changed.txt', 'new/file.txt']);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('before');
+    expect(existsSync(path.join(out, tempName('changed.txt', patch.target.tag)))).toBe(true);
+    await patch.commit(writer.staged, ['a/gone.txt'], []);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('after');
+    expect(await readFile(path.join(out, 'new/file.txt'), 'utf8')).toBe('new');
+    expect(existsSync(path.join(out, 'a'))).toBe(false);
+    expect((await readdir(out, { recursive: true })).sort()).toEqual(['changed.txt', 'new', 'new/file.txt', 'same.txt']);
+    expect(await readdir(state)).toEqual([]);
+  });
+
+  it('a patch stopped before its journal changed nothing: the next build removes its temporary files', async () => {
+    const { out, state } = await setUp();
+    const patch = await Patch.open(out, state);
+    new FileWriter(patch.target).write('changed.txt', 'after');
+    await recoverPatch(out, state);
+    expect((await readdir(out)).sort()).toEqual(['a', 'changed.txt', 'same.txt']);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('before');
+  });
+
+  it('a patch stopped after its journal is completed by the next build', async () => {
+    const { out, state } = await setUp();
+    const patch = await Patch.open(out, state);
+    const writer = new FileWriter(patch.target);
+    writer.write('changed.txt', 'after');
+    await writeFile(path.join(state, 'journal.json'), JSON.stringify({ tag: patch.target.tag, renames: writer.staged, removes: ['a/gone.txt'], moves: [] }));
+    await recoverPatch(out, state);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('after');
+    expect(existsSync(path.join(out, 'a'))).toBe(false);
   });
 });

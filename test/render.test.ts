@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme } from '../src/build.ts';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
+import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 
@@ -66,9 +67,19 @@ describe('pages', () => {
 
   it('are valid HTML, every one of them', async () => {
     const validator = new HtmlValidate({ extends: ['html-validate:standard'], rules: { 'no-trailing-whitespace': 'off' } });
-    const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-    const pages = [renderer.home(catalogue), renderer.notFound()];
-    for (const talk of catalogue.talks) pages.push(renderer.talk(talk, events.get(talk.event)), renderer.talkRedirect(talk));
+    const plan = planSite(catalogue, { code: '', templates: {} });
+    const pages: { path: string; body: string }[] = [];
+    for (const page of plan.pages) {
+      const body = page.kind === 'home' ? renderer.home(page.input) : page.kind === 'event' ? renderer.event(page.input) : renderer.notFound();
+      pages.push({ path: page.path, body });
+    }
+    for (const job of plan.talks) {
+      for (const o of job.outputs) {
+        if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk(job.page) });
+        if (o.kind === 'redirect') pages.push({ path: o.path, body: renderer.redirect(job.page.talk.title, o.target) });
+      }
+    }
+    expect(pages.length).toBeGreaterThan(80);
     for (const page of pages) {
       const report = await validator.validateString(page.body, page.path);
       const messages = report.results.flatMap((r) => r.messages.map((m) => `${page.path}:${m.line}:${m.column} ${m.ruleId} ${m.message}`));
@@ -94,7 +105,11 @@ describe('pages', () => {
       copyright_text: 'CC BY 4.0',
       related_urls: [{ label: 'Slides', url: 'https://e.org/slides' }],
     });
-    const html = renderer.talk(talk, undefined).body;
+    const html = renderer.talk({
+      talk,
+      event: { slug: 'conf', title: 'Conf', start_date: null, end_date: null },
+      prev: { id: 1, slug: 'first', title: 'The <first> talk', language: 'English', speakers: [], duration: null, recorded: null },
+    });
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
     expect(html).not.toContain('javascript:');
@@ -112,17 +127,20 @@ describe('pages', () => {
     expect(html).toContain('<a href="https://e.org/slides" rel="nofollow ugc noopener">Slides</a>');
     expect(html).toContain('CC BY 4.0');
     expect(html).toContain('href="/api/v2/video/9"');
+    expect(html).toContain('<a rel="prev" href="/video/1/first/">← <span lang="en">The &lt;first&gt; talk</span></a>');
+    expect(html).toContain('<a href="/events/conf/">Conf</a>');
   });
 
-  it('point the short link at the page with the slug', () => {
-    const page = renderer.talkRedirect(makeTalk({}));
-    expect(page.path).toBe('video/9/index.html');
-    expect(page.body).toContain('<meta http-equiv="refresh" content="0; url=/video/9/t/">');
-    expect(page.body).toContain('<link rel="canonical" href="/video/9/t/">');
+  it('send redirects on to their target', () => {
+    const html = renderer.redirect('A <talk>', '/video/9/t/');
+    expect(html).toContain('<meta http-equiv="refresh" content="0; url=/video/9/t/">');
+    expect(html).toContain('<link rel="canonical" href="/video/9/t/">');
+    expect(html).toContain('<title>A &lt;talk&gt; · Video catalogue</title>');
   });
 
-  it('list every live talk on the home page and no draft', () => {
-    const html = renderer.home(catalogue).body;
+  it('list every live talk on its event page and no draft', () => {
+    const plan = planSite(catalogue, { code: '', templates: {} });
+    const html = plan.pages.map((p) => (p.kind === 'event' ? renderer.event(p.input) : '')).join('');
     for (const talk of catalogue.talks) {
       const link = `href="/video/${talk.id}/${talk.slug}/"`;
       if (talk.state === 1) expect(html).toContain(link);

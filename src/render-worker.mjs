@@ -1,0 +1,6 @@
+// Worker threads start without a TypeScript loader, whatever started the main
+// thread (tsx, vitest): this entry registers one and loads the real worker.
+import { tsImport } from 'tsx/esm/api';
+
+const { default: run } = await tsImport('./render-worker.ts', import.meta.url);
+export default run;

@@ -1,0 +1,149 @@
+// Incremental builds: after any sequence of edits the output is byte-identical
+// to a clean build, and only the files that depend on the change are written.
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { build, type BuildSummary } from '../src/build.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
+
+let root: string;
+let content: string;
+let templates: string;
+let out: string;
+
+async function incremental(): Promise<BuildSummary> {
+  const result = await build({ content, templates, out, cache: path.join(root, 'cache') });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return result.summary;
+}
+
+/** The incremental output must equal what a clean build of the same input writes. */
+async function expectSameAsClean(): Promise<void> {
+  const clean = path.join(root, `clean-${Date.now()}`);
+  const result = await build({ content, templates, out: clean });
+  expect(result.ok).toBe(true);
+  expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+  await rm(clean, { recursive: true, force: true });
+}
+
+/** The output files whose inode or mtime changed between two fingerprints. */
+function touched(before: Record<string, string>, after: Record<string, string>): string[] {
+  const paths = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...paths].filter((p) => before[p] !== after[p]).sort();
+}
+
+async function talkFile(id: number): Promise<string> {
+  for (const file of await fg('*/videos/*', { cwd: content, absolute: true })) {
+    if (new RegExp(`^\\s*"?id"?\\s*:\\s*${id}\\s*,?\\s*$`, 'm').test(await readFile(file, 'utf8'))) return file;
+  }
+  throw new Error(`no talk ${id}`);
+}
+
+async function edit(file: string, from: RegExp, to: string): Promise<void> {
+  const text = await readFile(file, 'utf8');
+  expect(text).toMatch(from);
+  await writeFile(file, text.replace(from, to));
+}
+
+beforeEach(async () => {
+  root = await tempDir('vc-incremental-');
+  content = path.join(root, 'content');
+  templates = path.join(root, 'templates');
+  out = path.join(root, 'dist');
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  await cp(TEMPLATES, templates, { recursive: true });
+  const first = await incremental();
+  expect(first.incremental).toBe(false);
+});
+
+describe('incremental builds', () => {
+  it('a build with nothing changed rewrites no file', async () => {
+    const before = await fingerprint(out);
+    const summary = await incremental();
+    expect(summary.incremental).toBe(true);
+    expect(summary.written).toBe(0);
+    expect(summary.removed).toBe(0);
+    expect(await fingerprint(out)).toEqual(before);
+  });
+
+  it('one changed talk rewrites its record, its page and the pages that list it, nothing else', async () => {
+    const before = await fingerprint(out);
+    const file = await talkFile(12);
+    await edit(file, /^title: .*$/m, 'title: "A new title for talk twelve"');
+    const summary = await incremental();
+    const changed = touched(before, await fingerprint(out));
+    expect(changed).toContain('api/v2/video/12');
+    expect(changed).toContain('video/12/asyncio-in-production-lessons/index.html');
+    expect(changed).toContain('events/tidewater-python-2024/index.html');
+    expect(changed.length).toBeLessThanOrEqual(8);
+    expect(changed.every((p) => /^(api\/v2\/video\/12$|video\/\d+\/|events\/tidewater-python-2024\/|index\.html$)/.test(p))).toBe(true);
+    expect(summary.written).toBe(changed.length);
+    await expectSameAsClean();
+  });
+
+  it('touching a file without changing it rewrites nothing', async () => {
+    const before = await fingerprint(out);
+    const file = await talkFile(12);
+    await writeFile(file, await readFile(file));
+    expect((await incremental()).written).toBe(0);
+    expect(await fingerprint(out)).toEqual(before);
+  });
+
+  it('a template change rebuilds what uses that template, and only that', async () => {
+    const before = await fingerprint(out);
+    await edit(path.join(templates, 'talk.eta'), /<h2 id="details-title">Details<\/h2>/, '<h2 id="details-title">About this talk</h2>');
+    await incremental();
+    const changed = touched(before, await fingerprint(out));
+    const pages = (await fg('video/*/*/index.html', { cwd: out })).sort();
+    expect(changed).toEqual(pages);
+    await expectSameAsClean();
+  });
+
+  it('additions, removals, event and asset changes, in sequence, always equal a clean build', async () => {
+    const removed = await talkFile(12);
+    await rm(removed);
+    await incremental();
+    expect(await fg('video/12/**', { cwd: out })).toEqual([]);
+    expect(await fg('api/v2/video/12', { cwd: out })).toEqual([]);
+    await expectSameAsClean();
+
+    await writeFile(
+      path.join(content, 'tidewater-python-2024', 'videos', 'a-brand-new-talk.yaml'),
+      'id: 900\ntitle: A brand new talk\nspeakers: [Someone New]\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\naliases: [/old/new-talk.html]\n',
+    );
+    await incremental();
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/900'), 'utf8')).title).toBe('A brand new talk');
+    expect(await readFile(path.join(out, 'old/new-talk.html'), 'utf8')).toContain('/video/900/a-brand-new-talk/');
+    await expectSameAsClean();
+
+    await edit(path.join(content, 'pennine-web-2012', 'category.yaml'), /^title: .*$/m, 'title: Pennine Web Twenty-Twelve');
+    const summary = await incremental();
+    expect(summary.written).toBeGreaterThan(10);
+    const [pennine] = await fg('pennine-web-2012/videos/*', { cwd: content });
+    const id = Number(/^\s*"?id"?\s*:\s*(\d+)/m.exec(await readFile(path.join(content, pennine!), 'utf8'))![1]);
+    expect(JSON.parse(await readFile(path.join(out, `api/v2/video/${id}`), 'utf8')).category).toBe('Pennine Web Twenty-Twelve');
+    await expectSameAsClean();
+
+    await edit(path.join(templates, 'assets', 'style.css'), /^:root \{/m, ':root {\n  --extra: 1;');
+    expect((await incremental()).written).toBe(1);
+    await expectSameAsClean();
+
+    await edit(path.join(templates, 'layout.eta'), /<footer class="site-footer">/, '<footer class="site-footer" data-v="2">');
+    await incremental();
+    await expectSameAsClean();
+  });
+
+  it('a failed build changes nothing and the next good build still patches', async () => {
+    const before = await fingerprint(out);
+    const file = await talkFile(12);
+    const good = await readFile(file, 'utf8');
+    await writeFile(file, `${good}bogus_field: 1\n`);
+    const failed = await build({ content, templates, out, cache: path.join(root, 'cache') });
+    expect(failed.ok).toBe(false);
+    expect(await fingerprint(out)).toEqual(before);
+    await writeFile(file, good.replace(/^title: .*$/m, 'title: Fixed'));
+    expect((await incremental()).incremental).toBe(true);
+    await expectSameAsClean();
+  });
+});
