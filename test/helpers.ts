@@ -46,3 +46,6 @@ export async function contentHashes(dir: string): Promise<Record<string, string>
 
 /** The cases of the bad content corpus: one folder each, with content/ and expected.txt. */
 export const BAD_CASES = fg.sync('*', { cwd: BAD_FIXTURES, onlyDirectories: true }).sort();
+
+/** The pyvideo/data snapshot beside the checkout, as CI provides it. */
+export const PYVIDEO_SNAPSHOT = path.join(ROOT, '..', 'shared', 'data', 'pyvideo-data.tar.gz');

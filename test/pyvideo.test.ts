@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { chooseSlug, convertEvent, convertTalk, embedFor, languageName, playerUrl, slugFromTitle, type TalkContext } from '../src/pyvideo.ts';
+import { talkSchema } from '../src/schema.ts';
+
+const ctx: TalkContext = {
+  source: 'conf/videos/a-talk.json',
+  folder: 'conf',
+  stem: 'a-talk',
+  id: 7,
+  draft: false,
+  slug: 'a-talk',
+  added: '2026-01-01T00:00:00',
+  updated: '2026-01-01T00:00:00.000',
+};
+
+const record = {
+  title: 'A "talk" <about> things',
+  speakers: ['Ada', 'Ada'],
+  tags: [' web', 'django.'],
+  language: 'spa',
+  recorded: '2014-04-11T10:30:00',
+  description: 'Text',
+  summary: null,
+  thumbnail_url: null,
+  duration: 1800,
+  videos: [
+    { type: 'youtube', url: 'https://www.youtube.com/watch?v=GeQt7CxzmPo', length: 0 },
+    { type: 'mp4', url: 'http://s3.example.org/a.mp4?Signature=a%2Bb&Expires=1&AWSAccessKeyId=K', size: 1234 },
+    { type: 'webm', url: 'https://e.org/a.webm', length: 0 },
+    { type: 'mp4', url: 'https://e.org/second.mp4' },
+    { type: 'vimeo', url: 'https://vimeo.com/123' },
+    { type: 'mkv', url: 'https://e.org/a.mkv', size: 99 },
+  ],
+  related_urls: ['https://e.org/slides', { label: 'Code', url: 'https://e.org/code' }, 'not a url'],
+  alias: 'video/2558/old-slug',
+};
+
+function convert(source: unknown = record, context: Partial<TalkContext> = {}) {
+  const result = convertTalk(source, { ...ctx, ...context });
+  if (!result.ok) throw new Error(result.error);
+  return result;
+}
+
+describe('convertTalk', () => {
+  it('produces a record the build schema accepts', () => {
+    expect(talkSchema.safeParse(convert().value).success).toBe(true);
+  });
+
+  it('maps ISO 639-3 codes to English names, and a missing language to English with a note', () => {
+    expect(convert().value.language).toBe('Spanish');
+    const missing = convert({ ...record, language: null });
+    expect(missing.value.language).toBe('English');
+    expect(missing.notes.map((n) => n.kind)).toContain('language missing → English');
+    expect(languageName('zho')).toBe('Chinese');
+  });
+
+  it('keeps the date of a recorded time, and turns null text and thumbnails into ""', () => {
+    const { value, notes } = convert();
+    expect(value.recorded).toBe('2014-04-11');
+    expect(value.summary).toBe('');
+    expect(value.thumbnail_url).toBe('');
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['recorded: time of day dropped', 'summary null → ""', 'thumbnail_url null → ""']));
+  });
+
+  it('keeps speakers and tags exactly as stored', () => {
+    const { value } = convert();
+    expect(value.speakers).toEqual(['Ada', 'Ada']);
+    expect(value.tags).toEqual([' web', 'django.']);
+  });
+
+  it('fills formats from files, source and embed from the first hosted video, and places every other URL', () => {
+    const { value } = convert();
+    expect(value.video_mp4_url).toBe('http://s3.example.org/a.mp4?Signature=a%2Bb&Expires=1&AWSAccessKeyId=K');
+    expect(value.video_mp4_length).toBe(1234);
+    expect(value.video_webm_url).toBe('https://e.org/a.webm');
+    expect(value.video_webm_length).toBeNull();
+    expect(value.video_ogv_url).toBeNull();
+    expect(value.source_url).toBe('https://www.youtube.com/watch?v=GeQt7CxzmPo');
+    expect(value.embed).toBe(
+      '<iframe src="https://www.youtube-nocookie.com/embed/GeQt7CxzmPo" title="A &quot;talk&quot; &lt;about&gt; things" allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>',
+    );
+    expect(value.related_urls.map((r) => r.url)).toEqual([
+      'https://e.org/slides',
+      'https://e.org/code',
+      'https://e.org/second.mp4',
+      'https://vimeo.com/123',
+      'https://e.org/a.mkv',
+    ]);
+    expect(value.whiteboard).toContain('not a url');
+    for (const fmt of ['ogv', 'mp4', 'webm', 'flv'] as const) expect(value[`video_${fmt}_download_only`]).toBe(false);
+  });
+
+  it('turns the pyvideo.org page and the legacy alias into redirects', () => {
+    expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/video/2558/old-slug/']);
+    expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html']);
+  });
+
+  it('makes talks listed in NO_PUBLISH drafts', () => {
+    expect(convert(record, { draft: true }).value.state).toBe(2);
+  });
+
+  it('reads legacy field variants and says so', () => {
+    const { value, notes } = convert({ title: 'T', videos: [], ',duration': 42, abstract: 'Short', related_url: ['https://e.org/x'], title2: 'Other' });
+    expect(value.duration).toBe(42);
+    expect(value.summary).toBe('Short');
+    expect(value.related_urls).toEqual([{ label: 'https://e.org/x', url: 'https://e.org/x' }]);
+    expect(notes.map((n) => n.kind)).toEqual(
+      expect.arrayContaining(['field ",duration" read as duration', 'abstract → summary', 'field "related_url" read as related_urls', 'field "title2" ignored (not in pyvideo\'s schema)']),
+    );
+  });
+
+  it('refuses records without a title', () => {
+    expect(convertTalk({ videos: [] }, ctx)).toEqual({ ok: false, error: 'title is missing or empty' });
+    expect(convertTalk([], ctx)).toEqual({ ok: false, error: 'not a JSON object' });
+  });
+});
+
+describe('players and slugs', () => {
+  it('knows the players of the hosts pyvideo uses', () => {
+    expect(playerUrl('youtube', 'http://youtu.be/GeQt7CxzmPo')).toBe('https://www.youtube-nocookie.com/embed/GeQt7CxzmPo');
+    expect(playerUrl('vimeo', 'https://vimeo.com/134407444')).toBe('https://player.vimeo.com/video/134407444');
+    expect(playerUrl('peertube', 'https://bittube.video/videos/watch/bc21c871-50a8')).toBe('https://bittube.video/videos/embed/bc21c871-50a8');
+    expect(playerUrl('archive.org', 'https://archive.org/details/pyvideo_3848')).toBe('https://archive.org/embed/pyvideo_3848');
+    expect(playerUrl('youtube', 'https://www.youtube.com/user/somebody')).toBeUndefined();
+    expect(embedFor('https://p/1', '<x>')).toContain('title="&lt;x&gt;"');
+  });
+
+  it('slugs titles, short and unique', () => {
+    expect(slugFromTitle('Ça va? Łódź & Co.')).toBe('ca-va-lodz-and-co');
+    expect(slugFromTitle('型ヒント')).toBe('');
+    expect(slugFromTitle('a '.repeat(80)).length).toBeLessThanOrEqual(60);
+    expect(chooseSlug('Bad_Name', 'Good Title', 5, new Set())).toBe('good-title');
+    expect(chooseSlug('Bad_Name', 'Good Title', 5, new Set(['good-title']))).toBe('good-title-5');
+    expect(chooseSlug('Bad_Name', '型ヒント', 5, new Set())).toBe('talk-5');
+    expect(chooseSlug('fine-name', 'Whatever', 5, new Set())).toBe('fine-name');
+  });
+});
+
+describe('convertEvent', () => {
+  it('keeps the fields the content format has and reports the rest', () => {
+    const result = convertEvent({ title: 'PyCon', description: 'D', url: 'ftp://x', start_date: '2014-02-30', alias: 'x' }, 'pycon/category.json');
+    expect(result.ok && result.value).toEqual({ title: 'PyCon', description: 'D' });
+    expect(result.ok && result.notes.map((n) => n.kind)).toEqual([
+      'event url: not an http(s) URL, dropped',
+      'event start_date: not a real date, dropped',
+      'event field "alias" ignored',
+    ]);
+  });
+});
