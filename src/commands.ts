@@ -1,7 +1,8 @@
 // The commands behind the npm scripts: their options, and what each does
 // with them. The files in scripts/ only parse argv and call these.
 import path from 'node:path';
-import { build, loadTheme } from './build.ts';
+import { build, loadTheme, type BuildResult } from './build.ts';
+import { startDev } from './dev.ts';
 import { formatMiB, formatSeconds } from './cli.ts';
 import { importPyvideo } from './importer.ts';
 import { isLive, loadContent } from './load.ts';
@@ -55,7 +56,11 @@ export const startCommand = {
 type BuildValues = { content: string; out: string; templates: string };
 
 export async function runBuild(values: BuildValues & { cache: string; clean?: boolean }): Promise<number> {
-  const result = await build({ ...values, progress: terminalProgress() });
+  return reportBuild(await build({ ...values, progress: terminalProgress() }), values);
+}
+
+/** Prints a build's errors, or its one-line summary; returns the exit code. */
+function reportBuild(result: BuildResult, values: BuildValues): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
     const n = result.errors.length;
@@ -134,4 +139,27 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     `imported ${report.events} events, ${report.talks} talks (${report.drafts} drafts) into ${values.content}: ${report.keptIds} kept ids, ${report.newIds} new ids, ${report.changed} changed, ${report.removed} removed; ${report.written} files written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
   );
   return 0;
+}
+
+export const devCommand = {
+  name: 'dev',
+  summary:
+    'Build, serve, and rebuild incrementally whenever a file under the content or templates folder changes; open pages reload by themselves.\nA content error is shown in the terminal and on the page, and the last good build stays served.',
+  options: { ...contentOptions, ...incrementalOptions, ...listenOptions },
+} as const;
+
+export async function runDev(values: BuildValues & { cache: string; host: string; port: string }): Promise<void> {
+  const dev = await startDev({
+    content: values.content,
+    out: values.out,
+    templates: values.templates,
+    cache: values.cache,
+    host: values.host,
+    port: parsePort(values.port),
+    log: (result) => reportBuild(result, values),
+  });
+  const stop = () => void dev.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }

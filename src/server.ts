@@ -115,6 +115,10 @@ async function statFile(file: string) {
 export interface ServerOptions {
   /** The folder to serve: a build's output. */
   dir: string;
+  /** Rewrites every HTML page before it is sent (the dev server adds its live-reload script). */
+  html?: (page: string) => string;
+  /** Answers requests of its own before the files are looked at; returns false to pass. */
+  routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 }
 
 export function createHandler(options: ServerOptions) {
@@ -173,8 +177,9 @@ export function createHandler(options: ServerOptions) {
     try {
       body = await readFile(path.join(root, '404.html'));
     } catch {
-      body = Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>');
+      body = Buffer.from('<!doctype html><html lang="en"><title>Not found</title><h1>Not found</h1></html>');
     }
+    if (options.html) body = Buffer.from(options.html(body.toString('utf8')));
     res.writeHead(404, { 'Content-Type': HTML, 'Content-Length': body.byteLength, 'Cache-Control': 'no-cache', 'Content-Security-Policy': PAGE_CSP });
     res.end(body);
   }
@@ -187,8 +192,8 @@ export function createHandler(options: ServerOptions) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, detail(`Method "${req.method}" not allowed.`), { Allow: PAGE_ALLOW });
     }
-    let relFile = pathname.endsWith('/') ? `${pathname}index.html` : pathname;
-    let stats = await statFile(path.join(root, relFile));
+    const relFile = pathname.endsWith('/') ? `${pathname}index.html` : pathname;
+    const stats = await statFile(path.join(root, relFile));
     if (!stats && !pathname.endsWith('/') && (await statFile(path.join(root, pathname, 'index.html')))) {
       // A folder asked for without its slash: send the client to the canonical URL so relative links work.
       res.writeHead(301, { Location: `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length': 0 });
@@ -199,6 +204,12 @@ export function createHandler(options: ServerOptions) {
     const isHtml = relFile.endsWith('.html');
     const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'no-cache' };
     if (isHtml) Object.assign(headers, { 'Content-Type': HTML, 'Content-Security-Policy': PAGE_CSP });
+    if (isHtml && options.html) {
+      const body = Buffer.from(options.html(await readFile(path.join(root, relFile), 'utf8')));
+      const { ETag: _, ...rest } = headers;
+      res.writeHead(200, { ...rest, 'Cache-Control': 'no-store', 'Content-Length': body.byteLength });
+      return void res.end(body);
+    }
     if (etagMatches(req.headers['if-none-match'], etag)) {
       res.writeHead(304, headers);
       return void res.end();
@@ -211,6 +222,7 @@ export function createHandler(options: ServerOptions) {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       const pathname = safePath(req.url);
       if (pathname === null) return await notFoundPage(req, res);
+      if (options.routes?.(req, res, pathname)) return;
       const record = RECORD_PATH.exec(pathname);
       if (record) return await serveRecord(req, res, record[1]!);
       if (pathname === '/api' || pathname.startsWith('/api/')) return sendJson(res, 404, NOT_FOUND);

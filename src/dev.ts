@@ -1,0 +1,125 @@
+// The edit loop: build, serve, watch content and templates, rebuild
+// incrementally, and tell open pages to reload (server-sent events). A failed
+// build keeps the last good output served and shows its errors on the page.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import chokidar from 'chokidar';
+import { build, type BuildOptions, type BuildResult } from './build.ts';
+import { startServer, type RunningServer } from './server.ts';
+
+export const DEV_EVENTS = '/__dev/events';
+export const DEV_CLIENT = '/__dev/client.js';
+
+// Loaded from our own origin, so the pages' Content-Security-Policy allows it.
+const CLIENT = `(() => {
+  const source = new EventSource(${JSON.stringify(DEV_EVENTS)});
+  let box;
+  source.addEventListener('reload', () => location.reload());
+  source.addEventListener('problems', (event) => {
+    const lines = JSON.parse(event.data);
+    if (!box) {
+      box = document.createElement('div');
+      box.setAttribute('role', 'alert');
+      box.style.cssText = 'position:fixed;inset:auto 0 0 0;max-height:50vh;overflow:auto;margin:0;padding:1rem;background:#3b0d0c;color:#fff;font:14px/1.4 monospace;white-space:pre-wrap;z-index:2147483647';
+      document.body.append(box);
+    }
+    box.textContent = 'Build failed; the last good build is shown.\\n\\n' + lines.join('\\n');
+  });
+})();
+`;
+
+export interface DevOptions extends Omit<BuildOptions, 'progress'> {
+  host: string;
+  port: number;
+  /** Where build results are reported (the terminal). */
+  log: (result: BuildResult) => void;
+}
+
+export interface DevServer extends RunningServer {
+  /** Resolves when no build is running or waiting. */
+  idle(): Promise<void>;
+}
+
+export async function startDev(options: DevOptions): Promise<DevServer> {
+  const clients = new Set<ServerResponse>();
+  let problems: string[] = [];
+  const send = (event: string, data: unknown) => {
+    for (const client of clients) client.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+
+  let running: Promise<void> | undefined;
+  let again = false;
+  let waiting = false;
+  const { host: _host, port: _port, log: _log, ...buildOptions } = options;
+  const rebuild = async () => {
+    const result = await build(buildOptions).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
+    options.log(result as BuildResult);
+    if (result.ok) {
+      problems = [];
+      send('reload', null);
+    } else {
+      problems = result.errors.map(String);
+      send('problems', problems);
+    }
+  };
+  /** Runs builds one at a time; changes during a build cause one more build after it. */
+  const schedule = () => {
+    waiting = false;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await rebuild();
+      } while (again);
+      running = undefined;
+    })();
+  };
+
+  schedule();
+  await running;
+
+  const routes = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    if (pathname === DEV_CLIENT) {
+      res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(CLIENT);
+      return true;
+    }
+    if (pathname === DEV_EVENTS) {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.write(': connected\n\n');
+      if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify(problems)}\n\n`);
+      clients.add(res);
+      req.on('close', () => clients.delete(res));
+      return true;
+    }
+    return false;
+  };
+  const html = (page: string) => page.replace(/<\/body>/i, `<script src="${DEV_CLIENT}"></script></body>`);
+  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes });
+
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true });
+  watcher.on('all', () => {
+    clearTimeout(timer);
+    waiting = true;
+    // Editors save in bursts (temp file, rename, chmod): wait for the burst to end.
+    timer = setTimeout(schedule, 80);
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  return {
+    ...server,
+    async idle() {
+      while (running || waiting) await (running ?? new Promise((r) => setTimeout(r, 50)));
+    },
+    async close() {
+      clearTimeout(timer);
+      await watcher.close();
+      for (const client of clients) client.end();
+      await running;
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The dev loop against a real server: a saved file is rebuilt, open pages are
+// told to reload, and a content error is reported while the last good build stays.
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BuildResult } from '../src/build.ts';
+import { DEV_CLIENT, DEV_EVENTS, startDev, type DevServer } from '../src/dev.ts';
+import { DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
+import { raw } from './http.ts';
+
+/** Reads server-sent events from a live connection. */
+async function events(url: string) {
+  const controller = new AbortController();
+  const res = await fetch(url, { signal: controller.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  return {
+    async next(name: string): Promise<unknown> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          if (event === name) return JSON.parse(/^data: (.*)$/m.exec(block)![1]!);
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('event stream ended');
+        buffer += value;
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
+let dev: DevServer | undefined;
+afterEach(async () => {
+  await dev?.close();
+  dev = undefined;
+});
+
+describe('npm run dev', () => {
+  it('rebuilds on save, reloads open pages, and shows content errors while serving the last good build', async () => {
+    const root = await tempDir('vc-dev-');
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const results: BuildResult[] = [];
+    dev = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
+    expect(results.map((r) => r.ok)).toEqual([true]);
+
+    const page = await raw(dev.url, 'GET', '/');
+    expect(page.text).toContain(`<script src="${DEV_CLIENT}"></script></body>`);
+    const client = await raw(dev.url, 'GET', DEV_CLIENT);
+    expect(client.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(client.text).toContain('EventSource');
+
+    const stream = await events(new URL(DEV_EVENTS, dev.url).href);
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    const original = await readFile(file, 'utf8');
+    await writeFile(file, original.replace(/^title: .*$/m, 'title: "Edited while the dev server ran"'));
+    await stream.next('reload');
+    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
+
+    await writeFile(file, `${original}tittle: typo\n`);
+    const problems = (await stream.next('problems')) as string[];
+    expect(problems.join('\n')).toMatch(/asyncio-in-production-lessons\.yaml:\d+:1 tittle: unknown field; did you mean `title`\?/);
+    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
+
+    await writeFile(file, original);
+    await stream.next('reload');
+    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toMatch(/^asyncio in Production/);
+    stream.close();
+    await dev.idle();
+    expect(results.some((r) => !r.ok)).toBe(true);
+    expect(results.at(-1)?.ok).toBe(true);
+  });
+});
