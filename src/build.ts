@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { isLive, loadContent, type Catalogue } from './load.ts';
+import { isLive, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
 import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -99,36 +99,42 @@ function renderPage(renderer: SiteRenderer, job: PageJob): string {
   }
 }
 
-/** Renders the talk jobs, in worker threads when there are many. */
-async function renderTalks(jobs: TalkJob[], theme: Theme, target: WriteTarget, options: BuildOptions): Promise<BatchResult[]> {
-  const threads = options.workers ?? availableParallelism();
-  options.progress?.start('rendering talks', jobs.length);
-  if (jobs.length < WORKER_THRESHOLD || threads < 2) {
-    const result = renderTalkBatch(new SiteRenderer(theme.templates), target, jobs);
-    options.progress?.done();
-    return [result];
+/** Worker threads for a build, started on first use: small builds never pay for them. */
+class Workers {
+  private pool: Piscina | undefined;
+
+  constructor(readonly threads: number) {}
+
+  run<R>(task: unknown, name?: string): Promise<R> {
+    this.pool ??= new Piscina({ filename: new URL('./render-worker.mjs', import.meta.url).href, minThreads: this.threads, maxThreads: this.threads });
+    return this.pool.run(task, name ? { name } : undefined) as Promise<R>;
   }
-  const pool = new Piscina<WorkerTask, BatchResult>({
-    filename: new URL('./render-worker.mjs', import.meta.url).href,
-    minThreads: threads,
-    maxThreads: threads,
-  });
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}
+
+/** Renders the talk jobs, in worker threads when there are many. */
+async function renderTalks(jobs: TalkJob[], theme: Theme, target: WriteTarget, contentDir: string, workers: Workers, progress?: Progress): Promise<BatchResult[]> {
+  progress?.start('rendering talks', jobs.length);
   try {
+    if (jobs.length < WORKER_THRESHOLD || workers.threads < 2) return [renderTalkBatch(new SiteRenderer(theme.templates), target, contentDir, jobs)];
     const templatesKey = hash(JSON.stringify(theme.templates));
     const batches: Promise<BatchResult>[] = [];
     for (let i = 0; i < jobs.length; i += BATCH) {
       const slice = jobs.slice(i, i + BATCH);
+      const task: WorkerTask = { templatesKey, templates: theme.templates, target, contentDir, jobs: slice };
       batches.push(
-        pool.run({ templatesKey, templates: theme.templates, target, jobs: slice }).then((r) => {
-          for (let n = 0; n < slice.length; n++) options.progress?.tick();
+        workers.run<BatchResult>(task).then((r) => {
+          for (let n = 0; n < slice.length; n++) progress?.tick();
           return r;
         }),
       );
     }
     return await Promise.all(batches);
   } finally {
-    options.progress?.done();
-    await pool.destroy();
+    progress?.done();
   }
 }
 
@@ -150,11 +156,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const out = path.resolve(options.out);
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir ? await lockState(stateDir) : undefined;
+  const workers = new Workers(options.workers ?? availableParallelism());
   try {
     const code = await codeFingerprint();
     const previous = stateDir && !options.clean ? readState(stateDir, code, out) : undefined;
     mark('state');
-    const loaded = await loadContent(options.content, { cache: previous?.load });
+    const contentDir = path.resolve(options.content);
+    const loaded = await loadContent(options.content, {
+      cache: previous?.load,
+      parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
+    });
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
@@ -208,7 +219,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderTalks(talkJobs, theme, output.target, options),
+        renderTalks(talkJobs, theme, output.target, contentDir, workers, options.progress),
         (async () => {
           const renderer = new SiteRenderer(theme.templates);
           for (const page of pageJobs) writer.write(page.path, renderPage(renderer, page));
@@ -239,6 +250,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };
   } finally {
+    await workers.close();
     await unlock?.();
   }
 }

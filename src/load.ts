@@ -1,7 +1,12 @@
 // Loading the content folder: files → validated records → the catalogue in
 // memory. Every file is read and checked, and every problem is collected, so
-// one run reports them all. Files unchanged since a previous load (same size,
-// mtime and inode) are taken from that load's cache instead of being re-read.
+// one run reports them all.
+//
+// The catalogue keeps a summary of each talk (what lists, links and checks
+// need), not its long texts: a page is rendered from the full record, read
+// again by whoever renders it. Memory grows with the number of talks, not
+// with the size of their descriptions. Files unchanged since a previous load
+// (same size, mtime and inode) are taken from that load's cache unread.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +19,8 @@ import { validate } from './validate.ts';
 interface Origin {
   /** The file as shown in messages, relative to the working directory. */
   file: string;
+  /** The file's path inside the content folder. */
+  name: string;
   /** A hash of the file's bytes: equal revisions mean equal records. */
   rev: string;
 }
@@ -23,12 +30,21 @@ export interface CatalogueEvent extends EventFields, Origin {
   slug: string;
 }
 
-export interface CatalogueTalk extends Talk, Origin {
+const SUMMARY_FIELDS = ['id', 'title', 'language', 'speakers', 'tags', 'state', 'duration', 'recorded', 'aliases', 'updated'] as const;
+
+/** What the catalogue keeps of a talk file: the fields lists, links and checks use. */
+export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | 'category'>;
+
+/** A talk in the catalogue: its digest, with slug, category and event resolved. */
+export interface CatalogueTalk extends Omit<TalkDigest, 'slug' | 'category'>, Origin {
   slug: string;
   category: string;
   /** The slug of the event folder the talk lives in. */
   event: string;
 }
+
+/** A talk with every field: what its page and API record are made from. */
+export type FullTalk = Talk & CatalogueTalk;
 
 export interface Catalogue {
   /** Sorted by slug. */
@@ -38,7 +54,7 @@ export interface Catalogue {
 }
 
 /** What a load remembers of each valid file, for the next load to reuse. */
-export type LoadCache = Map<string, { stat: string; rev: string; value: Talk | EventFields }>;
+export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields }>;
 
 export interface LoadResult {
   catalogue: Catalogue;
@@ -49,19 +65,83 @@ export interface LoadResult {
   read: number;
 }
 
+/** Reads many talk files, in whatever thread it runs; errors travel as plain objects. */
+export type ReadTalks = (task: { dir: string; display: string; names: string[] }) => ReadTalkResult[];
+
+export type ReadTalkResult =
+  | { name: string; ok: true; rev: string; digest: TalkDigest }
+  | { name: string; ok: false; errors: { file: string; pos: Position; field: string; message: string }[] };
+
 const DATA_FILE = /\.(ya?ml|json)$/;
 const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 
-export function isLive(talk: CatalogueTalk): boolean {
+export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
 }
 
 const statKey = (s: { size: number; mtimeMs: number; ino: number }) => `${s.size}:${s.mtimeMs}:${s.ino}`;
+const shownIn = (display: string, name: string) => path.posix.join(display.split(path.sep).join('/'), name);
+
+type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: ContentError[] };
+
+function readValidated<T>(dir: string, display: string, name: string, check: (doc: Parameters<typeof validate>[1]) => ReturnType<typeof validate>): Read<T> {
+  const shown = shownIn(display, name);
+  let bytes: Buffer;
+  try {
+    // Synchronous: content files are small and local, and the promise API costs several round trips per file.
+    bytes = readFileSync(path.join(dir, name));
+  } catch (err) {
+    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)] };
+  }
+  const parsed = parseSource(shown, bytes);
+  if (!parsed.ok) return parsed;
+  const result = check(parsed.doc);
+  if (!result.ok) return result;
+  return { ok: true, value: result.value as T, rev: createHash('sha1').update(bytes).digest('base64url') };
+}
+
+/** Reads and validates one talk file, every field of it. */
+export function readTalk(dir: string, display: string, name: string): Read<Talk> {
+  return readValidated<Talk>(dir, display, name, (doc) => validate(talkSchema, doc, TALK_FIELDS));
+}
+
+function digestOf(talk: Talk): TalkDigest {
+  const digest: Record<string, unknown> = {};
+  for (const field of SUMMARY_FIELDS) digest[field] = talk[field];
+  if (talk.slug !== undefined) digest.slug = talk.slug;
+  if (talk.category !== undefined) digest.category = talk.category;
+  return digest as TalkDigest;
+}
+
+export const readTalks: ReadTalks = ({ dir, display, names }) =>
+  names.map((name) => {
+    const read = readTalk(dir, display, name);
+    if (read.ok) return { name, ok: true, rev: read.rev, digest: digestOf(read.value) };
+    return { name, ok: false, errors: read.errors.map((e) => ({ file: e.file, pos: e.pos, field: e.field, message: e.message })) };
+  });
+
+/** The whole record of a catalogue talk, read again from its file; fails if the file changed since it was loaded. */
+export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
+  const read = readTalk(dir, talk.file.slice(0, talk.file.length - talk.name.length - 1) || '.', talk.name);
+  if (!read.ok) throw new Error(read.errors.join('\n'));
+  if (read.rev !== talk.rev) throw new Error(`${talk.file} changed during the build; build again`);
+  return { ...read.value, ...talk };
+}
+
+export interface LoadOptions {
+  cache?: LoadCache;
+  /** Runs `readTalks` on batches elsewhere (worker threads); used when there are many files to read. */
+  parallel?: (task: Parameters<ReadTalks>[0]) => Promise<ReturnType<ReadTalks>>;
+  /** Files to read before `parallel` is worth using: below that, handing them over costs more than it saves. */
+  parallelFrom?: number;
+}
+
+const BATCH = 500;
 
 /** Reads every content file under `dir`; errors name files relative to the working directory, as compilers do. */
-export async function loadContent(dir: string, options: { cache?: LoadCache } = {}): Promise<LoadResult> {
+export async function loadContent(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const display = path.relative(process.cwd(), path.resolve(dir)) || '.';
-  const shown = (name: string) => path.posix.join(display.split(path.sep).join('/'), name);
+  const shown = (name: string) => shownIn(display, name);
   const entries = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, stats: true }))
     .filter((e) => DATA_FILE.test(e.path))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -69,38 +149,6 @@ export async function loadContent(dir: string, options: { cache?: LoadCache } = 
   const cache: LoadCache = new Map();
   const errors: ContentError[] = [];
   let read = 0;
-
-  /** The file's validated value, from the cache when its stat is unchanged, else read, parsed and checked. */
-  function load<T extends Talk | EventFields>(name: string, stats: { size: number; mtimeMs: number; ino: number }, kind: 'talk' | 'event'): { value: T; rev: string } | undefined {
-    const key = statKey(stats);
-    const hit = previous.get(name);
-    if (hit && hit.stat === key) {
-      cache.set(name, hit);
-      return hit as unknown as { value: T; rev: string };
-    }
-    let bytes: Buffer;
-    try {
-      // Synchronous: content files are small and local, and the promise API costs several round trips per file.
-      bytes = readFileSync(path.join(dir, name));
-    } catch (err) {
-      errors.push(new ContentError(shown(name), { line: 1, col: 1 }, '', `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`));
-      return undefined;
-    }
-    read++;
-    const parsed = parseSource(shown(name), bytes);
-    if (!parsed.ok) {
-      errors.push(...parsed.errors);
-      return undefined;
-    }
-    const result = kind === 'talk' ? validate(talkSchema, parsed.doc, TALK_FIELDS) : validate(eventSchema, parsed.doc, EVENT_FIELDS);
-    if (!result.ok) {
-      errors.push(...result.errors);
-      return undefined;
-    }
-    const entry = { stat: key, rev: createHash('sha1').update(bytes).digest('base64url'), value: result.value };
-    cache.set(name, entry);
-    return entry as unknown as { value: T; rev: string };
-  }
 
   /** Where a field of a valid file is written; cross-file problems are rare, so the file is parsed again to find out. */
   function locate(name: string, field: FieldPath): Position {
@@ -131,15 +179,54 @@ export async function loadContent(dir: string, options: { cache?: LoadCache } = 
     if (!isSlug(slug)) {
       errors.push(new ContentError(shown(files[0]!.path), { line: 1, col: 1 }, '', `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`));
     }
-    const loaded = load<EventFields>(files[0]!.path, files[0]!.stats!, 'event');
-    if (loaded) events.set(slug, { ...loaded.value, slug, file: shown(files[0]!.path), rev: loaded.rev });
+    const { path: name, stats } = files[0]!;
+    const hit = previous.get(name);
+    let loaded: { value: EventFields; rev: string } | undefined;
+    if (hit && hit.stat === statKey(stats!)) loaded = hit as { value: EventFields; rev: string };
+    else {
+      read++;
+      const result = readValidated<EventFields>(dir, display, name, (doc) => validate(eventSchema, doc, EVENT_FIELDS));
+      if (result.ok) loaded = result;
+      else errors.push(...result.errors);
+    }
+    if (!loaded) continue;
+    cache.set(name, { stat: statKey(stats!), rev: loaded.rev, value: loaded.value });
+    events.set(slug, { ...loaded.value, slug, file: shown(name), name, rev: loaded.rev });
+  }
+
+  // Talk files: from the cache when unchanged, the rest read here or in other threads.
+  const digests = new Map<string, { rev: string; digest: TalkDigest }>();
+  const toRead: string[] = [];
+  for (const { path: name, stats } of talkFiles) {
+    const hit = previous.get(name);
+    if (hit && hit.stat === statKey(stats!)) {
+      cache.set(name, hit);
+      digests.set(name, { rev: hit.rev, digest: hit.value as TalkDigest });
+    } else toRead.push(name);
+  }
+  const batches: string[][] = [];
+  for (let i = 0; i < toRead.length; i += BATCH) batches.push(toRead.slice(i, i + BATCH));
+  if (batches.length === 0) batches.push([]);
+  const results =
+    options.parallel && toRead.length >= (options.parallelFrom ?? 2000)
+      ? (await Promise.all(batches.map((names) => options.parallel!({ dir, display, names })))).flat()
+      : readTalks({ dir, display, names: toRead });
+  read += toRead.length;
+  const stats = new Map(talkFiles.map((e) => [e.path, e.stats!]));
+  for (const result of results) {
+    if (!result.ok) {
+      errors.push(...result.errors.map((e) => new ContentError(e.file, e.pos, e.field, e.message)));
+      continue;
+    }
+    digests.set(result.name, { rev: result.rev, digest: result.digest });
+    cache.set(result.name, { stat: statKey(stats.get(result.name)!), rev: result.rev, value: result.digest });
   }
 
   const talks: CatalogueTalk[] = [];
   const idOwners = new Map<number, string>();
   const slugOwners = new Map<string, string>();
   const eventsWithoutCategory = new Set<string>();
-  for (const { path: name, stats } of talkFiles) {
+  for (const { path: name } of talkFiles) {
     const [eventSlug, , fileName] = name.split('/') as [string, string, string];
     if (!eventFiles.has(eventSlug) && !eventsWithoutCategory.has(eventSlug)) {
       eventsWithoutCategory.add(eventSlug);
@@ -147,43 +234,41 @@ export async function loadContent(dir: string, options: { cache?: LoadCache } = 
         new ContentError(shown(name), { line: 1, col: 1 }, '', `event folder "${eventSlug}" has no category file; create ${shown(`${eventSlug}/category.yaml`)} with at least a title`),
       );
     }
-    const loaded = load<Talk>(name, stats!, 'talk');
+    const loaded = digests.get(name);
     if (!loaded) continue;
-    const talk = loaded.value;
+    const { digest, rev } = loaded;
     const file = shown(name);
     const stem = fileName.replace(DATA_FILE, '');
-    if (talk.slug === undefined && !isSlug(stem)) {
+    if (digest.slug === undefined && !isSlug(stem)) {
       errors.push(new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`));
       continue;
     }
-    const slug = talk.slug ?? stem;
+    const slug = digest.slug ?? stem;
     const event = events.get(eventSlug);
-    if (event && talk.category !== undefined && talk.category !== event.title) {
-      errors.push(new ContentError(file, locate(name, ['category']), 'category', `"${talk.category}" is not this event's title "${event.title}"; use the title or remove the field`));
+    if (event && digest.category !== undefined && digest.category !== event.title) {
+      errors.push(new ContentError(file, locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
     }
-    const owner = idOwners.get(talk.id);
+    const owner = idOwners.get(digest.id);
     if (owner) {
       const first = locate(owner, ['id']);
       errors.push(
-        new ContentError(file, locate(name, ['id']), 'id', `${talk.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue, pick an unused one`),
+        new ContentError(file, locate(name, ['id']), 'id', `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue, pick an unused one`),
       );
       continue;
     }
-    idOwners.set(talk.id, name);
+    idOwners.set(digest.id, name);
     const slugKey = `${eventSlug}/${slug}`;
     const slugOwner = slugOwners.get(slugKey);
     if (slugOwner) {
-      errors.push(
-        new ContentError(file, talk.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${slugOwner}; rename one of them`),
-      );
+      errors.push(new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${slugOwner}; rename one of them`));
       continue;
     }
     slugOwners.set(slugKey, file);
-    talks.push({ ...talk, slug, category: event?.title ?? talk.category ?? '', event: eventSlug, file, rev: loaded.rev });
+    talks.push({ ...digest, slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
   }
 
   talks.sort((a, b) => a.id - b.id);
-  errors.push(...aliasConflicts(talks, (talk, field) => locate(path.posix.relative(display.split(path.sep).join('/'), talk.file), field)));
+  errors.push(...aliasConflicts(talks, (talk, field) => locate(talk.name, field)));
   return {
     catalogue: { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks },
     errors: sortErrors(errors),

@@ -14,8 +14,9 @@ export interface OutputSpec {
 export type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
 
 /** A talk and the files made from it: its API record, its page, its short link and its old addresses. */
-export interface TalkJob {
-  page: TalkPageInput;
+export interface TalkJob extends Omit<TalkPageInput, 'talk'> {
+  /** The catalogue's digest: whoever renders the job reads the full record. */
+  talk: CatalogueTalk;
   outputs: TalkOutput[];
 }
 
@@ -62,7 +63,10 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
         ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${talk.rev}`, target: talkPath(talk) })),
       ];
       talks.push({
-        page: { talk, event: { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date }, prev: prevTalk && links[order[position - 1]!], next: nextTalk && links[order[position + 1]!] },
+        talk,
+        event: { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date },
+        prev: prevTalk && links[order[position - 1]!],
+        next: nextTalk && links[order[position + 1]!],
         outputs,
       });
     });
@@ -74,7 +78,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       input: { event, talks: ordered },
     });
   }
-  talks.sort((a, b) => a.page.talk.id - b.page.talk.id);
+  talks.sort((a, b) => a.talk.id - b.talk.id);
 
   const listed = catalogue.events.filter((e) => byEvent.has(e.slug)).sort(byEventDate);
   const newest = newestTalks(catalogue.talks.filter(isLive), NEWEST_ON_HOME);

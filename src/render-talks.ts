@@ -1,6 +1,7 @@
 // Rendering and writing the files made from talks (API record, page, short
 // link, old addresses). Runs on the main thread for small catalogues and in
 // worker threads for large ones; either way it only turns jobs into files.
+import { loadFullTalk } from './load.ts';
 import { FileWriter, type WriteTarget } from './output.ts';
 import type { TalkJob } from './plan.ts';
 import { serialiseRecord } from './record.ts';
@@ -13,14 +14,15 @@ export interface BatchResult {
   staged: string[];
 }
 
-export function renderTalkBatch(renderer: SiteRenderer, target: WriteTarget, jobs: TalkJob[]): BatchResult {
+/** Renders and writes each job's outputs, reading each talk's full record from `contentDir`. */
+export function renderTalkBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[]): BatchResult {
   const writer = new FileWriter(target);
   for (const job of jobs) {
-    const { talk } = job.page;
+    const talk = job.outputs.some((o) => o.kind !== 'redirect') ? loadFullTalk(contentDir, job.talk) : undefined;
     for (const output of job.outputs) {
-      if (output.kind === 'record') writer.write(output.path, serialiseRecord(talk));
-      else if (output.kind === 'page') writer.write(output.path, renderer.talk(job.page));
-      else writer.write(output.path, renderer.redirect(talk.title, output.target));
+      if (output.kind === 'record') writer.write(output.path, serialiseRecord(talk!));
+      else if (output.kind === 'page') writer.write(output.path, renderer.talk({ ...job, talk: talk! }));
+      else writer.write(output.path, renderer.redirect(job.talk.title, output.target));
     }
   }
   return { files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged };

@@ -2,5 +2,6 @@
 // thread (tsx, vitest): this entry registers one and loads the real worker.
 import { tsImport } from 'tsx/esm/api';
 
-const { default: run } = await tsImport('./render-worker.ts', import.meta.url);
-export default run;
+const worker = await tsImport('./render-worker.ts', import.meta.url);
+export default worker.default;
+export const readTalks = worker.readTalks;

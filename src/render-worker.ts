@@ -1,5 +1,5 @@
-// A worker thread's side of rendering talks: it keeps one renderer per set of
-// templates and turns each batch it is sent into files.
+// A worker thread's side of a build: it reads batches of talk files, and it
+// renders batches of talks into files, keeping one renderer per set of templates.
 import { renderTalkBatch, type BatchResult } from './render-talks.ts';
 import { SiteRenderer, type Templates } from './render.ts';
 import type { WriteTarget } from './output.ts';
@@ -9,12 +9,15 @@ export interface WorkerTask {
   templatesKey: string;
   templates: Templates;
   target: WriteTarget;
+  contentDir: string;
   jobs: TalkJob[];
 }
+
+export { readTalks } from './load.ts';
 
 let current: { key: string; renderer: SiteRenderer } | undefined;
 
 export default function run(task: WorkerTask): BatchResult {
   if (current?.key !== task.templatesKey) current = { key: task.templatesKey, renderer: new SiteRenderer(task.templates) };
-  return renderTalkBatch(current.renderer, task.target, task.jobs);
+  return renderTalkBatch(current.renderer, task.target, task.contentDir, task.jobs);
 }

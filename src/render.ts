@@ -1,7 +1,7 @@
 // Rendering the human site from the catalogue in memory: pure functions from
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import { Eta } from 'eta/core';
-import type { CatalogueEvent, CatalogueTalk } from './load.ts';
+import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
 import { renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { FORMATS, languageTag, type Format } from './schema.ts';
 
@@ -44,7 +44,7 @@ export type Player =
   | { kind: 'embed'; html: string }
   | { kind: 'thumbnail'; src: string; href: string };
 
-export function playerFor(talk: CatalogueTalk): Player | null {
+export function playerFor(talk: FullTalk): Player | null {
   const sources = PLAY_ORDER.filter((f) => talk[`video_${f}_url`] && !talk[`video_${f}_download_only`]).map((f) => ({
     src: talk[`video_${f}_url`]!,
     type: MIME[f],
@@ -56,7 +56,7 @@ export function playerFor(talk: CatalogueTalk): Player | null {
   return null;
 }
 
-export function downloadsFor(talk: CatalogueTalk) {
+export function downloadsFor(talk: FullTalk) {
   return FORMATS.filter((f) => talk[`video_${f}_url`]).map((f) => ({
     format: f.toUpperCase(),
     url: talk[`video_${f}_url`]!,
@@ -92,7 +92,7 @@ export function talkLink(talk: CatalogueTalk): TalkLink {
 type EventInfo = Pick<CatalogueEvent, 'slug' | 'title' | 'start_date' | 'end_date'>;
 
 export interface TalkPageInput {
-  talk: CatalogueTalk;
+  talk: FullTalk;
   event: EventInfo;
   prev?: TalkLink;
   next?: TalkLink;

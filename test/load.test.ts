@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLive, loadContent } from '../src/load.ts';
+import { isLive, loadContent, loadFullTalk } from '../src/load.ts';
 import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT } from './helpers.ts';
 
 describe('the bad content corpus', () => {
@@ -20,7 +20,8 @@ describe('the demo catalogue', () => {
   it('loads without a problem and covers the content format', async () => {
     const { catalogue, errors } = await loadContent(DEMO_CONTENT);
     expect(errors.map(String)).toEqual([]);
-    const { talks, events } = catalogue;
+    const { events } = catalogue;
+    const talks = catalogue.talks.map((t) => loadFullTalk(DEMO_CONTENT, t));
     expect(events.length).toBeGreaterThanOrEqual(3);
     expect(talks.length).toBeGreaterThanOrEqual(40);
     expect(talks.some((t) => !isLive(t))).toBe(true);
@@ -40,5 +41,29 @@ describe('the demo catalogue', () => {
       expect(talk.file.endsWith(`/videos/${talk.slug}.yaml`) || talk.file.endsWith(`/videos/${talk.slug}.json`)).toBe(true);
       expect(talk.category).toBe(catalogue.events.find((e) => e.slug === talk.event)?.title);
     }
+  });
+});
+
+describe('loading with a cache', () => {
+  it('reads only the files whose size, mtime or inode changed', async () => {
+    const first = await loadContent(DEMO_CONTENT);
+    expect(first.read).toBe(first.files);
+    const second = await loadContent(DEMO_CONTENT, { cache: first.cache });
+    expect(second.read).toBe(0);
+    expect(second.catalogue).toEqual(first.catalogue);
+  });
+
+  it('reads in batches elsewhere when there are many files, with the same result', async () => {
+    const inline = await loadContent(DEMO_CONTENT);
+    const { readTalks } = await import('../src/load.ts');
+    let calls = 0;
+    const parallel = async (task: Parameters<typeof readTalks>[0]) => {
+      calls++;
+      return readTalks(task);
+    };
+    const viaBatches = await loadContent(DEMO_CONTENT, { parallel, parallelFrom: 1 });
+    expect(calls).toBe(1);
+    expect(viaBatches.catalogue).toEqual(inline.catalogue);
+    expect(viaBatches.errors).toEqual([]);
   });
 });

@@ -1,15 +1,15 @@
 import { HtmlValidate } from 'html-validate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme } from '../src/build.ts';
-import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
+import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 
-function makeTalk(fields: Record<string, unknown>): CatalogueTalk {
+function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
-  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', rev: 'r' };
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r' };
 }
 
 describe('formatting', () => {
@@ -75,8 +75,8 @@ describe('pages', () => {
     }
     for (const job of plan.talks) {
       for (const o of job.outputs) {
-        if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk(job.page) });
-        if (o.kind === 'redirect') pages.push({ path: o.path, body: renderer.redirect(job.page.talk.title, o.target) });
+        if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }) });
+        if (o.kind === 'redirect') pages.push({ path: o.path, body: renderer.redirect(job.talk.title, o.target) });
       }
     }
     expect(pages.length).toBeGreaterThan(80);
