@@ -3,7 +3,7 @@
 // staging folder and swaps it in; later builds compare each output's key with
 // the previous build's and patch only what changed.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -11,14 +11,14 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { isLive, loadContent, type Catalogue, type ReadTalks } from './load.ts';
+import { contentSignature, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
 import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderTalkBatch, type BatchResult } from './render-talks.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
-import { lockState, readState, stateDirFor, writeStateNext, type BuildState } from './state.ts';
+import { lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
 
 export interface BuildOptions {
   content: string;
@@ -47,7 +47,8 @@ export interface BuildSummary {
   ms: number;
 }
 
-export type BuildResult = { ok: true; summary: BuildSummary; catalogue: Catalogue } | { ok: false; errors: ContentError[] };
+/** The catalogue is there unless nothing changed since the last build, which then skips loading it. */
+export type BuildResult = { ok: true; summary: BuildSummary; catalogue?: Catalogue } | { ok: false; errors: ContentError[] };
 
 export interface Theme {
   templates: Templates;
@@ -159,17 +160,27 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const workers = new Workers(options.workers ?? availableParallelism());
   try {
     const code = await codeFingerprint();
+    const theme = await loadTheme(options.templates);
+    const entries = await listContent(options.content);
+    const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${theme.assets.map((a) => `${a.path}:${hash(a.bytes)}`).join('\n')}\n${contentSignature(entries)}`);
+    if (stateDir && !options.clean) {
+      const same = readUnchanged(stateDir, input, out);
+      if (same) {
+        mark('nothing changed');
+        return { ok: true, summary: { ...same, written: 0, unchanged: same.outputs, removed: 0, bytes: 0, incremental: true, ms: performance.now() - started } };
+      }
+    }
     const previous = stateDir && !options.clean ? readState(stateDir, code, out) : undefined;
     mark('state');
     const contentDir = path.resolve(options.content);
     const loaded = await loadContent(options.content, {
+      entries,
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
     });
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
-    const theme = await loadTheme(options.templates);
     new SiteRenderer(theme.templates);
     const plan = planSite(catalogue, fingerprints(theme, code));
 
@@ -186,7 +197,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       .filter((job) => job.outputs.length > 0);
     const pageJobs = plan.pages.filter((p) => changed(p.path, p.key));
     const assets = assetKeys.filter((a) => changed(a.path, a.key));
-    const removes = previous ? [...previous.manifest.keys()].filter((p) => !manifest.has(p)).sort() : [];
+    // Without a usable state, an existing output is still patched rather than replaced: files
+    // whose bytes come out the same are not rewritten, and files no longer made are removed.
+    const patching = stateDir !== undefined && !options.clean && existsSync(out);
+    const existing = previous ? [...previous.manifest.keys()] : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
+    const removes = existing.filter((p) => !manifest.has(p)).sort();
 
     mark('diff');
     const live = catalogue.talks.filter(isLive).length;
@@ -199,7 +214,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       unchanged: 0,
       removed: removes.length,
       bytes: 0,
-      incremental: previous !== undefined,
+      incremental: patching,
       ms: 0,
     };
     const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
@@ -209,12 +224,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (loaded.read > 0 && stateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
+      if (stateDir) await writeUnchanged(stateDir, input, previous.outIno, summary);
       summary.unchanged = manifest.size;
       summary.ms = performance.now() - started;
       return { ok: true, summary, catalogue };
     }
 
-    const output = previous && stateDir ? await Patch.open(out, stateDir) : await Staging.open(out);
+    const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
     const writer = new FileWriter(output.target);
     const staged: string[] = [];
     try {
@@ -235,7 +251,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
       summary.unchanged += manifest.size - summary.written - summary.unchanged;
       if (output instanceof Patch) {
-        const move = stateDir ? [await writeStateNext(stateDir, stateOf(previous!.outIno))] : [];
+        const move = stateDir ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
         await output.commit(staged, removes, move);
       } else {
         const move = stateDir ? await writeStateNext(stateDir, stateOf(statSync(output.target.root).ino)) : undefined;
@@ -246,6 +262,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await (output instanceof Patch ? output.discard(staged) : output.discard());
       throw err;
     }
+    if (stateDir) await writeUnchanged(stateDir, input, statSync(out).ino, summary);
     mark('commit');
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };

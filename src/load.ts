@@ -128,7 +128,25 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
   return { ...read.value, ...talk };
 }
 
+export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
+
+/** Every content file under `dir` with its stat, sorted by path. */
+export async function listContent(dir: string): Promise<ContentEntry[]> {
+  return (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, stats: true }))
+    .filter((e) => DATA_FILE.test(e.path))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** One string that changes whenever any content file is added, removed, or changes size, mtime or inode. */
+export function contentSignature(entries: ContentEntry[]): string {
+  const h = createHash('sha1');
+  for (const e of entries) h.update(`${e.path}\0${statKey(e.stats!)}\n`);
+  return h.digest('base64url');
+}
+
 export interface LoadOptions {
+  /** The listing from `listContent`, when the caller already has it. */
+  entries?: ContentEntry[];
   cache?: LoadCache;
   /** Runs `readTalks` on batches elsewhere (worker threads); used when there are many files to read. */
   parallel?: (task: Parameters<ReadTalks>[0]) => Promise<ReturnType<ReadTalks>>;
@@ -142,9 +160,7 @@ const BATCH = 500;
 export async function loadContent(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const display = path.relative(process.cwd(), path.resolve(dir)) || '.';
   const shown = (name: string) => shownIn(display, name);
-  const entries = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, stats: true }))
-    .filter((e) => DATA_FILE.test(e.path))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const entries = options.entries ?? (await listContent(dir));
   const previous = options.cache ?? new Map();
   const cache: LoadCache = new Map();
   const errors: ContentError[] = [];

@@ -4,7 +4,7 @@
 // was written for (same path, same folder inode).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
@@ -20,7 +20,8 @@ export interface BuildState {
   load: LoadCache;
 }
 
-export const STATE_FILE = 'state.v8';
+/** Named by the code fingerprint, so a build of another version does not even read it. */
+const stateFile = (code: string) => `state-${code}.v8`;
 
 /** The state folder for one output folder: builds of different outputs keep apart. */
 export function stateDirFor(cacheRoot: string, outDir: string): string {
@@ -30,7 +31,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
 
 export function readState(stateDir: string, code: string, outDir: string): BuildState | undefined {
   try {
-    const state = v8.deserialize(readFileSync(path.join(stateDir, STATE_FILE))) as BuildState;
+    const state = v8.deserialize(readFileSync(path.join(stateDir, stateFile(code)))) as BuildState;
     if (state.code !== code || !existsSync(outDir) || statSync(outDir).ino !== state.outIno) return undefined;
     return state;
   } catch {
@@ -41,9 +42,10 @@ export function readState(stateDir: string, code: string, outDir: string): Build
 /** Writes the state under a temporary name; the build moves it into place when its output is in place. */
 export async function writeStateNext(stateDir: string, state: BuildState): Promise<[string, string]> {
   await mkdir(stateDir, { recursive: true });
-  const next = path.join(stateDir, `${STATE_FILE}.next`);
+  for (const name of await readdir(stateDir)) if (/^state-.*\.v8$/.test(name) && name !== stateFile(state.code)) await rm(path.join(stateDir, name), { force: true });
+  const next = path.join(stateDir, `${stateFile(state.code)}.next`);
   await writeFileAtomic(next, v8.serialize(state));
-  return [next, path.join(stateDir, STATE_FILE)];
+  return [next, path.join(stateDir, stateFile(state.code))];
 }
 
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
@@ -66,3 +68,35 @@ export async function lockState(stateDir: string): Promise<() => Promise<void>> 
   throw new Error(`cannot lock ${file}`);
 }
 
+
+/** What a no-op build reports: the counts of the build that is still in place. */
+export interface Totals {
+  events: number;
+  talks: number;
+  drafts: number;
+  outputs: number;
+}
+
+const UNCHANGED_FILE = 'unchanged.json';
+
+/**
+ * A small record of the last build's input signature (code, templates, and the
+ * stat of every content file) and its totals. When nothing of that changed and
+ * the output folder is the one it wrote, a build has nothing to do, and can
+ * say so without loading the state or the content.
+ */
+export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
+  try {
+    if (existsSync(path.join(stateDir, 'journal.json')) || existsSync(path.join(stateDir, 'pending'))) return undefined;
+    const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outIno: number };
+    if (saved.input !== input || statSync(outDir).ino !== saved.outIno) return undefined;
+    return { events: saved.events, talks: saved.talks, drafts: saved.drafts, outputs: saved.outputs };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeUnchanged(stateDir: string, input: string, outIno: number, totals: Totals): Promise<void> {
+  const { events, talks, drafts, outputs } = totals;
+  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input, outIno, events, talks, drafts, outputs }));
+}

@@ -170,7 +170,7 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     const result = await build({ content, out, templates: TEMPLATES });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    const live = result.catalogue.talks.filter((t) => t.state === 1);
+    const live = result.catalogue!.talks.filter((t) => t.state === 1);
     expect(result.summary.talks).toBe(live.length);
     const records = new Set(await fg('api/v2/video/*', { cwd: out }));
     const pages = new Set(await fg('video/*/*/index.html', { cwd: out }));
@@ -188,7 +188,7 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
         expect(await readFile(path.join(out, file), 'utf8')).toContain(`url=/video/${talk.id}/${talk.slug}/`);
       }
     }
-    const drafts = result.catalogue.talks.filter((t) => t.state === 2);
+    const drafts = result.catalogue!.talks.filter((t) => t.state === 2);
     for (const talk of drafts) expect(records.has(`api/v2/video/${talk.id}`)).toBe(false);
   }, 180_000);
 });
