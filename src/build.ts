@@ -56,8 +56,9 @@ export interface Theme {
   assets: { path: string; bytes: Buffer }[];
 }
 
-/** Below this many talks to render, starting worker threads costs more than it saves. */
+/** Below this many talks to render, or files to read, starting worker threads costs more than it saves. */
 const WORKER_THRESHOLD = 400;
+const PARALLEL_FROM = 2000;
 const BATCH = 200;
 
 const hash = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url').slice(0, 10);
@@ -106,9 +107,14 @@ class Workers {
 
   constructor(readonly threads: number) {}
 
-  run<R>(task: unknown, name?: string): Promise<R> {
+  /** Starts the threads now, so that their start-up overlaps the main thread's own work. */
+  start(): Piscina {
     this.pool ??= new Piscina({ filename: new URL('./render-worker.mjs', import.meta.url).href, minThreads: this.threads, maxThreads: this.threads });
-    return this.pool.run(task, name ? { name } : undefined) as Promise<R>;
+    return this.pool;
+  }
+
+  run<R>(task: unknown, name?: string): Promise<R> {
+    return this.start().run(task, name ? { name } : undefined) as Promise<R>;
   }
 
   async close(): Promise<void> {
@@ -146,7 +152,8 @@ function timer() {
   return (phase: string) => {
     if (!on) return;
     const now = performance.now();
-    process.stderr.write(`  ${phase}: ${(now - last).toFixed(0)} ms\n`);
+    const { rss, heapUsed } = process.memoryUsage();
+    process.stderr.write(`  ${phase}: ${(now - last).toFixed(0)} ms (rss ${Math.round(rss / 1e6)} MB, heap ${Math.round(heapUsed / 1e6)} MB)\n`);
     last = now;
   };
 }
@@ -162,6 +169,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
     const entries = await listContent(options.content);
+    if (workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
     const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${theme.assets.map((a) => `${a.path}:${hash(a.bytes)}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
       const same = readUnchanged(stateDir, input, out);
@@ -177,6 +185,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       entries,
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
+      parallelFrom: PARALLEL_FROM,
     });
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };

@@ -1,0 +1,170 @@
+// The benchmark: the pyvideo import and a synthetic catalogue five times its
+// size, each imported or generated, then built cold, with nothing changed, and
+// with one talk changed. Every measured step runs in a child process of its
+// own, so wall time includes start-up and peak RSS is that step's alone.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
+import { build } from './build.ts';
+import { importPyvideo } from './importer.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface StepResult {
+  ok: boolean;
+  /** Wall time of the child process, start-up included. */
+  ms: number;
+  /** Peak resident set of the child process (all its threads), in bytes. */
+  rss: number;
+  written?: number;
+  outputs?: number;
+  bytes?: number;
+  talks?: number;
+}
+
+export type Step = { kind: 'import'; source: string; content: string } | { kind: 'build'; content: string; out: string; cache: string };
+
+/** Runs one step in this process and prints its result as JSON: the child side of `measure`. */
+export async function runStep(step: Step): Promise<void> {
+  let result: Omit<StepResult, 'ms' | 'rss'>;
+  if (step.kind === 'import') {
+    const report = await importPyvideo({ source: step.source, content: step.content });
+    result = { ok: report.ok, talks: report.talks, written: report.written };
+  } else {
+    const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache });
+    result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
+  }
+  process.stdout.write(`${JSON.stringify({ ...result, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
+}
+
+function measure(step: Step): StepResult {
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), '--step', JSON.stringify(step)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const ms = performance.now() - started;
+  const line = child.stdout.trim().split('\n').pop() ?? '';
+  if (child.status !== 0 || !line.startsWith('{')) throw new Error(`benchmark step failed (${step.kind}): ${child.stderr.slice(-2000)}`);
+  return { ...(JSON.parse(line) as Omit<StepResult, 'ms'>), ms };
+}
+
+async function dirSize(dir: string): Promise<{ files: number; bytes: number }> {
+  const entries = await fg('**/*', { cwd: dir, onlyFiles: true, stats: true });
+  return { files: entries.length, bytes: entries.reduce((n, e) => n + (e.stats?.size ?? 0), 0) };
+}
+
+/** Five copies of an imported catalogue: each copy's events, slugs and ids are new. */
+async function synthesise(from: string, to: string, copies: number): Promise<number> {
+  const files = await fg('*/videos/*.json', { cwd: from });
+  const categories = await fg('*/category.json', { cwd: from });
+  let highest = 0;
+  const talks = new Map<string, Record<string, unknown>>();
+  for (const f of files) {
+    const talk = JSON.parse(await readFile(path.join(from, f), 'utf8')) as Record<string, unknown>;
+    talks.set(f, talk);
+    highest = Math.max(highest, talk.id as number);
+  }
+  let count = 0;
+  for (let copy = 0; copy < copies; copy++) {
+    const suffix = copy === 0 ? '' : `-copy-${copy}`;
+    for (const c of categories) {
+      const [event] = c.split('/') as [string];
+      await mkdir(path.join(to, `${event}${suffix}`, 'videos'), { recursive: true });
+      const category = JSON.parse(await readFile(path.join(from, c), 'utf8')) as { title: string };
+      await writeFile(path.join(to, `${event}${suffix}`, 'category.json'), JSON.stringify({ ...category, title: `${category.title}${copy ? ` (copy ${copy})` : ''}` }));
+    }
+    for (const [f, talk] of talks) {
+      const [event, , file] = f.split('/') as [string, string, string];
+      const slug = file.replace(/\.json$/, '');
+      const copied = { ...talk, id: (talk.id as number) + copy * highest, aliases: copy ? [] : talk.aliases };
+      await writeFile(path.join(to, `${event}${suffix}`, 'videos', `${slug}${suffix}.json`), JSON.stringify(copied));
+      count++;
+    }
+  }
+  return count;
+}
+
+export interface CatalogueFigures {
+  name: string;
+  talks: number;
+  import?: StepResult;
+  cold: StepResult;
+  noop: StepResult;
+  oneTalk: StepResult;
+  output: { files: number; bytes: number };
+}
+
+/** Measures one catalogue: cold build, no-op build, one-talk build. */
+async function benchCatalogue(name: string, content: string, work: string, imported?: StepResult): Promise<CatalogueFigures> {
+  const out = path.join(work, `${name}-dist`);
+  const cache = path.join(work, `${name}-cache`);
+  await rm(out, { recursive: true, force: true });
+  await rm(cache, { recursive: true, force: true });
+  const cold = measure({ kind: 'build', content, out, cache });
+  const noop = measure({ kind: 'build', content, out, cache });
+  const [first] = (await fg('*/videos/*.json', { cwd: content })).sort();
+  const file = path.join(content, first!);
+  const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string };
+  await writeFile(file, JSON.stringify({ ...talk, title: `${talk.title} (edited)` }, null, 2));
+  const oneTalk = measure({ kind: 'build', content, out, cache });
+  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, output: await dirSize(out) };
+}
+
+export interface BenchOptions {
+  snapshot: string;
+  work: string;
+  synthetic: boolean;
+  log: (line: string) => void;
+}
+
+export async function runBench(options: BenchOptions): Promise<CatalogueFigures[]> {
+  const { work, log } = options;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  log(`unpacking ${options.snapshot}`);
+  const unpacked = spawnSync('tar', ['xzf', options.snapshot, '-C', work]);
+  if (unpacked.status !== 0) throw new Error(`cannot unpack ${options.snapshot}: ${unpacked.stderr}`);
+  const source = path.join(work, (await readdir(work)).find((d) => existsSync(path.join(work, d, 'NO_PUBLISH.json'))) ?? 'pyvideo-data');
+  const content = path.join(work, 'pyvideo-content');
+  log('importing');
+  const imported = measure({ kind: 'import', source, content });
+  const figures: CatalogueFigures[] = [];
+  log('building the import');
+  figures.push(await benchCatalogue('pyvideo', content, work, imported));
+  if (options.synthetic) {
+    const synthetic = path.join(work, 'synthetic-content');
+    log('generating the synthetic catalogue (5×)');
+    await synthesise(content, synthetic, 5);
+    log('building the synthetic catalogue');
+    figures.push(await benchCatalogue('synthetic-5x', synthetic, work));
+  }
+  return figures;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+
+export function formatTable(figures: CatalogueFigures[]): string {
+  const rows = [
+    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ...figures.map((f) => [
+      f.name,
+      f.talks.toLocaleString('en'),
+      f.import ? seconds(f.import.ms) : '–',
+      seconds(f.cold.ms),
+      seconds(f.noop.ms),
+      seconds(f.oneTalk.ms),
+      Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
+      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss)),
+      f.output.files.toLocaleString('en'),
+      (f.output.bytes / 1024 / 1024).toFixed(0),
+    ]),
+  ];
+  return rows.map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
