@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { contentSignature, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
+import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
 import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -109,7 +109,13 @@ class Workers {
 
   /** Starts the threads now, so that their start-up overlaps the main thread's own work. */
   start(): Piscina {
-    this.pool ??= new Piscina({ filename: new URL('./render-worker.mjs', import.meta.url).href, minThreads: this.threads, maxThreads: this.threads });
+    this.pool ??= new Piscina({
+      filename: new URL('./render-worker.mjs', import.meta.url).href,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      // Workers keep nothing between batches: a small heap makes them collect garbage early instead of growing.
+      resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 32 },
+    });
     return this.pool;
   }
 
@@ -128,18 +134,19 @@ async function renderTalks(jobs: TalkJob[], theme: Theme, target: WriteTarget, c
   try {
     if (jobs.length < WORKER_THRESHOLD || workers.threads < 2) return [renderTalkBatch(new SiteRenderer(theme.templates), target, contentDir, jobs)];
     const templatesKey = hash(JSON.stringify(theme.templates));
-    const batches: Promise<BatchResult>[] = [];
-    for (let i = 0; i < jobs.length; i += BATCH) {
-      const slice = jobs.slice(i, i + BATCH);
-      const task: WorkerTask = { templatesKey, templates: theme.templates, target, contentDir, jobs: slice };
-      batches.push(
-        workers.run<BatchResult>(task).then((r) => {
-          for (let n = 0; n < slice.length; n++) progress?.tick();
-          return r;
-        }),
-      );
-    }
-    return await Promise.all(batches);
+    // A few batches in flight at a time: queueing them all would hold every task in memory at once.
+    const results: BatchResult[] = [];
+    let next = 0;
+    const feed = async () => {
+      while (next < jobs.length) {
+        const slice = jobs.slice(next, (next += BATCH));
+        const task: WorkerTask = { templatesKey, templates: theme.templates, target, contentDir, jobs: slice };
+        results.push(await workers.run<BatchResult>(task));
+        for (let n = 0; n < slice.length; n++) progress?.tick();
+      }
+    };
+    await Promise.all(Array.from({ length: workers.threads * 2 }, feed));
+    return results;
   } finally {
     progress?.done();
   }
@@ -169,7 +176,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
     const entries = await listContent(options.content);
-    if (workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
+    // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
+    const cold = !stateDir || options.clean || !existsSync(path.join(stateDir, 'unchanged.json'));
+    if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
     const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${theme.assets.map((a) => `${a.path}:${hash(a.bytes)}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
       const same = readUnchanged(stateDir, input, out);
@@ -179,6 +188,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
     }
     const previous = stateDir && !options.clean ? readState(stateDir, code, out) : undefined;
+    if (workers.threads > 1 && countStale(entries, previous?.load) >= PARALLEL_FROM) workers.start();
     mark('state');
     const contentDir = path.resolve(options.content);
     const loaded = await loadContent(options.content, {
@@ -201,9 +211,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
     mark('plan');
     const changed = (p: string, key: string) => previous?.manifest.get(p) !== key;
-    const talkJobs = plan.talks
-      .map((job) => ({ ...job, outputs: job.outputs.filter((o) => changed(o.path, o.key)) }))
-      .filter((job) => job.outputs.length > 0);
+    const talkJobs = plan.talks.filter((job) => {
+      job.outputs = job.outputs.filter((o) => changed(o.path, o.key));
+      return job.outputs.length > 0;
+    });
     const pageJobs = plan.pages.filter((p) => changed(p.path, p.key));
     const assets = assetKeys.filter((a) => changed(a.path, a.key));
     // Without a usable state, an existing output is still patched rather than replaced: files

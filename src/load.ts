@@ -8,7 +8,7 @@
 // with the size of their descriptions. Files unchanged since a previous load
 // (same size, mtime and inode) are taken from that load's cache unread.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { ContentError, sortErrors } from './errors.ts';
@@ -141,11 +141,22 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
 
 export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
 
-/** Every content file under `dir` with its stat, sorted by path. */
+/** Every content file under `dir` with the three numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
-  return (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, stats: true }))
-    .filter((e) => DATA_FILE.test(e.path))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter((n) => DATA_FILE.test(n)).sort();
+  // Only the numbers are kept: a full Stats object per file would weigh more than the catalogue.
+  return names.map((name) => {
+    const { size, mtimeMs, ino } = statSync(path.join(dir, name));
+    return { path: name, stats: { size, mtimeMs, ino } };
+  });
+}
+
+/** How many of `entries` a load with `cache` would have to read. */
+export function countStale(entries: ContentEntry[], cache: LoadCache | undefined): number {
+  if (!cache) return entries.length;
+  let stale = 0;
+  for (const e of entries) if (cache.get(e.path)?.stat !== statKey(e.stats!)) stale++;
+  return stale;
 }
 
 /** One string that changes whenever any content file is added, removed, or changes size, mtime or inode. */

@@ -49,6 +49,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const pages: PageJob[] = [];
   for (const [slug, list] of byEvent) {
     const event = events.get(slug)!;
+    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
     const links = list.map(talkLink);
     const order = links.map((_, i) => i).sort((a, b) => byProgramme(links[a]!, links[b]!));
     order.forEach((index, position) => {
@@ -64,7 +65,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       ];
       talks.push({
         talk,
-        event: { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date },
+        event: eventInfo,
         prev: prevTalk && links[order[position - 1]!],
         next: nextTalk && links[order[position + 1]!],
         outputs,
