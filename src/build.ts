@@ -30,6 +30,8 @@ export interface BuildOptions {
   clean?: boolean;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
+  /** A long-running caller (the dev server) keeps the state here between builds, saving a read of it. */
+  memory?: { state?: BuildState };
   progress?: Progress;
 }
 
@@ -187,7 +189,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         return { ok: true, summary: { ...same, written: 0, unchanged: same.outputs, removed: 0, bytes: 0, incremental: true, ms: performance.now() - started } };
       }
     }
-    const previous = stateDir && !options.clean ? readState(stateDir, code, out) : undefined;
+    const remembered = options.memory?.state;
+    const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
+    const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
     if (workers.threads > 1 && countStale(entries, previous?.load) >= PARALLEL_FROM) workers.start();
     mark('state');
     const contentDir = path.resolve(options.content);
@@ -238,6 +242,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       ms: 0,
     };
     const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
+    /** Keeps the state for a caller that builds again, once the output it describes is in place. */
+    const remember = () => {
+      if (options.memory) options.memory.state = stateOf(statSync(out).ino);
+    };
 
     if (previous && talkJobs.length === 0 && pageJobs.length === 0 && assets.length === 0 && removes.length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
@@ -245,6 +253,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
       if (stateDir) await writeUnchanged(stateDir, input, previous.outIno, summary);
+      remember();
       summary.unchanged = manifest.size;
       summary.ms = performance.now() - started;
       return { ok: true, summary, catalogue };
@@ -283,6 +292,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       throw err;
     }
     if (stateDir) await writeUnchanged(stateDir, input, statSync(out).ino, summary);
+    remember();
     mark('commit');
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };

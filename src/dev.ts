@@ -49,7 +49,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let running: Promise<void> | undefined;
   let again = false;
   let waiting = false;
-  const { host: _host, port: _port, log: _log, ...buildOptions } = options;
+  const { host: _host, port: _port, log: _log, ...rest } = options;
+  const buildOptions = { ...rest, memory: {} };
   const rebuild = async () => {
     const result = await build(buildOptions).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
     options.log(result as BuildResult);
