@@ -2,7 +2,8 @@
 // from one source record to one talk file, with every repair reported.
 import slugify from '@sindresorhus/slugify';
 import { iso6393 } from 'iso-639-3';
-import { FORMATS, isSlug, type Format } from './schema.ts';
+import type * as z from 'zod';
+import { FORMATS, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -24,40 +25,8 @@ const KNOWN_FIELDS = new Set([
   'abstract', ',duration', 'related_url',
 ]);
 
-export interface TalkFile {
-  id: number;
-  state: 1 | 2;
-  title: string;
-  language: string;
-  speakers: string[];
-  tags: string[];
-  summary: string;
-  description: string;
-  quality_notes: string;
-  copyright_text: string;
-  embed: string;
-  thumbnail_url: string;
-  duration: number | null;
-  video_ogv_length: number | null;
-  video_ogv_url: string | null;
-  video_ogv_download_only: boolean;
-  video_mp4_length: number | null;
-  video_mp4_url: string | null;
-  video_mp4_download_only: boolean;
-  video_webm_length: number | null;
-  video_webm_url: string | null;
-  video_webm_download_only: boolean;
-  video_flv_length: number | null;
-  video_flv_url: string | null;
-  video_flv_download_only: boolean;
-  source_url: string;
-  whiteboard: string;
-  recorded: string | null;
-  added: string;
-  updated: string;
-  related_urls: { label: string; url: string }[];
-  aliases: string[];
-}
+/** A talk file as the import writes it: every field of the schema except those derived from its place. */
+export type TalkFile = Required<Omit<z.input<typeof talkSchema>, 'slug' | 'category' | 'related_urls'>> & { related_urls: RelatedUrl[] };
 
 export interface EventFile {
   title: string;
@@ -294,10 +263,6 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   }
 
   const whiteboard = unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${unplaced.join(' ')}` : '';
-  const fmt = (f: Format) => ({
-    length: media[f]?.length ?? null,
-    url: media[f]?.url ?? null,
-  });
   const talk: TalkFile = {
     id: ctx.id,
     state: ctx.draft ? 2 : 1,
@@ -312,18 +277,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     embed,
     thumbnail_url: thumbnail,
     duration,
-    video_ogv_length: fmt('ogv').length,
-    video_ogv_url: fmt('ogv').url,
-    video_ogv_download_only: false,
-    video_mp4_length: fmt('mp4').length,
-    video_mp4_url: fmt('mp4').url,
-    video_mp4_download_only: false,
-    video_webm_length: fmt('webm').length,
-    video_webm_url: fmt('webm').url,
-    video_webm_download_only: false,
-    video_flv_length: fmt('flv').length,
-    video_flv_url: fmt('flv').url,
-    video_flv_download_only: false,
+    ...formatFields(media),
     source_url: sourceUrl,
     whiteboard,
     recorded,
@@ -334,6 +288,19 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   };
   if (ctx.draft) note('listed in NO_PUBLISH.json → draft');
   return { ok: true, value: talk, notes };
+}
+
+type FormatFields = Pick<TalkFile, `video_${Format}_${'length' | 'url' | 'download_only'}`>;
+
+/** The twelve media fields, in the contract's order; imported files are never download-only. */
+function formatFields(media: Partial<Record<Format, { url: string; length: number | null }>>): FormatFields {
+  const fields: Record<string, unknown> = {};
+  for (const f of FORMATS) {
+    fields[`video_${f}_length`] = media[f]?.length ?? null;
+    fields[`video_${f}_url`] = media[f]?.url ?? null;
+    fields[`video_${f}_download_only`] = false;
+  }
+  return fields as FormatFields;
 }
 
 /** Converts one pyvideo category.json. */
