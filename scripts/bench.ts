@@ -11,6 +11,7 @@ const values = parseCommand({
   options: {
     snapshot: { type: 'string', value: 'FILE', description: 'the pyvideo/data snapshot', default: path.join('..', 'shared', 'data', 'pyvideo-data.tar.gz') },
     work: { type: 'string', value: 'DIR', description: 'scratch folder, emptied first', default: path.join(tmpdir(), 'video-catalogue-bench') },
+    outputs: { type: 'string', value: 'DIR', description: 'where the builds write (default: the work folder); e.g. /dev/shm to leave the disk out' },
     json: { type: 'string', value: 'FILE', description: 'where to write the figures', default: 'bench-results.json' },
     quick: { type: 'boolean', description: 'skip the synthetic 5× catalogue' },
     step: { type: 'string', value: 'JSON', description: 'internal: run one measured step' },
@@ -19,7 +20,7 @@ const values = parseCommand({
 
 run('bench', async () => {
   if (values.step) return runStep(JSON.parse(values.step));
-  const figures = await runBench({ snapshot: values.snapshot, work: values.work, synthetic: !values.quick, log: (line) => process.stderr.write(`bench: ${line}\n`) });
+  const figures = await runBench({ snapshot: values.snapshot, work: values.work, outputs: values.outputs, synthetic: !values.quick, log: (line) => process.stderr.write(`bench: ${line}\n`) });
   await writeFile(values.json, `${JSON.stringify({ measured: new Date().toISOString(), machine: { cores: (await import('node:os')).availableParallelism(), node: process.version }, figures }, null, 2)}\n`);
   process.stdout.write(`${formatTable(figures)}\n\nfigures written to ${values.json}\n`);
 });

@@ -100,9 +100,9 @@ export interface CatalogueFigures {
 }
 
 /** Measures one catalogue: cold build, no-op build, one-talk build. */
-async function benchCatalogue(name: string, content: string, work: string, imported?: StepResult): Promise<CatalogueFigures> {
-  const out = path.join(work, `${name}-dist`);
-  const cache = path.join(work, `${name}-cache`);
+async function benchCatalogue(name: string, content: string, outputs: string, imported?: StepResult): Promise<CatalogueFigures> {
+  const out = path.join(outputs, `${name}-dist`);
+  const cache = path.join(outputs, `${name}-cache`);
   await rm(out, { recursive: true, force: true });
   await rm(cache, { recursive: true, force: true });
   const cold = measure({ kind: 'build', content, out, cache });
@@ -118,12 +118,15 @@ async function benchCatalogue(name: string, content: string, work: string, impor
 export interface BenchOptions {
   snapshot: string;
   work: string;
+  /** Where the builds write (default: the work folder), e.g. a tmpfs to take the disk out of the figures. */
+  outputs?: string;
   synthetic: boolean;
   log: (line: string) => void;
 }
 
 export async function runBench(options: BenchOptions): Promise<CatalogueFigures[]> {
   const { work, log } = options;
+  if (options.outputs) for (const name of ['pyvideo', 'synthetic-5x']) for (const kind of ['dist', 'cache']) await rm(path.join(options.outputs, `${name}-${kind}`), { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   log(`unpacking ${options.snapshot}`);
@@ -135,13 +138,15 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
   const imported = measure({ kind: 'import', source, content });
   const figures: CatalogueFigures[] = [];
   log('building the import');
-  figures.push(await benchCatalogue('pyvideo', content, work, imported));
+  const outputs = options.outputs ?? work;
+  await mkdir(outputs, { recursive: true });
+  figures.push(await benchCatalogue('pyvideo', content, outputs, imported));
   if (options.synthetic) {
     const synthetic = path.join(work, 'synthetic-content');
     log('generating the synthetic catalogue (5×)');
     await synthesise(content, synthetic, 5);
     log('building the synthetic catalogue');
-    figures.push(await benchCatalogue('synthetic-5x', synthetic, work));
+    figures.push(await benchCatalogue('synthetic-5x', synthetic, outputs));
   }
   return figures;
 }
