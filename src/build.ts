@@ -18,7 +18,7 @@ import type { Progress } from './progress.ts';
 import { renderTalkBatch, type BatchResult } from './render-talks.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
-import { lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
+import { hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
 
 export interface BuildOptions {
   content: string;
@@ -179,7 +179,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const theme = await loadTheme(options.templates);
     const entries = await listContent(options.content);
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
-    const cold = !stateDir || options.clean || !existsSync(path.join(stateDir, 'unchanged.json'));
+    const cold = !stateDir || options.clean || !hasState(stateDir);
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
     const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${theme.assets.map((a) => `${a.path}:${hash(a.bytes)}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
@@ -204,6 +204,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
+    // Compiling the templates now makes a template error fail the build before anything is written.
     new SiteRenderer(theme.templates);
     const plan = planSite(catalogue, fingerprints(theme, code));
 

@@ -1,6 +1,7 @@
-// Writing the output folder. A build writes into a staging folder beside it
-// and swaps it in at the end, so the output is always either the previous
-// build or the new one, never half of each, whenever the build stops.
+// Writing the output folder, so that it is always either the previous build
+// or the new one, never half of each, whenever a build stops: a full build
+// writes a staging folder beside it and swaps it in; an incremental build
+// writes changed files under temporary names and renames them by a journal.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';

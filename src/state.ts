@@ -85,6 +85,11 @@ const UNCHANGED_FILE = 'unchanged.json';
  * the output folder is the one it wrote, a build has nothing to do, and can
  * say so without loading the state or the content.
  */
+/** Whether any build has left its state here. */
+export function hasState(stateDir: string): boolean {
+  return existsSync(path.join(stateDir, UNCHANGED_FILE));
+}
+
 export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
   try {
     if (existsSync(path.join(stateDir, 'journal.json')) || existsSync(path.join(stateDir, 'pending'))) return undefined;
