@@ -125,7 +125,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   }
   const started = performance.now();
   const report = await importPyvideo({ source, content: values.content });
-  for (const error of report.errors) process.stderr.write(`${path.join(source, error)}\n`);
+  for (const error of report.errors) process.stderr.write(`${path.join(source, error.file)}: ${error.reason}\n`);
   if (!report.ok) {
     process.stderr.write(`import failed: ${report.errors.length} ${report.errors.length === 1 ? 'record' : 'records'} could not be converted; nothing was written\n`);
     return 1;

@@ -32,9 +32,15 @@ export interface ImportState {
   events: string[];
 }
 
+/** A record the import could not convert: its path inside the source, and why. */
+export interface ImportError {
+  file: string;
+  reason: string;
+}
+
 export interface ImportReport {
   ok: boolean;
-  errors: string[];
+  errors: ImportError[];
   events: number;
   talks: number;
   drafts: number;
@@ -91,14 +97,14 @@ export async function importPyvideo(options: { source: string; content: string; 
   };
 
   if (!existsSync(source)) {
-    report.errors.push(`${source}: no such folder`);
+    report.errors.push({ file: '', reason: 'no such folder' });
     return report;
   }
   const noPublish = new Set<number>();
   try {
     for (const id of JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8')) as unknown[]) if (Number.isInteger(id)) noPublish.add(id as number);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.errors.push(`${path.join(source, 'NO_PUBLISH.json')}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.errors.push({ file: 'NO_PUBLISH.json', reason: (err as Error).message });
   }
 
   const state = await readState(content);
@@ -122,17 +128,17 @@ export async function importPyvideo(options: { source: string; content: string; 
     try {
       parsed = JSON.parse(await readFile(path.join(source, file), 'utf8'));
     } catch (err) {
-      report.errors.push(`${file}: ${(err as Error).message}`);
+      report.errors.push({ file, reason: `${(err as Error).message}` });
       continue;
     }
     const converted = convertEvent(parsed, file);
     if (!converted.ok) {
-      report.errors.push(`${file}: ${converted.error}`);
+      report.errors.push({ file, reason: `${converted.error}` });
       continue;
     }
     addNotes(converted.notes);
     const check = eventSchema.safeParse(converted.value);
-    if (!check.success) report.errors.push(`${file}: ${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!check.success) report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
     events.set(eventSlugs.get(event)!, converted.value);
   }
 
@@ -142,7 +148,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   for (const file of talkFiles) {
     const event = file.split('/')[0]!;
     if (!eventNames.has(event)) {
-      report.errors.push(`${file}: the event folder "${event}" has no category.json`);
+      report.errors.push({ file, reason: `the event folder "${event}" has no category.json` });
       continue;
     }
     const bytes = await readFile(path.join(source, file));
@@ -150,14 +156,14 @@ export async function importPyvideo(options: { source: string; content: string; 
     try {
       value = JSON.parse(bytes.toString('utf8'));
     } catch (err) {
-      report.errors.push(`${file}: not valid JSON (${(err as Error).message})`);
+      report.errors.push({ file, reason: `not valid JSON (${(err as Error).message})` });
       continue;
     }
     sources.set(file, { bytes, value });
     const id = (value as { id?: unknown } | null)?.id;
     if (Number.isInteger(id) && (id as number) > 0) {
       const other = explicitIds.get(id as number);
-      if (other) report.errors.push(`${file}: id ${String(id)} is also the id of ${other}`);
+      if (other) report.errors.push({ file, reason: `id ${String(id)} is also the id of ${other}` });
       else explicitIds.set(id as number, file);
     }
   }
@@ -197,12 +203,12 @@ export async function importPyvideo(options: { source: string; content: string; 
       report.newIds++;
     }
     if (existingIds.has(id)) {
-      report.errors.push(`${file}: id ${id} is already used by a talk in ${content} that this import did not write`);
+      report.errors.push({ file, reason: `id ${id} is already used by a talk in ${content} that this import did not write` });
       continue;
     }
     const clash = usedIds.get(id);
     if (clash) {
-      report.errors.push(`${file}: id ${id} was given to ${clash} by an earlier import; give one of them another id`);
+      report.errors.push({ file, reason: `id ${id} was given to ${clash} by an earlier import; give one of them another id` });
       continue;
     }
     usedIds.set(id, file);
@@ -218,13 +224,13 @@ export async function importPyvideo(options: { source: string; content: string; 
     const draft = noPublish.has(id);
     const converted = convertTalk(value, { source: file, folder, stem, id, draft, slug, ...dates });
     if (!converted.ok) {
-      report.errors.push(`${file}: ${converted.error}`);
+      report.errors.push({ file, reason: `${converted.error}` });
       continue;
     }
     addNotes(converted.notes);
     const check = talkSchema.safeParse(converted.value);
     if (!check.success) {
-      report.errors.push(`${file}: ${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
       continue;
     }
     if (draft) report.drafts++;

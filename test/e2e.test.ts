@@ -57,11 +57,19 @@ const CONTRACT_TYPES: Record<string, string> = Object.fromEntries(
 );
 
 describe('commands', () => {
-  it.each(['build', 'check', 'serve', 'start'])('%s --help explains the command and exits 0', (script) => {
+  it.each(['build', 'check', 'serve', 'start', 'dev', 'import', 'bench'])('%s --help explains the command and exits 0', (script) => {
     const result = cli(script, ['--help']);
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain(`Usage: npm run ${script} -- [options]`);
+    expect(result.stdout).toMatch(new RegExp(`^Usage: npm run ${script} -- (\\S.* )?\\[options\\]`));
     expect(result.stdout).toContain('--help');
+  });
+
+  it('import: a missing source is a clear error, and bad arguments exit 2', async () => {
+    const content = path.join(await tempDir(), 'content');
+    const missing = cli('import', ['pyvideo', '/no/such/folder', '--content', content]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^\/no\/such\/folder: no such folder\n/);
+    expect(cli('import', ['youtube', 'x']).status).toBe(2);
   });
 
   it('rejects an unknown option with exit code 2', () => {
