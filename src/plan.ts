@@ -36,6 +36,13 @@ export interface Fingerprints {
 
 export const NEWEST_ON_HOME = 20;
 
+/**
+ * What identifies a file's contribution to an output: the hash of its bytes and
+ * its path, since the path gives a talk its slug and event (a renamed file has
+ * the same bytes but another address).
+ */
+const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
+
 export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
@@ -56,12 +63,12 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       const talk = list[index]!;
       const prevTalk = position > 0 ? list[order[position - 1]!] : undefined;
       const nextTalk = position < order.length - 1 ? list[order[position + 1]!] : undefined;
-      const base = `${talk.rev}${event.rev}`;
+      const base = `${token(talk)}${token(event)}`;
       const outputs: TalkOutput[] = [
         { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
-        { kind: 'page', path: `video/${talk.id}/${talk.slug}/index.html`, key: `${t('talk')}${base}${prevTalk?.rev ?? '-'}${nextTalk?.rev ?? '-'}` },
-        { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${talk.rev}`, target: talkPath(talk) },
-        ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${talk.rev}`, target: talkPath(talk) })),
+        { kind: 'page', path: `video/${talk.id}/${talk.slug}/index.html`, key: `${t('talk')}${base}${prevTalk ? token(prevTalk) : '-'}${nextTalk ? token(nextTalk) : '-'}` },
+        { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) },
+        ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) })),
       ];
       talks.push({
         talk,
@@ -75,7 +82,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
     pages.push({
       kind: 'event',
       path: `events/${slug}/index.html`,
-      key: `${t('event')}${event.rev}${order.map((i) => list[i]!.rev).join('')}`,
+      key: `${t('event')}${token(event)}${order.map((i) => token(list[i]!)).join('')}`,
       input: { event, talks: ordered },
     });
   }
@@ -87,7 +94,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   pages.push({
     kind: 'home',
     path: 'index.html',
-    key: `${t('home')}${liveCount}|${listed.map((e) => `${e.rev}${byEvent.get(e.slug)!.length}`).join('')}|${newest.map((n) => n.rev).join('')}`,
+    key: `${t('home')}${liveCount}|${listed.map((e) => `${token(e)}${byEvent.get(e.slug)!.length}`).join('')}|${newest.map(token).join('')}`,
     input: {
       talkCount: liveCount,
       events: listed.map((e) => ({ slug: e.slug, title: e.title, start_date: e.start_date, end_date: e.end_date, talkCount: byEvent.get(e.slug)!.length })),

@@ -117,6 +117,13 @@ describe('incremental builds', () => {
     expect(await readFile(path.join(out, 'old/new-talk.html'), 'utf8')).toContain('/video/900/a-brand-new-talk/');
     await expectSameAsClean();
 
+    const renamed = path.join(content, 'tidewater-python-2024', 'videos', 'a-brand-new-talk.yaml');
+    await cp(renamed, path.join(path.dirname(renamed), 'a-renamed-talk.yaml'));
+    await rm(renamed);
+    await incremental();
+    expect(await readFile(path.join(out, 'video/900/index.html'), 'utf8')).toContain('/video/900/a-renamed-talk/');
+    await expectSameAsClean();
+
     await edit(path.join(content, 'pennine-web-2012', 'category.yaml'), /^title: .*$/m, 'title: Pennine Web Twenty-Twelve');
     const summary = await incremental();
     expect(summary.written).toBeGreaterThan(10);
