@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { forEachLimit, loadContent } from './load.ts';
+import { loadContent } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import { eventSchema, isSlug, talkSchema } from './schema.ts';
@@ -278,4 +278,13 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   report.ok = true;
   return report;
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -340,12 +340,3 @@ function aliasConflicts(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, fi
   }
   return errors;
 }
-
-/** Runs `fn` over `items`, at most `limit` at a time. */
-export async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
