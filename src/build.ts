@@ -131,10 +131,18 @@ class Workers {
 }
 
 /** Renders the talk jobs, in worker threads when there are many. */
-async function renderTalks(jobs: TalkJob[], theme: Theme, target: WriteTarget, contentDir: string, workers: Workers, progress?: Progress): Promise<BatchResult[]> {
+async function renderTalks(
+  jobs: TalkJob[],
+  theme: Theme,
+  renderer: SiteRenderer,
+  target: WriteTarget,
+  contentDir: string,
+  workers: Workers,
+  progress?: Progress,
+): Promise<BatchResult[]> {
   progress?.start('rendering talks', jobs.length);
   try {
-    if (jobs.length < WORKER_THRESHOLD || workers.threads < 2) return [renderTalkBatch(new SiteRenderer(theme.templates), target, contentDir, jobs)];
+    if (jobs.length < WORKER_THRESHOLD || workers.threads < 2) return [renderTalkBatch(renderer, target, contentDir, jobs)];
     const templatesKey = hash(JSON.stringify(theme.templates));
     // A few batches in flight at a time: queueing them all would hold every task in memory at once.
     const results: BatchResult[] = [];
@@ -181,7 +189,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || !hasState(stateDir);
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
-    const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${theme.assets.map((a) => `${a.path}:${hash(a.bytes)}`).join('\n')}\n${contentSignature(entries)}`);
+    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes) }));
+    const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
       const same = readUnchanged(stateDir, input, out);
       if (same) {
@@ -204,14 +213,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
-    // Compiling the templates now makes a template error fail the build before anything is written.
-    new SiteRenderer(theme.templates);
+    // Compiled now, so a template error fails the build before anything is written.
+    const renderer = new SiteRenderer(theme.templates);
     const plan = planSite(catalogue, fingerprints(theme, code));
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) manifest.set(o.path, o.key);
     for (const page of plan.pages) manifest.set(page.path, page.key);
-    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes) }));
     for (const asset of assetKeys) manifest.set(asset.path, asset.key);
 
     mark('plan');
@@ -265,9 +273,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderTalks(talkJobs, theme, output.target, contentDir, workers, options.progress),
+        renderTalks(talkJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
-          const renderer = new SiteRenderer(theme.templates);
           for (const page of pageJobs) writer.write(page.path, renderPage(renderer, page));
           for (const asset of assets) writer.write(asset.path, asset.bytes);
         })(),
@@ -289,7 +296,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         if (move) await rename(...move);
       }
     } catch (err) {
-      await (output instanceof Patch ? output.discard(staged) : output.discard());
+      await output.discard();
       throw err;
     }
     if (stateDir) await writeUnchanged(stateDir, input, statSync(out).ino, summary);

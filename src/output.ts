@@ -189,9 +189,9 @@ export class Patch {
     await rm(path.join(this.stateDir, 'pending'), { force: true });
   }
 
-  async discard(staged: string[]): Promise<void> {
-    for (const rel of staged) await rm(path.join(this.outDir, tempName(rel, this.target.tag)), { force: true });
-    await rm(path.join(this.stateDir, 'pending'), { force: true });
+  /** Removes every temporary file of this patch, including those of batches that were still running when it failed. */
+  async discard(): Promise<void> {
+    await recoverPatch(this.outDir, this.stateDir);
   }
 }
 
@@ -200,18 +200,20 @@ async function applyJournal(outDir: string, journal: Journal): Promise<void> {
     const temp = path.join(outDir, tempName(rel, journal.tag));
     if (existsSync(temp)) await rename(temp, path.join(outDir, rel));
   }
-  for (const rel of journal.removes) {
-    await rm(path.join(outDir, rel), { force: true });
-    // Folders the removal emptied go too, as a clean build would not have them.
-    for (let dir = path.dirname(rel); dir !== '.'; dir = path.dirname(dir)) {
-      try {
-        await rmdir(path.join(outDir, dir));
-      } catch {
-        break;
-      }
+  for (const rel of journal.removes) await removeFile(outDir, rel);
+  for (const [from, to] of journal.moves) if (existsSync(from)) await rename(from, to);
+}
+
+/** Removes a file, and the folders that removal emptied, as a clean build would not have them. */
+async function removeFile(outDir: string, rel: string): Promise<void> {
+  await rm(path.join(outDir, rel), { force: true });
+  for (let dir = path.dirname(rel); dir !== '.'; dir = path.dirname(dir)) {
+    try {
+      await rmdir(path.join(outDir, dir));
+    } catch {
+      break;
     }
   }
-  for (const [from, to] of journal.moves) if (existsSync(from)) await rename(from, to);
 }
 
 /** Finishes a patch whose journal was written, or removes the temporary files of one that never got that far. */
@@ -225,7 +227,7 @@ export async function recoverPatch(outDir: string, stateDir: string): Promise<vo
   if (existsSync(pendingFile)) {
     const tag = (await readFile(pendingFile, 'utf8')).trim();
     if (tag && existsSync(outDir)) {
-      for (const temp of await fg(`**/.*.vc-${fg.escapePath(tag)}`, { cwd: outDir, dot: true, onlyFiles: true })) await rm(path.join(outDir, temp), { force: true });
+      for (const temp of await fg(`**/.*.vc-${fg.escapePath(tag)}`, { cwd: outDir, dot: true, onlyFiles: true })) await removeFile(outDir, temp);
     }
     await rm(pendingFile, { force: true });
   }

@@ -108,6 +108,17 @@ describe('Patch', () => {
     expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('before');
   });
 
+  it('a discarded patch leaves no temporary file, even from writers it was not told about', async () => {
+    const { out, state } = await setUp();
+    const patch = await Patch.open(out, state);
+    new FileWriter(patch.target).write('changed.txt', 'after');
+    new FileWriter(patch.target).write('new/file.txt', 'new');
+    await patch.discard();
+    expect((await readdir(out, { recursive: true })).sort()).toEqual(['a', 'a/gone.txt', 'changed.txt', 'same.txt']);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('before');
+    expect(await readdir(state)).toEqual([]);
+  });
+
   it('a patch stopped after its journal is completed by the next build', async () => {
     const { out, state } = await setUp();
     const patch = await Patch.open(out, state);
