@@ -13,9 +13,10 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
-import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
+import { planSite, type Fingerprints, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderTalkBatch, type BatchResult } from './render-talks.ts';
+import { buildSearchIndex, SEARCH_DIR } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
 import { hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
@@ -28,6 +29,8 @@ export interface BuildOptions {
   cache?: string;
   /** Ignore what previous builds left and write everything. */
   clean?: boolean;
+  /** Absolute URL the site is served at, for canonical links, feeds and sitemaps; default http://127.0.0.1:8080. */
+  baseUrl?: string;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
   /** A long-running caller (the dev server) keeps the state here between builds, saving a read of it. */
@@ -92,16 +95,7 @@ function fingerprints(theme: Theme, code: string): Fingerprints {
   return { code, templates };
 }
 
-function renderPage(renderer: SiteRenderer, job: PageJob): string {
-  switch (job.kind) {
-    case 'home':
-      return renderer.home(job.input);
-    case 'event':
-      return renderer.event(job.input);
-    case 'not-found':
-      return renderer.notFound();
-  }
-}
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 /** Worker threads for a build, started on first use: small builds never pay for them. */
 class Workers {
@@ -150,7 +144,7 @@ async function renderTalks(
     const feed = async () => {
       while (next < jobs.length) {
         const slice = jobs.slice(next, (next += BATCH));
-        const task: WorkerTask = { templatesKey, templates: theme.templates, target, contentDir, jobs: slice };
+        const task: WorkerTask = { templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, jobs: slice };
         results.push(await workers.run<BatchResult>(task));
         for (let n = 0; n < slice.length; n++) progress?.tick();
       }
@@ -190,7 +184,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const cold = !stateDir || options.clean || !hasState(stateDir);
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes) }));
-    const input = hash(`${code}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
+    const input = hash(`${code}\n${site.baseUrl}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
       const same = readUnchanged(stateDir, input, out);
       if (same) {
@@ -214,13 +209,17 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
     // Compiled now, so a template error fails the build before anything is written.
-    const renderer = new SiteRenderer(theme.templates);
-    const plan = planSite(catalogue, fingerprints(theme, code));
+    const renderer = new SiteRenderer(theme.templates, site);
+    const plan = planSite(catalogue, fingerprints(theme, `${code}${hash(site.baseUrl)}`));
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) manifest.set(o.path, o.key);
     for (const page of plan.pages) manifest.set(page.path, page.key);
     for (const asset of assetKeys) manifest.set(asset.path, asset.key);
+    // The search index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
+    const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
+    const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === plan.search.key);
+    if (searchFresh) for (const [p, key] of searchFiles) manifest.set(p, key);
 
     mark('plan');
     const changed = (p: string, key: string) => previous?.manifest.get(p) !== key;
@@ -234,7 +233,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     const patching = stateDir !== undefined && !options.clean && existsSync(out);
     const existing = previous ? [...previous.manifest.keys()] : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
-    const removes = existing.filter((p) => !manifest.has(p)).sort();
+    // Removals are known once the search index has been built (if it needs to be), see below.
+    const removable = () => existing.filter((p) => !manifest.has(p)).sort();
 
     mark('diff');
     const live = catalogue.talks.filter(isLive).length;
@@ -245,7 +245,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       outputs: manifest.size,
       written: 0,
       unchanged: 0,
-      removed: removes.length,
+      removed: 0,
       bytes: 0,
       incremental: patching,
       ms: 0,
@@ -256,7 +256,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (options.memory) options.memory.state = stateOf(statSync(out).ino);
     };
 
-    if (previous && talkJobs.length === 0 && pageJobs.length === 0 && assets.length === 0 && removes.length === 0) {
+    if (previous && searchFresh && talkJobs.length === 0 && pageJobs.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
       if (loaded.read > 0 && stateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
@@ -275,10 +275,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       const [results] = await Promise.all([
         renderTalks(talkJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
-          for (const page of pageJobs) writer.write(page.path, renderPage(renderer, page));
+          const search = searchFresh ? undefined : buildSearchIndex(plan.search.talks);
+          for (const page of pageJobs) writer.write(page.path, renderer.output(page));
           for (const asset of assets) writer.write(asset.path, asset.bytes);
+          for (const file of (await search) ?? []) {
+            writer.write(file.path, file.bytes);
+            manifest.set(file.path, plan.search.key);
+          }
         })(),
       ]);
+      const removes = removable();
+      summary.removed = removes.length;
+      summary.outputs = manifest.size;
       mark('render and write');
       for (const r of [...results, writer]) {
         summary.written += r.files;

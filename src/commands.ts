@@ -1,7 +1,7 @@
 // The commands behind the npm scripts: their options, and what each does
 // with them. The files in scripts/ only parse argv and call these.
 import path from 'node:path';
-import { build, loadTheme, type BuildResult } from './build.ts';
+import { build, DEFAULT_BASE_URL, loadTheme, type BuildResult } from './build.ts';
 import { startDev } from './dev.ts';
 import { formatMiB, formatSeconds } from './cli.ts';
 import { importPyvideo } from './importer.ts';
@@ -14,6 +14,10 @@ const contentOptions = {
   content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
   out: { type: 'string', value: 'DIR', description: 'output folder, replaced as a whole when the build succeeds', default: 'dist' },
   templates: { type: 'string', value: 'DIR', description: 'templates folder (eta templates and assets/)', default: 'templates' },
+} as const;
+
+const siteOptions = {
+  'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
 } as const;
 
 const listenOptions = {
@@ -30,7 +34,7 @@ export const buildCommand = {
   name: 'build',
   summary:
     'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.\nLater builds rewrite only the files whose content, template or code changed.',
-  options: { ...contentOptions, ...incrementalOptions },
+  options: { ...contentOptions, ...siteOptions, ...incrementalOptions },
   notes: 'Exit code: 0 on success, 1 on content errors or a failure, 2 for a bad option.',
 };
 
@@ -50,13 +54,26 @@ export const serveCommand = {
 export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
-  options: { ...contentOptions, ...incrementalOptions, ...listenOptions },
+  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
 };
 
 type BuildValues = { content: string; out: string; templates: string };
 
-export async function runBuild(values: BuildValues & { cache: string; clean?: boolean }): Promise<number> {
-  return reportBuild(await build({ ...values, progress: terminalProgress() }), values);
+export async function runBuild(values: BuildValues & { cache: string; clean?: boolean; 'base-url': string }): Promise<number> {
+  const baseUrl = checkBaseUrl(values['base-url']);
+  return reportBuild(await build({ ...values, baseUrl, progress: terminalProgress() }), values);
+}
+
+/** An absolute http(s) URL without query or fragment; a trailing slash is dropped. */
+export function checkBaseUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) throw new Error(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
+  return text.replace(/\/+$/, '');
 }
 
 /** Prints a build's errors, or its one-line summary; returns the exit code. */
@@ -83,7 +100,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
     process.stderr.write(`check failed: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} in ${files} files\n`);
     return 1;
   }
-  new SiteRenderer((await loadTheme(values.templates)).templates);
+  new SiteRenderer((await loadTheme(values.templates)).templates, { baseUrl: DEFAULT_BASE_URL });
   const live = catalogue.talks.filter(isLive).length;
   process.stdout.write(
     `checked ${files} files: ${catalogue.events.length} events, ${live} live talks, ${catalogue.talks.length - live} drafts, no problems (${formatSeconds(performance.now() - started)})\n`,
@@ -145,11 +162,12 @@ export const devCommand = {
   name: 'dev',
   summary:
     'Build, serve, and rebuild incrementally whenever a file under the content or templates folder changes; open pages reload by themselves.\nA content error is shown in the terminal and on the page, and the last good build stays served.',
-  options: { ...contentOptions, ...incrementalOptions, ...listenOptions },
+  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
 } as const;
 
-export async function runDev(values: BuildValues & { cache: string; host: string; port: string }): Promise<void> {
+export async function runDev(values: BuildValues & { cache: string; host: string; port: string; 'base-url': string }): Promise<void> {
   const dev = await startDev({
+    baseUrl: checkBaseUrl(values['base-url']),
     content: values.content,
     out: values.out,
     templates: values.templates,

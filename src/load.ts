@@ -12,7 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { ContentError, sortErrors } from './errors.ts';
-import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, type EventFields, type Talk } from './schema.ts';
+import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { parseSource, type FieldPath, type Position } from './source.ts';
 import { validate } from './validate.ts';
 
@@ -32,8 +32,21 @@ export interface CatalogueEvent extends EventFields, Origin {
 
 const SUMMARY_FIELDS = ['id', 'title', 'language', 'speakers', 'tags', 'state', 'duration', 'recorded', 'aliases', 'updated'] as const;
 
-/** What the catalogue keeps of a talk file: the fields lists, links and checks use. */
-export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | 'category'>;
+/** A file a feed item can point podcatchers at. */
+export interface Enclosure {
+  url: string;
+  type: string;
+  length: number | null;
+}
+
+/** What the catalogue keeps of a talk file: the fields lists, links, feeds, search and checks use. */
+export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | 'category'> & {
+  /** A short plain-text excerpt of the summary, or else of the description. */
+  blurb: string;
+  enclosure: Enclosure | null;
+};
+
+const BLURB_LENGTH = 300;
 
 /** A talk in the catalogue: its digest, with slug, category and event resolved. */
 export interface CatalogueTalk extends Omit<TalkDigest, 'slug' | 'category'>, Origin {
@@ -110,7 +123,33 @@ function digestOf(talk: Talk): TalkDigest {
   for (const field of SUMMARY_FIELDS) digest[field] = talk[field];
   if (talk.slug !== undefined) digest.slug = talk.slug;
   if (talk.category !== undefined) digest.category = talk.category;
+  digest.blurb = blurb(talk.summary.trim() || talk.description);
+  digest.enclosure = enclosureOf(talk);
   return digest as TalkDigest;
+}
+
+/**
+ * Plain text for excerpts and the search index: Markdown and HTML marks are
+ * dropped rather than rendered (the excerpt is escaped wherever it is shown).
+ */
+export function blurb(text: string, length = BLURB_LENGTH): string {
+  const plain = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`#>]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= length) return plain;
+  const cut = plain.slice(0, length);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), length - 40)).trimEnd()}…`;
+}
+
+function enclosureOf(talk: Talk): Enclosure | null {
+  for (const format of PLAYABLE_FIRST) {
+    const url = talk[`video_${format}_url`];
+    if (url) return { url, type: VIDEO_MIME[format], length: talk[`video_${format}_length`] };
+  }
+  return null;
 }
 
 export const readTalks: ReadTalks = ({ dir, display, names }) =>

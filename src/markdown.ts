@@ -28,6 +28,13 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
   },
 };
 
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Plain text as HTML or XML text, safe in element content and in quoted attributes. */
+export function escapeMarkup(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
 export function renderMarkdown(source: string): string {
   if (source.trim() === '') return '';
   return sanitizeHtml(marked.parse(source) as string, MARKDOWN_POLICY);

@@ -2,8 +2,28 @@
 // from and a key that changes whenever those inputs change. Pure and cheap: it
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
-import { aliasFile, isLive, type Catalogue, type CatalogueTalk } from './load.ts';
-import { byEventDate, byNewest, byProgramme, talkLink, talkPath, type EventPageInput, type HomeInput, type TalkLink, type TalkPageInput } from './render.ts';
+import { createHash } from 'node:crypto';
+import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import type { FeedFormat, FeedInput, FeedItem } from './feeds.ts';
+import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
+import {
+  byEventDate,
+  byNewest,
+  byProgramme,
+  eventPath,
+  languagePath,
+  speakerPath,
+  tagPath,
+  talkLink,
+  talkPath,
+  type EventSummary,
+  type PageInputs,
+  type PageTemplate,
+  type TalkLink,
+  type TalkPageInput,
+  type TermLink,
+} from './render.ts';
+import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
 /** One file of the output, and the key of what it is made from. */
 export interface OutputSpec {
@@ -20,11 +40,21 @@ export interface TalkJob extends Omit<TalkPageInput, 'talk'> {
   outputs: TalkOutput[];
 }
 
-export type PageJob = OutputSpec & ({ kind: 'home'; input: HomeInput } | { kind: 'event'; input: EventPageInput } | { kind: 'not-found' });
+/** Every other file: pages made from several talks, feeds, sitemaps. */
+export type PageJob = OutputSpec &
+  (
+    | { [T in PageTemplate]: { kind: 'page'; template: T; input: PageInputs[T] } }[PageTemplate]
+    | { kind: 'feed'; format: FeedFormat; input: FeedInput }
+    | { kind: 'sitemap'; input: SitemapEntry[] }
+    | { kind: 'sitemap-index'; input: string[] }
+    | { kind: 'robots' }
+  );
 
 export interface SitePlan {
   talks: TalkJob[];
   pages: PageJob[];
+  /** The talks the search index is built from, and the key of that index. */
+  search: { key: string; talks: CatalogueTalk[] };
 }
 
 /** Short fingerprints of the code and templates each kind of output is made with. */
@@ -35,6 +65,17 @@ export interface Fingerprints {
 }
 
 export const NEWEST_ON_HOME = 20;
+export const EVENTS_ON_HOME = 10;
+/** Talks per page of a long list. */
+export const PAGE_SIZE = 50;
+/** Items per feed: feed readers only look at the newest. */
+export const FEED_ITEMS = 50;
+/** Talks of the same event shown on a talk page, on each side of it in the programme. */
+export const EVENT_NEIGHBOURS = 4;
+/** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
+export const SPEAKERS_ON_ONE_PAGE = 400;
+
+export const FEED_FILES: Record<FeedFormat, string> = { atom: 'feed.atom', rss: 'feed.rss', json: 'feed.json' };
 
 /**
  * What identifies a file's contribution to an output: the hash of its bytes and
@@ -42,78 +83,209 @@ export const NEWEST_ON_HOME = 20;
  * the same bytes but another address).
  */
 const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
+const hashOf = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+
 
 export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
+  const pages: PageJob[] = [];
+  const page = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) =>
+    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input)}` } as PageJob);
+  const feeds = (base: string, input: Omit<FeedInput, 'path'>) => {
+    for (const format of ['atom', 'rss', 'json'] as const) {
+      const feed = { ...input, path: base };
+      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}` });
+    }
+  };
+
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const live = catalogue.talks.filter(isLive);
+  const links = new Map<CatalogueTalk, TalkLink>(live.map((talk) => [talk, talkLink(talk)]));
   const byEvent = new Map<string, CatalogueTalk[]>();
-  for (const talk of catalogue.talks) {
-    if (!isLive(talk)) continue;
-    (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
-  }
+  for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
+  const newestFirst = [...live].sort((a, b) => byNewest(links.get(a)!, links.get(b)!));
+  const sitemap: SitemapEntry[] = [];
+  const listed = (sitePath: string, talks: CatalogueTalk[]) => sitemap.push({ path: sitePath, lastmod: lastUpdated(talks) });
 
   const talks: TalkJob[] = [];
-  const pages: PageJob[] = [];
+  const summaries: EventSummary[] = [];
   for (const [slug, list] of byEvent) {
     const event = events.get(slug)!;
     const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
-    const links = list.map(talkLink);
-    const order = links.map((_, i) => i).sort((a, b) => byProgramme(links[a]!, links[b]!));
-    order.forEach((index, position) => {
-      const talk = list[index]!;
-      const prevTalk = position > 0 ? list[order[position - 1]!] : undefined;
-      const nextTalk = position < order.length - 1 ? list[order[position + 1]!] : undefined;
+    const programme = list.map((talk) => links.get(talk)!).sort(byProgramme);
+    const talkOf = new Map(list.map((talk) => [talk.id, talk]));
+    programme.forEach((link, position) => {
+      const talk = talkOf.get(link.id)!;
+      const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
       const base = `${token(talk)}${token(event)}`;
-      const outputs: TalkOutput[] = [
+      const job: TalkJob = {
+        talk,
+        event: eventInfo,
+        prev: programme[position - 1],
+        next: programme[position + 1],
+        others: around.filter((other) => other.id !== talk.id),
+        outputs: [],
+      };
+      job.outputs = [
         { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
-        { kind: 'page', path: `video/${talk.id}/${talk.slug}/index.html`, key: `${t('talk')}${base}${prevTalk ? token(prevTalk) : '-'}${nextTalk ? token(nextTalk) : '-'}` },
+        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others])}` },
         { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) },
         ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) })),
       ];
-      talks.push({
-        talk,
-        event: eventInfo,
-        prev: prevTalk && links[order[position - 1]!],
-        next: nextTalk && links[order[position + 1]!],
-        outputs,
-      });
+      talks.push(job);
+      sitemap.push({ path: talkPath(talk), lastmod: talk.updated });
     });
-    const ordered = order.map((i) => links[i]!);
-    pages.push({
-      kind: 'event',
-      path: `events/${slug}/index.html`,
-      key: `${t('event')}${token(event)}${order.map((i) => token(list[i]!)).join('')}`,
-      input: { event, talks: ordered },
-    });
+    page(eventPath(slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(slug) });
+    feeds(eventPath(slug), { title: event.title, description: `Talks recorded at ${event.title}`, page: eventPath(slug), items: feedItems(list, links) });
+    listed(eventPath(slug), list);
+    summaries.push({ ...eventInfo, talkCount: list.length });
   }
   talks.sort((a, b) => a.talk.id - b.talk.id);
+  summaries.sort(byEventDate);
 
-  const listed = catalogue.events.filter((e) => byEvent.has(e.slug)).sort(byEventDate);
-  const newest = newestTalks(catalogue.talks.filter(isLive), NEWEST_ON_HOME);
-  const liveCount = talks.length;
-  pages.push({
-    kind: 'home',
-    path: 'index.html',
-    key: `${t('home')}${liveCount}|${listed.map((e) => `${token(e)}${byEvent.get(e.slug)!.length}`).join('')}|${newest.map(token).join('')}`,
-    input: {
-      talkCount: liveCount,
-      events: listed.map((e) => ({ slug: e.slug, title: e.title, start_date: e.start_date, end_date: e.end_date, talkCount: byEvent.get(e.slug)!.length })),
-      newest: newest.map(talkLink),
-    },
-  });
-  pages.push({ kind: 'not-found', path: '404.html', key: t('404') });
-  return { talks, pages };
-}
+  const speakers = groupByTerm(newestFirst, (talk) => talk.speakers);
+  const tags = groupByTerm(newestFirst, (talk) => talk.tags);
+  const languages = groupByTerm(newestFirst, (talk) => [talk.language]);
+  const termPages = (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) => {
+    for (const term of terms) {
+      const base = pathOf(term.slug);
+      const name = term.names[0]!;
+      for (const p of paginate(term.items, PAGE_SIZE, base)) {
+        page(p.path, 'listing', {
+          title: heading(name),
+          kind,
+          names: term.names,
+          path: base,
+          total: term.items.length,
+          page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
+          talks: p.items.map((talk) => links.get(talk)!),
+          feeds: withFeeds ? base : undefined,
+        });
+        listed(p.path, p.items);
+      }
+      if (withFeeds) feeds(base, { title: heading(name), description: `${heading(name)}, newest first`, page: base, items: feedItems(term.items, links) });
+    }
+  };
+  termPages(speakers, speakerPath, (name) => name, 'speaker', true);
+  termPages(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
+  termPages(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
 
-/** The `count` newest talks, without sorting the whole catalogue. */
-function newestTalks(talks: CatalogueTalk[], count: number): CatalogueTalk[] {
-  const top: CatalogueTalk[] = [];
-  for (const talk of talks) {
-    if (top.length === count && byNewest(talk, top[count - 1]!) >= 0) continue;
-    top.push(talk);
-    top.sort(byNewest);
-    if (top.length > count) top.pop();
+  for (const p of paginate(newestFirst, PAGE_SIZE, '/talks/')) {
+    page(p.path, 'listing', {
+      title: 'All talks',
+      kind: 'all',
+      names: [],
+      path: '/talks/',
+      total: newestFirst.length,
+      page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
+      talks: p.items.map((talk) => links.get(talk)!),
+      feeds: '/',
+    });
+    listed(p.path, p.items);
   }
-  return top;
+  feeds('/', { title: 'Video catalogue', description: 'Recorded conference talks, newest first', page: '/', items: feedItems(newestFirst, links) });
+
+  planSpeakerIndex(speakers, page);
+  const termLink = (pathOf: (slug: string) => string) => (term: Term<CatalogueTalk>): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
+  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags.map(termLink(tagPath)), tags, '') });
+  page('/languages/', 'terms', {
+    title: 'Languages',
+    path: '/languages/',
+    total: languages.length,
+    letters: [],
+    groups: [{ heading: '', id: 'all', terms: languages.map(termLink(languagePath)) }],
+  });
+
+  const series = new Map<string, EventSummary[]>();
+  for (const summary of summaries) {
+    const name = seriesOf(summary.title);
+    (series.get(name) ?? series.set(name, []).get(name)!).push(summary);
+  }
+  page('/events/', 'events', { total: summaries.length, series: [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list })) });
+
+  page('/', 'home', {
+    totals: { talks: live.length, events: summaries.length, speakers: speakers.length, tags: tags.length, languages: languages.length },
+    newest: newestFirst.slice(0, NEWEST_ON_HOME).map((talk) => links.get(talk)!),
+    events: summaries.slice(0, EVENTS_ON_HOME),
+  });
+  const example = newestFirst[0];
+  page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length });
+  page('/search/', 'search', {});
+  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found') });
+
+  for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod: lastUpdated(live) });
+  const chunks = sitemapChunks(sitemap.sort((a, b) => (a.path < b.path ? -1 : 1)));
+  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}` }));
+  const sitemapPaths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
+  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}` });
+  pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
+
+  checkRedirects(talks, pages);
+  return { talks, pages, search: { key: `${prints.code}${hashOf(live.map(searchToken))}`, talks: newestFirst } };
 }
 
+/** The speakers index: one page, or for many speakers an A–Z page per letter. */
+function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) => void) {
+  const all = speakers.map((term) => ({ name: term.names[0]!, url: speakerPath(term.slug), count: term.items.length }));
+  if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
+    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(all, speakers, '') });
+    return;
+  }
+  const sections = byInitial(all, speakers, '/speakers/');
+  page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, letters: sections.letters, groups: [] });
+  for (const group of sections.groups) {
+    page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
+  }
+}
+
+/** Terms in A–Z sections; letters link to anchors on the same page, or to `/<base><letter>/` pages. */
+function byInitial(links: TermLink[], terms: Term<unknown>[], pageBase: string) {
+  const groups: { heading: string; id: string; terms: TermLink[] }[] = [];
+  terms.forEach((term, i) => {
+    const id = initialOf(term.slug);
+    if (groups.at(-1)?.id !== id) groups.push({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] });
+    groups.at(-1)!.terms.push(links[i]!);
+  });
+  return { letters: groups.map((g) => ({ label: g.heading, url: pageBase ? `${pageBase}${g.id}/` : `#${g.id}`, count: g.terms.length })), groups };
+}
+
+function eventFields(event: CatalogueEvent) {
+  return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description };
+}
+
+function lastUpdated(talks: CatalogueTalk[]): string | null {
+  let last: string | null = null;
+  for (const talk of talks) if (last === null || talk.updated > last) last = talk.updated;
+  return last;
+}
+
+function feedItems(talks: CatalogueTalk[], links: Map<CatalogueTalk, TalkLink>): FeedItem[] {
+  return [...talks]
+    .sort((a, b) => byNewest(links.get(a)!, links.get(b)!))
+    .slice(0, FEED_ITEMS)
+    .map((talk) => ({
+      id: talk.id,
+      title: talk.title,
+      url: talkPath(talk),
+      recorded: talk.recorded,
+      updated: talk.updated,
+      speakers: talk.speakers,
+      category: talk.category,
+      summary: talk.blurb,
+      enclosure: talk.enclosure,
+    }));
+}
+
+/** What the search index holds of a talk: when none of it changed, the index is not rebuilt. */
+export const searchToken = (talk: CatalogueTalk) => [talk.id, talk.slug, talk.title, talk.speakers, talk.tags, talk.category, talk.language, talk.recorded, talk.blurb];
+
+/** Every redirect must land on a page of this build: an old link that leads to a 404 is a bug. */
+function checkRedirects(talks: TalkJob[], pages: PageJob[]): void {
+  const files = new Set<string>(pages.map((p) => p.path));
+  for (const job of talks) for (const o of job.outputs) if (o.kind === 'page') files.add(o.path);
+  for (const job of talks) {
+    for (const o of job.outputs) {
+      if (o.kind === 'redirect' && !files.has(fileOf(o.target))) throw new Error(`redirect ${o.path} points at ${o.target}, which this build does not write`);
+    }
+  }
+}

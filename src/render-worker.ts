@@ -1,13 +1,14 @@
 // A worker thread's side of a build: it reads batches of talk files, and it
 // renders batches of talks into files, keeping one renderer per set of templates.
 import { renderTalkBatch, type BatchResult } from './render-talks.ts';
-import { SiteRenderer, type Templates } from './render.ts';
+import { SiteRenderer, type SiteInfo, type Templates } from './render.ts';
 import type { WriteTarget } from './output.ts';
 import type { TalkJob } from './plan.ts';
 
 export interface WorkerTask {
   templatesKey: string;
   templates: Templates;
+  site: SiteInfo;
   target: WriteTarget;
   contentDir: string;
   jobs: TalkJob[];
@@ -18,6 +19,6 @@ export { readTalks } from './load.ts';
 let current: { key: string; renderer: SiteRenderer } | undefined;
 
 export default function run(task: WorkerTask): BatchResult {
-  if (current?.key !== task.templatesKey) current = { key: task.templatesKey, renderer: new SiteRenderer(task.templates) };
+  if (current?.key !== `${task.templatesKey}${task.site.baseUrl}`) current = { key: `${task.templatesKey}${task.site.baseUrl}`, renderer: new SiteRenderer(task.templates, task.site) };
   return renderTalkBatch(current.renderer, task.target, task.contentDir, task.jobs);
 }

@@ -2,17 +2,28 @@
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import { Eta } from 'eta/core';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
+import { termSlug } from './collections.ts';
+import { renderFeed } from './feeds.ts';
+import type { PageJob } from './plan.ts';
+import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { renderMarkdown, sanitiseEmbed } from './markdown.ts';
-import { FORMATS, languageTag, type Format } from './schema.ts';
+import { API_FIELDS, inertJson } from './record.ts';
+import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
 
 /** Template sources by name (see TEMPLATE_NAMES). */
 export type Templates = Record<string, string>;
 
-export const TEMPLATE_NAMES = ['layout', 'home', 'event', 'talk', 'redirect', '404'] as const;
+export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found'] as const;
 
-const MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'video/webm', ogv: 'video/ogg', flv: 'video/x-flv' };
-// The order browsers should try sources in: widely playable first.
-const PLAY_ORDER: Format[] = ['mp4', 'webm', 'ogv', 'flv'];
+/** The templates that make whole pages from a plan's page jobs. */
+export type PageTemplate = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout' | 'talk' | 'redirect'>;
+
+/** What pages need to know about the site itself. */
+export interface SiteInfo {
+  /** Absolute URL of the site's root, without the trailing slash: canonical links, feeds and sitemaps need it. */
+  baseUrl: string;
+}
+
 
 export const talkPath = (talk: { id: number; slug: string }) => `/video/${talk.id}/${talk.slug}/`;
 export const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
@@ -41,15 +52,49 @@ export function formatBytes(bytes: number | null): string {
 
 export type Player =
   | { kind: 'video'; sources: { src: string; type: string }[]; poster: string }
+  | { kind: 'iframe'; src: string; host: string }
   | { kind: 'embed'; html: string }
   | { kind: 'thumbnail'; src: string; href: string };
 
+const YOUTUBE_ID = /^[\w-]{11}$/;
+
+/**
+ * The privacy-friendly embed address of a video on YouTube (youtube-nocookie),
+ * Vimeo or a PeerTube instance, from the address of its page; null for other hosts.
+ */
+export function embedFor(sourceUrl: string): { src: string; host: string } | null {
+  let url: URL;
+  try {
+    url = new URL(sourceUrl);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const host = url.hostname.replace(/^(www|m)\./, '');
+  const parts = url.pathname.split('/').filter(Boolean);
+  let youtube: string | undefined;
+  if (host === 'youtu.be') youtube = parts[0];
+  else if (host === 'youtube.com' || host === 'youtube-nocookie.com') youtube = parts[0] === 'watch' ? (url.searchParams.get('v') ?? undefined) : ['embed', 'live', 'shorts', 'v'].includes(parts[0] ?? '') ? parts[1] : undefined;
+  if (youtube !== undefined) return YOUTUBE_ID.test(youtube) ? { src: `https://www.youtube-nocookie.com/embed/${youtube}`, host: 'YouTube' } : null;
+  if (host === 'vimeo.com' || host === 'player.vimeo.com') {
+    const id = parts.find((p) => /^\d+$/.test(p));
+    return id ? { src: `https://player.vimeo.com/video/${id}`, host: 'Vimeo' } : null;
+  }
+  // PeerTube instances have no common host name, but a recognisable path.
+  const peertube = (parts[0] === 'videos' && (parts[1] === 'watch' || parts[1] === 'embed') && parts[2]) || (parts[0] === 'w' && parts[1]);
+  if (peertube && /^[\w-]{8,40}$/.test(peertube)) return { src: `https://${url.host}/videos/embed/${peertube}`, host: 'PeerTube' };
+  return null;
+}
+
+/** The one player a talk page shows: its own files first (no third party), then the host's player, then the thumbnail. */
 export function playerFor(talk: FullTalk): Player | null {
-  const sources = PLAY_ORDER.filter((f) => talk[`video_${f}_url`] && !talk[`video_${f}_download_only`]).map((f) => ({
+  const sources = PLAYABLE_FIRST.filter((f) => talk[`video_${f}_url`] && !talk[`video_${f}_download_only`]).map((f) => ({
     src: talk[`video_${f}_url`]!,
-    type: MIME[f],
+    type: VIDEO_MIME[f],
   }));
   if (sources.length > 0) return { kind: 'video', sources, poster: talk.thumbnail_url };
+  const iframe = embedFor(talk.source_url);
+  if (iframe) return { kind: 'iframe', ...iframe };
   const embed = sanitiseEmbed(talk.embed);
   if (embed) return { kind: 'embed', html: embed };
   if (talk.thumbnail_url) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
@@ -83,33 +128,70 @@ export interface TalkLink {
   speakers: string[];
   duration: number | null;
   recorded: string | null;
+  event: string;
+  category: string;
 }
 
 export function talkLink(talk: CatalogueTalk): TalkLink {
-  return { id: talk.id, slug: talk.slug, title: talk.title, language: talk.language, speakers: talk.speakers, duration: talk.duration, recorded: talk.recorded };
+  return {
+    id: talk.id,
+    slug: talk.slug,
+    title: talk.title,
+    language: talk.language,
+    speakers: talk.speakers,
+    duration: talk.duration,
+    recorded: talk.recorded,
+    event: talk.event,
+    category: talk.category,
+  };
 }
 
 type EventInfo = Pick<CatalogueEvent, 'slug' | 'title' | 'start_date' | 'end_date'>;
+export type EventSummary = EventInfo & { talkCount: number };
 
 export interface TalkPageInput {
   talk: FullTalk;
   event: EventInfo;
   prev?: TalkLink;
   next?: TalkLink;
+  /** Talks near this one in the event's programme. */
+  others: TalkLink[];
 }
 
-export interface EventPageInput {
-  event: CatalogueEvent;
-  talks: TalkLink[];
+/** A speaker, tag or language in an index. */
+export interface TermLink {
+  name: string;
+  url: string;
+  count: number;
 }
 
-export interface HomeInput {
-  talkCount: number;
-  events: (EventInfo & { talkCount: number })[];
-  newest: TalkLink[];
+/** The input of each page template. */
+export interface PageInputs {
+  home: { totals: { talks: number; events: number; speakers: number; tags: number; languages: number }; newest: TalkLink[]; events: EventSummary[] };
+  events: { total: number; series: { name: string; id: string; events: EventSummary[] }[] };
+  event: { event: EventInfo & Pick<CatalogueEvent, 'url' | 'description'>; talks: TalkLink[]; feeds: string };
+  /** One page of talks: all of them, or a speaker's, a tag's, a language's. */
+  listing: {
+    title: string;
+    kind: string;
+    /** Every spelling filed under this page. */
+    names: string[];
+    path: string;
+    total: number;
+    page: { number: number; count: number; prev?: string; next?: string };
+    talks: TalkLink[];
+    feeds?: string;
+  };
+  terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
+  search: Record<string, never>;
+  api: { example: { id: number; title: string } | null; total: number };
+  'not-found': Record<string, never>;
 }
 
 export const eventPath = (slug: string) => `/events/${slug}/`;
+export const speakerPath = (slug: string) => `/speaker/${slug}/`;
+export const tagPath = (slug: string) => `/tag/${slug}/`;
+export const languagePath = (slug: string) => `/language/${slug}/`;
 
 function listItem(link: TalkLink) {
   return {
@@ -119,34 +201,83 @@ function listItem(link: TalkLink) {
     speakers: link.speakers,
     duration: formatDuration(link.duration),
     recorded: link.recorded,
+    category: link.category,
+    eventUrl: eventPath(link.event),
   };
 }
 
-export function talkView({ talk, event, prev, next }: TalkPageInput) {
+/** ISO 8601 duration, as schema.org wants it. */
+export function isoDuration(seconds: number | null): string | undefined {
+  if (seconds === null) return undefined;
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${seconds % 60 || (!h && !m) ? `${seconds % 60}S` : ''}`;
+}
+
+/** schema.org VideoObject for search engines; inert JSON, so no text in it can close its script element. */
+function videoObject(talk: FullTalk, url: string, player: Player | null, description: string): string {
+  const files = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).filter((u): u is string => !!u);
+  return inertJson({
+    '@context': 'https://schema.org',
+    '@type': 'VideoObject',
+    name: talk.title,
+    description,
+    url,
+    thumbnailUrl: talk.thumbnail_url ? [talk.thumbnail_url] : undefined,
+    uploadDate: `${talk.added}Z`,
+    duration: isoDuration(talk.duration),
+    inLanguage: languageTag(talk.language),
+    contentUrl: files[0],
+    embedUrl: player?.kind === 'iframe' ? player.src : undefined,
+    keywords: talk.tags.length ? talk.tags.join(', ') : undefined,
+    actor: talk.speakers.length ? talk.speakers.map((name) => ({ '@type': 'Person', name })) : undefined,
+  });
+}
+
+export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo) {
+  const url = talkPath(talk);
+  const player = playerFor(talk);
+  const description = talk.blurb || `${talk.title}, a talk at ${talk.category}`;
+  const image = talk.thumbnail_url;
+  const video = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u) => !!u) ?? (player?.kind === 'iframe' ? player.src : '');
   return {
     id: talk.id,
     title: talk.title,
-    url: talkPath(talk),
+    url,
+    canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),
-    speakers: talk.speakers,
+    speakers: talk.speakers.map((name) => ({ name, url: speakerPath(termSlug(name)) })),
     category: talk.category,
     eventUrl: eventPath(event.slug),
     recorded: talk.recorded,
     duration: formatDuration(talk.duration),
     language: talk.language,
+    languageUrl: languagePath(termSlug(talk.language)),
     lang: languageTag(talk.language),
     summary: paragraphs(talk.summary),
     description: renderMarkdown(talk.description),
-    player: playerFor(talk),
+    metaDescription: description,
+    player,
     downloads: downloadsFor(talk),
-    thumbnail: talk.thumbnail_url,
+    thumbnail: image,
     sourceUrl: talk.source_url,
-    tags: talk.tags,
+    tags: talk.tags.map((name) => ({ name, url: tagPath(termSlug(name)) })),
     related: talk.related_urls,
     copyright: talk.copyright_text,
     qualityNotes: talk.quality_notes,
     prev: prev && listItem(prev),
     next: next && listItem(next),
+    others: others.map(listItem),
+    openGraph: [
+      ['og:type', 'video.other'],
+      ['og:site_name', 'Video catalogue'],
+      ['og:title', talk.title],
+      ['og:description', description],
+      ['og:url', `${site.baseUrl}${url}`],
+      ...(image ? [['og:image', image]] : []),
+      ...(video ? [['og:video', video]] : []),
+    ],
+    jsonLd: videoObject(talk, `${site.baseUrl}${url}`, player, description),
   };
 }
 
@@ -161,7 +292,7 @@ export function byProgramme(a: TalkLink, b: TalkLink): number {
 }
 
 /** Newest first: by recording date (undated last), then id, newest first. */
-export function byNewest(a: TalkLink, b: TalkLink): number {
+export function byNewest(a: Pick<TalkLink, 'recorded' | 'id'>, b: Pick<TalkLink, 'recorded' | 'id'>): number {
   const ra = a.recorded ?? '';
   const rb = b.recorded ?? '';
   if (ra !== rb) return ra < rb ? 1 : -1;
@@ -175,10 +306,14 @@ export function byEventDate(a: EventInfo, b: EventInfo): number {
   return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
 
+/** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;
 
-  constructor(templates: Templates) {
+  constructor(
+    templates: Templates,
+    readonly site: SiteInfo,
+  ) {
     this.eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false });
     for (const name of TEMPLATE_NAMES) {
       const source = templates[name];
@@ -188,39 +323,84 @@ export class SiteRenderer {
   }
 
   private render(name: (typeof TEMPLATE_NAMES)[number], data: object): string {
-    return this.eta.render(`@${name}`, data);
+    return this.eta.render(`@${name}`, { ...data, site: this.site });
   }
 
   talk(input: TalkPageInput): string {
-    return this.render('talk', talkView(input));
+    return this.render('talk', talkView(input, this.site));
   }
 
   /** A page that sends browsers and crawlers on to `target`: short links and old addresses. */
   redirect(title: string, target: string): string {
-    return this.render('redirect', { title, target });
+    return this.render('redirect', { title, target, canonical: `${this.site.baseUrl}${target}` });
   }
 
-  event({ event, talks }: EventPageInput): string {
-    return this.render('event', {
-      title: event.title,
-      url: eventPath(event.slug),
-      start: event.start_date,
-      end: event.end_date,
-      website: event.url,
-      description: renderMarkdown(event.description),
-      talks: talks.map(listItem),
-    });
+  /** The bytes of a page job: a page, a feed, a sitemap or robots.txt. */
+  output(job: PageJob): string {
+    switch (job.kind) {
+      case 'page':
+        return this.page(job.template, job.input as never);
+      case 'feed':
+        return renderFeed(job.format, job.input, this.site);
+      case 'sitemap':
+        return sitemapXml(job.input, this.site);
+      case 'sitemap-index':
+        return sitemapIndexXml(job.input, this.site);
+      case 'robots':
+        return robotsTxt(this.site);
+    }
   }
 
-  home({ talkCount, events, newest }: HomeInput): string {
-    return this.render('home', {
-      talkCount,
-      events: events.map((e) => ({ title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, talkCount: e.talkCount })),
-      newest: newest.map(listItem),
-    });
+  page<T extends PageTemplate>(template: T, input: PageInputs[T]): string {
+    return this.render(template, this.view(template, input));
   }
 
-  notFound(): string {
-    return this.render('404', {});
+  private view<T extends PageTemplate>(template: T, input: PageInputs[T]): object {
+    const canonical = (p: string) => `${this.site.baseUrl}${p}`;
+    switch (template) {
+      case 'home': {
+        const home = input as PageInputs['home'];
+        return { ...home, canonical: canonical('/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) };
+      }
+      case 'events': {
+        const events = input as PageInputs['events'];
+        return { ...events, canonical: canonical('/events/'), series: events.series.map((s) => ({ ...s, events: s.events.map((e) => eventItem(e)) })) };
+      }
+      case 'event': {
+        const { event, talks, feeds } = input as PageInputs['event'];
+        return {
+          title: event.title,
+          url: eventPath(event.slug),
+          canonical: canonical(eventPath(event.slug)),
+          start: event.start_date,
+          end: event.end_date,
+          website: event.url,
+          description: renderMarkdown(event.description),
+          talks: talks.map(listItem),
+          feeds,
+        };
+      }
+      case 'listing': {
+        const listing = input as PageInputs['listing'];
+        const here = listing.page.number === 1 ? listing.path : `${listing.path}page/${listing.page.number}/`;
+        return { ...listing, canonical: canonical(here), talks: listing.talks.map(listItem) };
+      }
+      case 'terms': {
+        const terms = input as PageInputs['terms'];
+        return { ...terms, canonical: canonical(terms.path) };
+      }
+      case 'api': {
+        const api = input as PageInputs['api'];
+        return { ...api, canonical: canonical('/api/'), origin: this.site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } };
+      }
+      case 'search':
+        return { canonical: canonical('/search/') };
+      default:
+        return {};
+    }
   }
+}
+
+function eventItem(e: EventSummary) {
+  return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, talkCount: e.talkCount };
 }

@@ -6,6 +6,9 @@ import { closest } from './suggest.ts';
 
 export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
 export type Format = (typeof FORMATS)[number];
+/** The order players and podcatchers should try formats in: widely playable first. */
+export const PLAYABLE_FIRST: readonly Format[] = ['mp4', 'webm', 'ogv', 'flv'];
+export const VIDEO_MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'video/webm', ogv: 'video/ogg', flv: 'video/x-flv' };
 
 export const STATE_LIVE = 1;
 export const STATE_DRAFT = 2;

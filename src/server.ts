@@ -15,9 +15,9 @@ export const PAGE_ALLOW = 'GET, HEAD, OPTIONS';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 
-// Pages carry no script of ours; a policy makes sure none of anyone else's runs either.
+// Only the site's own scripts run (search needs WebAssembly); the policy makes sure nobody else's does.
 const PAGE_CSP =
-  "default-src 'self'; img-src 'self' https:; media-src 'self' https:; frame-src https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'self'; img-src 'self' https:; media-src 'self' https:; frame-src https:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; form-action 'self'";
 
 const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;

@@ -1,15 +1,17 @@
 import { HtmlValidate } from 'html-validate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme } from '../src/build.ts';
-import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
+import { blurb, loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 
+const SITE = { baseUrl: 'https://talks.example.org' };
+
 function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
-  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r' };
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r', blurb: blurb(talk.summary || talk.description), enclosure: null };
 }
 
 describe('formatting', () => {
@@ -62,17 +64,17 @@ describe('pages', () => {
   let renderer: SiteRenderer;
   beforeAll(async () => {
     catalogue = (await loadContent(DEMO_CONTENT)).catalogue;
-    renderer = new SiteRenderer((await loadTheme(TEMPLATES)).templates);
+    renderer = new SiteRenderer((await loadTheme(TEMPLATES)).templates, SITE);
   });
 
   it('are valid HTML, every one of them', async () => {
     const validator = new HtmlValidate({ extends: ['html-validate:standard'], rules: { 'no-trailing-whitespace': 'off' } });
     const plan = planSite(catalogue, { code: '', templates: {} });
     const pages: { path: string; body: string }[] = [];
-    for (const page of plan.pages) {
-      const body = page.kind === 'home' ? renderer.home(page.input) : page.kind === 'event' ? renderer.event(page.input) : renderer.notFound();
-      pages.push({ path: page.path, body });
-    }
+    for (const page of plan.pages) if (page.kind === 'page') pages.push({ path: page.path, body: renderer.output(page) });
+    expect(new Set(plan.pages.filter((p) => p.kind === 'page').map((p) => p.kind === 'page' && p.template))).toEqual(
+      new Set(['home', 'events', 'event', 'listing', 'terms', 'search', 'api', 'not-found']),
+    );
     for (const job of plan.talks) {
       for (const o of job.outputs) {
         if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }) });
@@ -108,7 +110,8 @@ describe('pages', () => {
     const html = renderer.talk({
       talk,
       event: { slug: 'conf', title: 'Conf', start_date: null, end_date: null },
-      prev: { id: 1, slug: 'first', title: 'The <first> talk', language: 'English', speakers: [], duration: null, recorded: null },
+      prev: { id: 1, slug: 'first', title: 'The <first> talk', language: 'English', speakers: [], duration: null, recorded: null, event: 'conf', category: 'Conf' },
+      others: [],
     });
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
@@ -123,7 +126,7 @@ describe('pages', () => {
     expect(html).toContain('1:06:40');
     expect(html).toContain('<h1 lang="ja">');
     expect(html).toContain('first<br>\nsecond');
-    expect(html).toContain('<li> web</li><li>django.</li>');
+    expect(html).toContain('<li><a href="/tag/web/"> web</a></li><li><a href="/tag/django/">django.</a></li>');
     expect(html).toContain('<a href="https://e.org/slides" rel="nofollow ugc noopener">Slides</a>');
     expect(html).toContain('CC BY 4.0');
     expect(html).toContain('href="/api/v2/video/9"');
@@ -134,13 +137,13 @@ describe('pages', () => {
   it('send redirects on to their target', () => {
     const html = renderer.redirect('A <talk>', '/video/9/t/');
     expect(html).toContain('<meta http-equiv="refresh" content="0; url=/video/9/t/">');
-    expect(html).toContain('<link rel="canonical" href="/video/9/t/">');
+    expect(html).toContain('<link rel="canonical" href="https://talks.example.org/video/9/t/">');
     expect(html).toContain('<title>A &lt;talk&gt; · Video catalogue</title>');
   });
 
   it('list every live talk on its event page and no draft', () => {
     const plan = planSite(catalogue, { code: '', templates: {} });
-    const html = plan.pages.map((p) => (p.kind === 'event' ? renderer.event(p.input) : '')).join('');
+    const html = plan.pages.map((p) => (p.kind === 'page' && p.template === 'event' ? renderer.output(p) : '')).join('');
     for (const talk of catalogue.talks) {
       const link = `href="/video/${talk.id}/${talk.slug}/"`;
       if (talk.state === 1) expect(html).toContain(link);

@@ -1,0 +1,107 @@
+// How the catalogue is browsed: talks grouped by speaker, tag and language,
+// events grouped into series, and long lists cut into pages. Pure functions
+// over the catalogue in memory.
+import { createHash } from 'node:crypto';
+import slugify from '@sindresorhus/slugify';
+
+const SLUG_OPTIONS = {
+  decamelize: false,
+  // Without these, "C", "C++" and "C#" would all share the page "c".
+  customReplacements: [
+    ['+', ' plus '],
+    ['#', ' sharp '],
+    ['&', ' and '],
+  ] as [string, string][],
+};
+
+/**
+ * The URL slug of a speaker's name or a tag. Names in scripts the transliterator
+ * does not cover (Chinese, Japanese, ...) get a stable slug made from a hash.
+ */
+export function termSlug(name: string): string {
+  const slug = slugify(name, SLUG_OPTIONS);
+  return slug || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`;
+}
+
+/** A speaker, tag or language and the talks filed under it; spellings that slug the same share one. */
+export interface Term<T> {
+  slug: string;
+  /** The spellings as stored, most used first. */
+  names: string[];
+  items: T[];
+}
+
+/** Groups `items` by the terms `pick` gives for each, in the order of `items`; terms sorted by slug. */
+export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly string[], slugOf: (name: string) => string = termSlug): Term<T>[] {
+  const terms = new Map<string, { names: Map<string, number>; items: T[] }>();
+  for (const item of items) {
+    const seen = new Set<string>();
+    for (const name of pick(item)) {
+      if (name.trim() === '') continue;
+      const slug = slugOf(name);
+      let term = terms.get(slug);
+      if (!term) terms.set(slug, (term = { names: new Map(), items: [] }));
+      term.names.set(name, (term.names.get(name) ?? 0) + 1);
+      // A talk that names the same term twice (two spellings of one tag) is listed once.
+      if (!seen.has(slug)) term.items.push(item);
+      seen.add(slug);
+    }
+  }
+  return [...terms]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([slug, term]) => ({
+      slug,
+      names: [...term.names].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([name]) => name),
+      items: term.items,
+    }));
+}
+
+/** The A–Z section a slug is filed under: a letter, "0-9" or "other". */
+export function initialOf(slug: string): string {
+  const c = slug.charAt(0);
+  if (c >= 'a' && c <= 'z') return c;
+  if (c >= '0' && c <= '9') return '0-9';
+  return 'other';
+}
+
+const YEAR = /\b(?:19|20)\d{2}\b/;
+
+/**
+ * The series an event belongs to, from its title: "PyCon US 2014" and
+ * "PyCon US 2015" are both "PyCon US". A title without a year is its own series.
+ */
+export function seriesOf(title: string): string {
+  const match = YEAR.exec(title);
+  if (!match) return title.trim();
+  const tidy = (s: string) => s.replace(/^[\s\-–—:,.(]+|[\s\-–—:,.(]+$/g, '').trim();
+  return tidy(title.slice(0, match.index)) || tidy(title.slice(match.index + match[0].length).replace(YEAR, '')) || title.trim();
+}
+
+/** One page of a paginated list. */
+export interface Page<T> {
+  number: number;
+  count: number;
+  /** Site path of this page: the list's own for the first, `<base>page/N/` after it. */
+  path: string;
+  items: T[];
+  prev?: string;
+  next?: string;
+}
+
+export const pagePath = (base: string, number: number) => (number === 1 ? base : `${base}page/${number}/`);
+
+/** Cuts `items` into pages of `size`; an empty list is one empty page, so the list's address always exists. */
+export function paginate<T>(items: readonly T[], size: number, base: string): Page<T>[] {
+  const count = Math.max(1, Math.ceil(items.length / size));
+  return Array.from({ length: count }, (_, i) => ({
+    number: i + 1,
+    count,
+    path: pagePath(base, i + 1),
+    items: items.slice(i * size, (i + 1) * size),
+    prev: i > 0 ? pagePath(base, i) : undefined,
+    next: i < count - 1 ? pagePath(base, i + 2) : undefined,
+  }));
+}
+
+/** The file a site path is written to. */
+export const fileOf = (sitePath: string) => (sitePath.endsWith('/') ? `${sitePath.slice(1)}index.html` : sitePath.slice(1));

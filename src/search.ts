@@ -1,0 +1,64 @@
+// The static search index: built by Pagefind from the same catalogue as the
+// pages (never by crawling them), so it cannot drift out of sync with the site.
+// Pagefind splits the index into small chunks the browser fetches on demand,
+// which keeps a first query on a large catalogue well under a megabyte.
+import * as pagefind from 'pagefind';
+import type { CatalogueTalk } from './load.ts';
+import { talkPath } from './render.ts';
+
+/** Where the index lives in the output; the search page loads `/pagefind/pagefind.js`. */
+export const SEARCH_DIR = 'pagefind';
+
+/** One searchable talk: the text Pagefind indexes, what a result shows, and the filters. */
+export interface SearchRecord {
+  url: string;
+  content: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+}
+
+export function searchRecord(talk: CatalogueTalk): SearchRecord {
+  return {
+    url: talkPath(talk),
+    content: [talk.title, talk.speakers.join(', '), talk.tags.join(', '), talk.category, talk.blurb].filter(Boolean).join('\n'),
+    meta: {
+      title: talk.title,
+      speakers: talk.speakers.join(', '),
+      event: talk.category,
+      recorded: talk.recorded ?? '',
+      language: talk.language,
+    },
+    filters: {
+      event: [talk.category],
+      year: talk.recorded ? [talk.recorded.slice(0, 4)] : [],
+      language: [talk.language],
+    },
+  };
+}
+
+// Pagefind's UI bundles are not used: the search page has a small script of its own.
+const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.[\w-]+\.pf_meta|wasm\.en\.pagefind|(fragment|index|filter)\/.+)$/;
+
+/** Builds the index files, as paths under SEARCH_DIR and their bytes. */
+export async function buildSearchIndex(talks: CatalogueTalk[]): Promise<{ path: string; bytes: Uint8Array }[]> {
+  // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
+  const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en' });
+  try {
+    if (!index) throw new Error(`search index: ${errors.join('; ')}`);
+    // Pagefind answers over a pipe: many requests in flight hide its round trips.
+    const IN_FLIGHT = 256;
+    for (let i = 0; i < talks.length; i += IN_FLIGHT) {
+      const replies = await Promise.all(talks.slice(i, i + IN_FLIGHT).map((talk) => index.addCustomRecord({ ...searchRecord(talk), language: 'en' })));
+      const failed = replies.flatMap((r) => r.errors);
+      if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
+    }
+    const result = await index.getFiles();
+    if (result.errors.length > 0) throw new Error(`search index: ${result.errors.join('; ')}`);
+    return result.files
+      .filter((f) => KEEP.test(f.path))
+      .map((f) => ({ path: `${SEARCH_DIR}/${f.path}`, bytes: f.content }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+  } finally {
+    await pagefind.close();
+  }
+}

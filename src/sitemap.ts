@@ -1,0 +1,41 @@
+// Sitemaps for search engines (sitemaps.org protocol): an index pointing at
+// sitemaps of at most 50,000 URLs each, and robots.txt pointing at the index.
+import { escapeMarkup } from './markdown.ts';
+import type { SiteInfo } from './render.ts';
+
+/** The protocol's limit of URLs per sitemap file. */
+export const SITEMAP_LIMIT = 50_000;
+
+export interface SitemapEntry {
+  /** Site path of the page. */
+  path: string;
+  /** When the newest record on the page was updated, if any. */
+  lastmod: string | null;
+}
+
+
+/** Record dates carry no zone: they are UTC; the protocol wants W3C date-times. */
+const w3c = (dateTime: string) => `${dateTime.slice(0, 19)}Z`;
+
+/** Paths must be URL-encoded in a sitemap; the site's are already, except for characters that slugs never hold. */
+const loc = (site: SiteInfo, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);
+
+export function sitemapChunks<T>(entries: T[], limit = SITEMAP_LIMIT): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < entries.length; i += limit) chunks.push(entries.slice(i, i + limit));
+  return chunks.length > 0 ? chunks : [[]];
+}
+
+export function sitemapXml(entries: SitemapEntry[], site: SiteInfo): string {
+  const urls = entries.map((e) => `<url><loc>${loc(site, e.path)}</loc>${e.lastmod ? `<lastmod>${w3c(e.lastmod)}</lastmod>` : ''}</url>\n`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('')}</urlset>\n`;
+}
+
+export function sitemapIndexXml(paths: string[], site: SiteInfo): string {
+  const maps = paths.map((p) => `<sitemap><loc>${loc(site, p)}</loc></sitemap>\n`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${maps.join('')}</sitemapindex>\n`;
+}
+
+export function robotsTxt(site: SiteInfo): string {
+  return `User-agent: *\nDisallow: /api/v2/\n\nSitemap: ${site.baseUrl}/sitemap.xml\n`;
+}

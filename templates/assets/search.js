@@ -1,0 +1,103 @@
+// The search page: Pagefind's index, queried as you type. Results are built
+// with DOM methods from text, so nothing in a talk's fields can run as script.
+const form = document.getElementById('search-form');
+const input = document.getElementById('q');
+const status = document.getElementById('search-status');
+const list = document.getElementById('results');
+const more = document.getElementById('more');
+const selects = [...form.querySelectorAll('select[data-filter]')];
+const PAGE = 20;
+
+const params = new URLSearchParams(location.search);
+input.value = params.get('q') ?? '';
+
+const pagefind = await import('/pagefind/pagefind.js');
+await pagefind.options({ excerptLength: 30 });
+pagefind.init();
+
+// The filter lists come from the index itself, so they always match what can be found.
+const available = await pagefind.filters();
+for (const select of selects) {
+  const counts = available[select.dataset.filter] ?? {};
+  const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
+  for (const name of names) select.add(new Option(`${name} (${counts[name]})`, name));
+  select.value = params.get(select.name) ?? '';
+}
+
+/** Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. */
+function excerptNode(html) {
+  const p = document.createElement('p');
+  p.className = 'excerpt';
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const node of doc.body.childNodes) {
+    if (node.nodeName === 'MARK') p.append(Object.assign(document.createElement('mark'), { textContent: node.textContent }));
+    else p.append(document.createTextNode(node.textContent));
+  }
+  return p;
+}
+
+function resultItem(data) {
+  const li = document.createElement('li');
+  const a = document.createElement('a');
+  a.href = data.url;
+  a.textContent = data.meta.title;
+  const h = document.createElement('h2');
+  h.append(a);
+  const meta = document.createElement('p');
+  meta.className = 'muted';
+  meta.textContent = [data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).join(' · ');
+  li.append(h, meta, excerptNode(data.excerpt));
+  return li;
+}
+
+let latest = 0;
+let results = [];
+let shown = 0;
+
+async function showMore() {
+  const ticket = latest;
+  const batch = await Promise.all(results.slice(shown, shown + PAGE).map((r) => r.data()));
+  if (ticket !== latest) return;
+  list.append(...batch.map(resultItem));
+  shown += batch.length;
+  more.hidden = shown >= results.length;
+}
+
+async function run() {
+  const ticket = ++latest;
+  const term = input.value.trim();
+  const filters = {};
+  const query = new URLSearchParams();
+  if (term) query.set('q', term);
+  for (const select of selects) {
+    if (!select.value) continue;
+    filters[select.dataset.filter] = select.value;
+    query.set(select.name, select.value);
+  }
+  const qs = query.toString();
+  history.replaceState(null, '', qs ? `?${qs}` : location.pathname);
+  if (!term && Object.keys(filters).length === 0) {
+    list.replaceChildren();
+    more.hidden = true;
+    status.textContent = '';
+    return;
+  }
+  const search = await pagefind.search(term || null, { filters });
+  if (ticket !== latest) return;
+  results = search.results;
+  shown = 0;
+  list.replaceChildren();
+  await showMore();
+  if (ticket !== latest) return;
+  const n = results.length;
+  status.textContent = n === 0 ? 'No talks found.' : `${n} ${n === 1 ? 'talk' : 'talks'} found.`;
+}
+
+input.addEventListener('input', run);
+for (const select of selects) select.addEventListener('change', run);
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  run();
+});
+more.addEventListener('click', showMore);
+if (input.value || selects.some((s) => s.value)) run();
