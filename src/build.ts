@@ -13,9 +13,9 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
-import { planSite, type Fingerprints, type TalkJob } from './plan.ts';
+import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
-import { renderTalkBatch, type BatchResult } from './render-talks.ts';
+import { renderBatch, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
@@ -65,6 +65,8 @@ export interface Theme {
 const WORKER_THRESHOLD = 400;
 const PARALLEL_FROM = 2000;
 const BATCH = 200;
+/** Pages are smaller than talks (no file to read): more of them per batch. */
+const PAGE_BATCH = 400;
 
 const hash = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url').slice(0, 10);
 
@@ -124,9 +126,10 @@ class Workers {
   }
 }
 
-/** Renders the talk jobs, in worker threads when there are many. */
-async function renderTalks(
+/** Renders the jobs, in worker threads when there are many. */
+async function renderJobs(
   jobs: TalkJob[],
+  pages: PageJob[],
   theme: Theme,
   renderer: SiteRenderer,
   target: WriteTarget,
@@ -134,19 +137,22 @@ async function renderTalks(
   workers: Workers,
   progress?: Progress,
 ): Promise<BatchResult[]> {
-  progress?.start('rendering talks', jobs.length);
+  progress?.start('rendering', jobs.length + pages.length);
   try {
-    if (jobs.length < WORKER_THRESHOLD || workers.threads < 2) return [renderTalkBatch(renderer, target, contentDir, jobs)];
+    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) return [renderBatch(renderer, target, contentDir, jobs, pages)];
     const templatesKey = hash(JSON.stringify(theme.templates));
+    const tasks: { jobs: TalkJob[]; pages: PageJob[] }[] = [];
+    for (let i = 0; i < jobs.length; i += BATCH) tasks.push({ jobs: jobs.slice(i, i + BATCH), pages: [] });
+    for (let i = 0; i < pages.length; i += PAGE_BATCH) tasks.push({ jobs: [], pages: pages.slice(i, i + PAGE_BATCH) });
     // A few batches in flight at a time: queueing them all would hold every task in memory at once.
     const results: BatchResult[] = [];
     let next = 0;
     const feed = async () => {
-      while (next < jobs.length) {
-        const slice = jobs.slice(next, (next += BATCH));
-        const task: WorkerTask = { templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, jobs: slice };
+      while (next < tasks.length) {
+        const slice = tasks[next++]!;
+        const task: WorkerTask = { templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice };
         results.push(await workers.run<BatchResult>(task));
-        for (let n = 0; n < slice.length; n++) progress?.tick();
+        for (let n = 0; n < slice.jobs.length + slice.pages.length; n++) progress?.tick();
       }
     };
     await Promise.all(Array.from({ length: workers.threads * 2 }, feed));
@@ -273,10 +279,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderTalks(talkJobs, theme, renderer, output.target, contentDir, workers, options.progress),
+        renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
           const search = searchFresh ? undefined : buildSearchIndex(plan.search.talks);
-          for (const page of pageJobs) writer.write(page.path, renderer.output(page));
           for (const asset of assets) writer.write(asset.path, asset.bytes);
           for (const file of (await search) ?? []) {
             writer.write(file.path, file.bytes);

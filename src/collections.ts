@@ -34,11 +34,14 @@ export interface Term<T> {
 /** Groups `items` by the terms `pick` gives for each, in the order of `items`; terms sorted by slug. */
 export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly string[], slugOf: (name: string) => string = termSlug): Term<T>[] {
   const terms = new Map<string, { names: Map<string, number>; items: T[] }>();
+  // Slugging is the slow part, and names repeat: each distinct name is slugged once.
+  const slugs = new Map<string, string>();
   for (const item of items) {
     const seen = new Set<string>();
     for (const name of pick(item)) {
       if (name.trim() === '') continue;
-      const slug = slugOf(name);
+      let slug = slugs.get(name);
+      if (slug === undefined) slugs.set(name, (slug = slugOf(name)));
       let term = terms.get(slug);
       if (!term) terms.set(slug, (term = { names: new Map(), items: [] }));
       term.names.set(name, (term.names.get(name) ?? 0) + 1);

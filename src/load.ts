@@ -13,6 +13,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
+import { blurb } from './markdown.ts';
 import { parseSource, type FieldPath, type Position } from './source.ts';
 import { validate } from './validate.ts';
 
@@ -46,7 +47,9 @@ export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | '
   enclosure: Enclosure | null;
 };
 
+/** Long enough for a feed item or a search result. */
 const BLURB_LENGTH = 300;
+
 
 /** A talk in the catalogue: its digest, with slug, category and event resolved. */
 export interface CatalogueTalk extends Omit<TalkDigest, 'slug' | 'category'>, Origin {
@@ -123,25 +126,9 @@ function digestOf(talk: Talk): TalkDigest {
   for (const field of SUMMARY_FIELDS) digest[field] = talk[field];
   if (talk.slug !== undefined) digest.slug = talk.slug;
   if (talk.category !== undefined) digest.category = talk.category;
-  digest.blurb = blurb(talk.summary.trim() || talk.description);
+  digest.blurb = blurb(talk.summary.trim() || talk.description, BLURB_LENGTH);
   digest.enclosure = enclosureOf(talk);
   return digest as TalkDigest;
-}
-
-/**
- * Plain text for excerpts and the search index: Markdown and HTML marks are
- * dropped rather than rendered (the excerpt is escaped wherever it is shown).
- */
-export function blurb(text: string, length = BLURB_LENGTH): string {
-  const plain = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`#>]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (plain.length <= length) return plain;
-  const cut = plain.slice(0, length);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), length - 40)).trimEnd()}…`;
 }
 
 function enclosureOf(talk: Talk): Enclosure | null {

@@ -66,3 +66,19 @@ export function sanitiseEmbed(html: string): string {
   if (html.trim() === '') return '';
   return sanitizeHtml(html, EMBED_POLICY).trim();
 }
+
+/**
+ * Plain text for excerpts and the search index: Markdown and HTML marks are
+ * dropped rather than rendered (the excerpt is escaped wherever it is shown).
+ */
+export function blurb(text: string, length: number): string {
+  const plain = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`#>]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= length) return plain;
+  const cut = plain.slice(0, length);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), length - 40)).trimEnd()}…`;
+}

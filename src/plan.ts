@@ -71,7 +71,7 @@ export const PAGE_SIZE = 50;
 /** Items per feed: feed readers only look at the newest. */
 export const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
-export const EVENT_NEIGHBOURS = 4;
+export const EVENT_NEIGHBOURS = 3;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 

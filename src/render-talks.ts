@@ -1,9 +1,10 @@
-// Rendering and writing the files made from talks (API record, page, short
-// link, old addresses). Runs on the main thread for small catalogues and in
+// Rendering and writing a batch of jobs: the files made from talks (API
+// record, page, short link, old addresses) and pages made from many talks
+// (lists, feeds, sitemaps). Runs on the main thread for small catalogues and in
 // worker threads for large ones; either way it only turns jobs into files.
 import { loadFullTalk } from './load.ts';
 import { FileWriter, type WriteTarget } from './output.ts';
-import type { TalkJob } from './plan.ts';
+import type { PageJob, TalkJob } from './plan.ts';
 import { serialiseRecord } from './record.ts';
 import type { SiteRenderer } from './render.ts';
 
@@ -15,8 +16,9 @@ export interface BatchResult {
 }
 
 /** Renders and writes each job's outputs, reading each talk's full record from `contentDir`. */
-export function renderTalkBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[]): BatchResult {
+export function renderBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[], pages: PageJob[] = []): BatchResult {
   const writer = new FileWriter(target);
+  for (const page of pages) writer.write(page.path, renderer.output(page));
   for (const job of jobs) {
     const talk = job.outputs.some((o) => o.kind !== 'redirect') ? loadFullTalk(contentDir, job.talk) : undefined;
     for (const output of job.outputs) {

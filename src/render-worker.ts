@@ -1,9 +1,9 @@
 // A worker thread's side of a build: it reads batches of talk files, and it
 // renders batches of talks into files, keeping one renderer per set of templates.
-import { renderTalkBatch, type BatchResult } from './render-talks.ts';
+import { renderBatch, type BatchResult } from './render-talks.ts';
 import { SiteRenderer, type SiteInfo, type Templates } from './render.ts';
 import type { WriteTarget } from './output.ts';
-import type { TalkJob } from './plan.ts';
+import type { PageJob, TalkJob } from './plan.ts';
 
 export interface WorkerTask {
   templatesKey: string;
@@ -12,6 +12,7 @@ export interface WorkerTask {
   target: WriteTarget;
   contentDir: string;
   jobs: TalkJob[];
+  pages: PageJob[];
 }
 
 export { readTalks } from './load.ts';
@@ -20,5 +21,5 @@ let current: { key: string; renderer: SiteRenderer } | undefined;
 
 export default function run(task: WorkerTask): BatchResult {
   if (current?.key !== `${task.templatesKey}${task.site.baseUrl}`) current = { key: `${task.templatesKey}${task.site.baseUrl}`, renderer: new SiteRenderer(task.templates, task.site) };
-  return renderTalkBatch(current.renderer, task.target, task.contentDir, task.jobs);
+  return renderBatch(current.renderer, task.target, task.contentDir, task.jobs, task.pages);
 }

@@ -6,7 +6,7 @@ import { termSlug } from './collections.ts';
 import { renderFeed } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
-import { renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { blurb, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
 
@@ -237,7 +237,8 @@ function videoObject(talk: FullTalk, url: string, player: Player | null, descrip
 export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo) {
   const url = talkPath(talk);
   const player = playerFor(talk);
-  const description = talk.blurb || `${talk.title}, a talk at ${talk.category}`;
+  // Search engines show about 160 characters of a description.
+  const description = blurb(talk.summary.trim() || talk.description, 160) || `${talk.title}, a talk at ${talk.category}`;
   const image = talk.thumbnail_url;
   const video = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u) => !!u) ?? (player?.kind === 'iframe' ? player.src : '');
   return {

@@ -225,7 +225,8 @@ export function createHandler(options: ServerOptions) {
       if (options.routes?.(req, res, pathname)) return;
       const record = RECORD_PATH.exec(pathname);
       if (record) return await serveRecord(req, res, record[1]!);
-      if (pathname === '/api' || pathname.startsWith('/api/')) return sendJson(res, 404, NOT_FOUND);
+      // Below /api/v2 everything is the API's and answers as it does; /api/ itself is the page explaining it.
+      if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) return sendJson(res, 404, NOT_FOUND);
       return await servePage(req, res, pathname);
     } catch {
       if (!res.headersSent) sendJson(res, 500, detail('Internal server error.'));

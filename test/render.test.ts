@@ -1,7 +1,8 @@
 import { HtmlValidate } from 'html-validate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme } from '../src/build.ts';
-import { blurb, loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
+import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
+import { blurb } from '../src/markdown.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
@@ -11,7 +12,7 @@ const SITE = { baseUrl: 'https://talks.example.org' };
 
 function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
-  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r', blurb: blurb(talk.summary || talk.description), enclosure: null };
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r', blurb: blurb(talk.summary || talk.description, 300), enclosure: null };
 }
 
 describe('formatting', () => {

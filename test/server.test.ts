@@ -191,7 +191,7 @@ describe('server', () => {
     '/.env',
     '/%2eenv',
     '/assets/',
-    '/api/',
+    '/api/v2/',
     '/%',
     '/video/%c0%ae%c0%ae/secret.txt',
   ])('never serves outside the folder, hidden files or listings: %s', async (target) => {

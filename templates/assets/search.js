@@ -91,6 +91,8 @@ async function run() {
   if (ticket !== latest) return;
   const n = results.length;
   status.textContent = n === 0 ? 'No talks found.' : `${n} ${n === 1 ? 'talk' : 'talks'} found.`;
+  // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
+  status.dataset.query = qs;
 }
 
 input.addEventListener('input', run);

@@ -1,0 +1,251 @@
+// The site in a real browser: headless Chromium against the real server, on
+// the demo catalogue plus one talk made of hostile text. Every page type is
+// checked with axe (WCAG 2.2 AA) at desktop and phone widths and photographed;
+// search is driven from the keyboard; nothing a talk says may run as script.
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { XMLValidator } from 'fast-xml-parser';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../src/build.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const HOSTILE_ID = 990;
+
+// Each field carries script in the form that field could smuggle it.
+const HOSTILE_TALK = `title: "<script>alert('title')</script><img src=x onerror=alert('title-img')> Hostile talk"
+speakers:
+  - "<img src=x onerror=alert('speaker')>Mallory"
+tags:
+  - "<svg onload=alert('tag')>"
+  - "</script><script>alert('tag-script')</script>"
+summary: "</script><script>alert('summary')</script> and <b onmouseover=alert('hover')>bold</b>"
+description: |
+  [click me](javascript:alert('link'))
+
+  <script>alert('description')</script>
+  <img src=x onerror=alert('description-img')>
+  <a href="javascript:alert('raw-link')">raw link</a>
+embed: "<iframe src=\\"javascript:alert('embed')\\"></iframe><script>alert('embed-script')</script>"
+recorded: "2024-05-18"
+language: English
+added: "2024-06-01T00:00:00"
+updated: "2024-06-01T00:00:00"
+`;
+
+let dir: string;
+let server: RunningServer;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
+  dir = await mkdtemp(path.join(tmpdir(), 'vc-browser-'));
+  const content = path.join(dir, 'content');
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  await writeFile(path.join(content, 'tidewater-python-2024', 'videos', 'hostile-talk.yaml'), `id: ${HOSTILE_ID}\n${HOSTILE_TALK}`);
+  const result = await build({ content, out: path.join(dir, 'dist'), templates: TEMPLATES });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  server = await startServer({ dir: path.join(dir, 'dist'), host: '127.0.0.1', port: 0 });
+  base = server.url.replace(/\/$/, '');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  await mkdir(SHOTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * A page that fails the test on any dialog, console error or uncaught error.
+ * Third-party requests (players, thumbnails) never leave the machine: they get an empty answer.
+ */
+async function openPage(width = 1280): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  page.once('close', () => void context.close());
+  const problems: string[] = [];
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>player</title>' }));
+  return { page, problems };
+}
+
+const PAGE_TYPES: [name: string, path: string][] = [
+  ['home', '/'],
+  ['talks', '/talks/'],
+  ['events', '/events/'],
+  ['event', '/events/tidewater-python-2024/'],
+  ['talk', '/video/12/asyncio-in-production-lessons/'],
+  ['talk-japanese', '/video/34/matplotlib-japanese-fonts/'],
+  ['speakers', '/speakers/'],
+  ['speaker', '/speaker/priya-raghunathan/'],
+  ['tags', '/tags/'],
+  ['tag', '/tag/asyncio/'],
+  ['languages', '/languages/'],
+  ['language', '/language/english/'],
+  ['search', '/search/?q=python'],
+  ['api', '/api/'],
+  ['not-found', '/no/such/page/'],
+];
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
+
+describe('every page type in Chromium', () => {
+  for (const [name, sitePath] of PAGE_TYPES) {
+    it(`${name}: renders, one h1, lang set, no axe violations at 1280 and 375 px`, async () => {
+      for (const width of [1280, 375]) {
+        const { page, problems } = await openPage(width);
+        const response = await page.goto(`${base}${sitePath}`);
+        expect(response?.status()).toBe(name === 'not-found' ? 404 : 200);
+        if (name === 'search') await page.locator('#results li').first().waitFor();
+        if (name === 'api') await expect.poll(() => page.locator('#example').textContent()).toContain('HTTP 200');
+        expect(await page.locator('h1').count()).toBe(1);
+        expect(await page.getAttribute('html', 'lang')).toBe('en');
+        // The skip link is the first thing the keyboard reaches, and it is visible when focused.
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+        // Shown over the header while focused, by design; axe looks at the page at rest.
+        await page.evaluate(() => (document.activeElement as HTMLElement).blur());
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(scrollWidth, 'no sideways scrolling').toBeLessThanOrEqual(width);
+        const axe = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+        expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+        await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+        // The 404 page's own status shows in the console; nothing else may.
+        expect(problems.filter((p) => !(name === 'not-found' && p.includes('status of 404')))).toEqual([]);
+        await page.close();
+      }
+    });
+  }
+
+  it('pages work without JavaScript, and make no third-party requests outside the player', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.fulfill({ status: 204 }));
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(base)) outside.push(`${request.resourceType()} ${request.url()}`);
+    });
+    for (const sitePath of ['/', '/events/', '/speakers/', '/tag/asyncio/', '/search/', '/api/']) {
+      await page.goto(`${base}${sitePath}`);
+      expect(await page.locator('main a').count()).toBeGreaterThan(2);
+    }
+    expect(outside).toEqual([]);
+    // On a talk page, only its player reaches out: the video file and its poster.
+    await page.goto(`${base}/video/12/asyncio-in-production-lessons/`);
+    const player = await page.locator('.player video').evaluate((v: HTMLVideoElement) => [v.poster, ...[...v.querySelectorAll('source')].map((s) => s.src)]);
+    expect(outside.every((line) => player.includes(line.split(' ')[1]!)), outside.join('\n')).toBe(true);
+    await context.close();
+  });
+
+  it('old addresses redirect to the talk page', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/video/12/`);
+    await page.waitForURL(`${base}/video/12/asyncio-in-production-lessons/`);
+    expect(await page.locator('h1').textContent()).toContain('asyncio in Production');
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('search', () => {
+  /** Types a query and waits for its results (the status names the query it answers). */
+  async function search(page: Page, text: string) {
+    await page.locator('#q').fill(text);
+    await page.locator(`#search-status[data-query="${new URLSearchParams({ q: text })}"]`).waitFor();
+  }
+
+  it('finds a talk by a word of its title, as you type, from the keyboard', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await page.locator('#q').focus();
+    await page.keyboard.type('outages');
+    await expect.poll(() => page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
+    // The first result is the next stop for the keyboard after the form.
+    await page.locator('#results a').first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${base}/video/12/asyncio-in-production-lessons/`);
+    expect(problems).toEqual([]);
+  });
+
+  it('finds talks by speaker, deep-links the query, and filters narrow the results', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/?q=Raghunathan`);
+    await expect.poll(() => page.locator('#results li h2').allTextContents()).toContain('asyncio in Production: Five Outages and What They Taught Us');
+    expect(await page.inputValue('#q')).toBe('Raghunathan');
+
+    await search(page, 'python');
+    const all = await page.locator('#results li').count();
+    const total = Number(/(\d+)/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThan(5);
+    await page.selectOption('#f-event', 'Kamogawa Python Meetup 2025');
+    await expect.poll(async () => Number(/(\d+)/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1])).toBeLessThan(total);
+    const meta = await page.locator('#results li p.muted').allTextContents();
+    expect(meta.length).toBeGreaterThan(0);
+    expect(meta.every((m) => m.includes('Kamogawa Python Meetup 2025'))).toBe(true);
+    expect(new URL(page.url()).searchParams.get('event')).toBe('Kamogawa Python Meetup 2025');
+
+    await page.selectOption('#f-event', '');
+    await page.selectOption('#f-language', 'Spanish');
+    await expect.poll(() => page.locator('#results li').count()).toBeLessThan(all);
+    await page.selectOption('#f-language', '');
+    await page.selectOption('#f-year', '2012');
+    await expect.poll(async () => (await page.locator('#results li p.muted').allTextContents()).every((m) => m.includes('2012-'))).toBe(true);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('hostile text', () => {
+  const HOSTILE_PAGES = ['/video/990/hostile-talk/', '/events/tidewater-python-2024/', '/talks/', '/tag/', '/speakers/', '/tags/', '/search/?q=Hostile', '/api/v2/video/990'];
+
+  it('runs nowhere: talk page, listings, search results, API record', async () => {
+    const { page, problems } = await openPage();
+    await page.exposeFunction('__pwned', (what: string) => problems.push(`executed: ${what}`));
+    const tagPage = (await readFile(path.join(dir, 'dist', 'tags', 'index.html'), 'utf8')).match(/href="(\/tag\/[^"]+\/)">&lt;svg/)?.[1];
+    expect(tagPage).toBeDefined();
+    for (const sitePath of HOSTILE_PAGES.map((p) => (p === '/tag/' ? tagPage! : p))) {
+      await page.goto(`${base}${sitePath}`);
+      if (sitePath.startsWith('/search/')) await expect.poll(() => page.locator('#results li h2').allTextContents()).toEqual([expect.stringContaining('Hostile talk')]);
+      await page.mouse.move(10, 10);
+      await page.locator('body').hover();
+      const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.type || 'classic'));
+      expect(scripts.every((t) => t === 'module' || t === 'application/ld+json'), `${sitePath}: ${scripts.join(', ')}`).toBe(true);
+      expect(await page.locator('img[onerror], svg[onload], [onmouseover], a[href^="javascript:"], iframe[src^="javascript:"]').count(), sitePath).toBe(0);
+    }
+    await page.goto(`${base}/video/990/hostile-talk/`);
+    expect(await page.locator('h1').textContent()).toBe("<script>alert('title')</script><img src=x onerror=alert('title-img')> Hostile talk");
+    const jsonLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '');
+    expect(jsonLd.name).toContain("<script>alert('title')</script>");
+    expect(problems).toEqual([]);
+  });
+
+  it('stays text in every feed', async () => {
+    const feeds = ['feed.atom', 'feed.rss', 'feed.json', 'events/tidewater-python-2024/feed.atom'];
+    for (const feed of feeds) {
+      const body = await (await fetch(`${base}/${feed}`)).text();
+      if (feed.endsWith('.json')) {
+        const item = JSON.parse(body).items.find((i: { id: string }) => i.id.endsWith(`/video/${HOSTILE_ID}/hostile-talk/`));
+        expect(item.title).toContain('<script>');
+        expect(item.content_html).not.toMatch(/<script|<b |<img/);
+      } else {
+        expect(XMLValidator.validate(body), feed).toBe(true);
+        expect(body).not.toMatch(/<script|<img|<svg/);
+      }
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug } from '../src/collections.ts';
+
+describe('termSlug', () => {
+  it('makes URL slugs of names and tags, keeping C, C++ and C# apart', () => {
+    expect(termSlug('Łukasz Langa')).toBe('lukasz-langa');
+    expect(termSlug('PyCon')).toBe('pycon');
+    expect(new Set([termSlug('C'), termSlug('C++'), termSlug('C#')]).size).toBe(3);
+  });
+
+  it('gives names the transliterator cannot read a stable slug of their own', () => {
+    const slug = termSlug('山田 太郎');
+    expect(slug).toMatch(/^u-[0-9a-f]{10}$/);
+    expect(termSlug('山田 太郎')).toBe(slug);
+    expect(termSlug('木村 優子')).not.toBe(slug);
+  });
+});
+
+describe('groupByTerm', () => {
+  const talks = [
+    { id: 1, tags: ['Django', 'web'] },
+    { id: 2, tags: ['django', ' web'] },
+    { id: 3, tags: ['Web', 'WEB'] },
+    { id: 4, tags: [] },
+  ];
+
+  it('files spellings that slug the same under one term, most used spelling first, talks in input order', () => {
+    const terms = groupByTerm(talks, (t) => t.tags);
+    expect(terms.map((t) => t.slug)).toEqual(['django', 'web']);
+    const web = terms[1]!;
+    expect(web.items.map((t) => t.id)).toEqual([1, 2, 3]);
+    expect(web.names).toEqual([' web', 'WEB', 'Web', 'web']);
+    expect(terms[0]!.names).toEqual(['Django', 'django']);
+  });
+
+  it('lists a talk once under a term it names twice, and skips blank terms', () => {
+    const terms = groupByTerm([{ tags: ['web', 'Web', '  '] }], (t) => t.tags);
+    expect(terms).toHaveLength(1);
+    expect(terms[0]!.items).toHaveLength(1);
+  });
+});
+
+describe('initialOf', () => {
+  it('files slugs under a letter, digits or other', () => {
+    expect(initialOf('zoe')).toBe('z');
+    expect(initialOf('42-things')).toBe('0-9');
+    expect(initialOf('u-0a1b')).toBe('u');
+    expect(initialOf('')).toBe('other');
+  });
+});
+
+describe('seriesOf', () => {
+  it('groups editions of an event by the title without its year', () => {
+    expect(seriesOf('PyCon US 2014')).toBe('PyCon US');
+    expect(seriesOf('PyCon US 2015')).toBe('PyCon US');
+    expect(seriesOf('EuroPython 2019')).toBe('EuroPython');
+    expect(seriesOf('PyData London 2016')).toBe('PyData London');
+    expect(seriesOf('2014 Python Brasil')).toBe('Python Brasil');
+    expect(seriesOf('Boston Python Meetup')).toBe('Boston Python Meetup');
+    expect(seriesOf('PyCon 3000')).toBe('PyCon 3000');
+  });
+});
+
+describe('paginate', () => {
+  it('cuts a list into numbered pages with links both ways', () => {
+    const pages = paginate([1, 2, 3, 4, 5], 2, '/tag/web/');
+    expect(pages.map((p) => p.items)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(pages.map((p) => p.path)).toEqual(['/tag/web/', '/tag/web/page/2/', '/tag/web/page/3/']);
+    expect(pages[0]).toMatchObject({ number: 1, count: 3, prev: undefined, next: '/tag/web/page/2/' });
+    expect(pages[1]).toMatchObject({ prev: '/tag/web/', next: '/tag/web/page/3/' });
+    expect(pages[2]).toMatchObject({ prev: '/tag/web/page/2/', next: undefined });
+  });
+
+  it('gives an empty list one empty page and a short list one page', () => {
+    expect(paginate([], 50, '/talks/')).toEqual([{ number: 1, count: 1, path: '/talks/', items: [], prev: undefined, next: undefined }]);
+    expect(paginate([1, 2], 50, '/talks/')).toHaveLength(1);
+  });
+});
+
+describe('fileOf', () => {
+  it('maps folder paths to their index file', () => {
+    expect(fileOf('/')).toBe('index.html');
+    expect(fileOf('/tag/web/page/2/')).toBe('tag/web/page/2/index.html');
+    expect(fileOf('/feed.atom')).toBe('feed.atom');
+  });
+});

@@ -1,0 +1,85 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { renderFeed, type FeedInput } from '../src/feeds.ts';
+
+const SITE = { baseUrl: 'https://talks.example.org' };
+const HOSTILE = '<script>alert(1)</script> ]]> & <img src=x onerror=alert(2)>';
+
+const input: FeedInput = {
+  title: 'Talks tagged “web”',
+  description: 'Newest first',
+  page: '/tag/web/',
+  path: '/tag/web/',
+  items: [
+    {
+      id: 2,
+      title: HOSTILE,
+      url: '/video/2/hostile/',
+      recorded: '2024-05-02',
+      updated: '2024-06-01T10:00:00.000',
+      speakers: ['Ada <b>Lovelace</b>', 'Grace'],
+      category: 'Conf & Co',
+      summary: HOSTILE,
+      enclosure: { url: 'https://media.example.org/a.ogv?x=1&y=2', type: 'video/ogg', length: 1234 },
+    },
+    { id: 1, title: 'Plain', url: '/video/1/plain/', recorded: null, updated: '2024-01-01T00:00:00.000', speakers: [], category: 'Conf', summary: '', enclosure: null },
+  ],
+};
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', cdataPropName: '#cdata', isArray: (name) => ['entry', 'item', 'link', 'author'].includes(name) });
+const text = (node: unknown): string => (typeof node === 'string' ? node : ((node as Record<string, string>)['#cdata'] ?? (node as Record<string, string>)['#text'] ?? ''));
+
+describe('feeds', () => {
+  it('Atom is well-formed, newest first, with absolute links, an enclosure and escaped HTML', () => {
+    const xml = renderFeed('atom', input, SITE);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const feed = parser.parse(xml).feed;
+    expect(feed.id).toBe('https://talks.example.org/tag/web/');
+    expect(feed.updated).toBe('2024-06-01T10:00:00.000Z');
+    expect(feed.link.map((l: Record<string, string>) => l['@href'])).toContain('https://talks.example.org/tag/web/feed.atom');
+    expect(feed.entry).toHaveLength(2);
+    const [first] = feed.entry;
+    expect(first.id).toBe('https://talks.example.org/video/2/hostile/');
+    // type="html": the reader decodes the escapes back to the literal text, and runs nothing.
+    expect(text(first.title)).toBe('&lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &lt;img src=x onerror=alert(2)&gt;');
+    expect(text(first.summary)).not.toMatch(/<script|<img/);
+    expect(first.link.find((l: Record<string, string>) => l['@rel'] === 'enclosure')).toMatchObject({ '@href': 'https://media.example.org/a.ogv?x=1&y=2', '@length': '1234' });
+    expect(first.author.map((a: { name: string }) => a.name)).toEqual(['Ada <b>Lovelace</b>', 'Grace']);
+  });
+
+  it('RSS 2.0 is well-formed with the enclosure as given', () => {
+    const xml = renderFeed('rss', input, SITE);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const channel = parser.parse(xml).rss.channel;
+    expect(channel.link).toContain('https://talks.example.org/tag/web/');
+    expect(channel.item).toHaveLength(2);
+    expect(channel.item[0].enclosure).toEqual({ '@url': 'https://media.example.org/a.ogv?x=1&y=2', '@type': 'video/ogg', '@length': '1234' });
+    expect(text(channel.item[0].title)).not.toMatch(/<script/);
+    expect(channel.lastBuildDate).toBe('Sat, 01 Jun 2024 10:00:00 GMT');
+  });
+
+  it('JSON Feed has its version, items with ids and HTML content, and attachments', () => {
+    const feed = JSON.parse(renderFeed('json', input, SITE));
+    expect(feed.version).toMatch(/^https:\/\/jsonfeed\.org\/version\/1/);
+    expect(feed.feed_url).toBe('https://talks.example.org/tag/web/feed.json');
+    expect(feed.items).toHaveLength(2);
+    const [first, second] = feed.items;
+    expect(first.id).toBe('https://talks.example.org/video/2/hostile/');
+    expect(first.title).toBe(HOSTILE);
+    expect(first.content_html).not.toMatch(/<script|<img/);
+    expect(first.attachments).toEqual([{ url: 'https://media.example.org/a.ogv?x=1&y=2', mime_type: 'video/ogg', size_in_bytes: 1234 }]);
+    expect(second.content_html).toBe('Plain, a talk at Conf');
+    expect(second.attachments).toBeUndefined();
+  });
+
+  it('takes its dates from the items, never the clock', () => {
+    for (const format of ['atom', 'rss', 'json'] as const) {
+      const first = renderFeed(format, input, SITE);
+      expect(renderFeed(format, { ...input }, SITE)).toBe(first);
+      expect(first).not.toContain(String(new Date().getUTCFullYear() + 1));
+    }
+    const empty = renderFeed('atom', { ...input, items: [] }, SITE);
+    expect(XMLValidator.validate(empty)).toBe(true);
+    expect(empty).toContain('<updated>1970-01-01T00:00:00.000Z</updated>');
+  });
+});

@@ -1,0 +1,37 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { robotsTxt, SITEMAP_LIMIT, sitemapChunks, sitemapIndexXml, sitemapXml } from '../src/sitemap.ts';
+
+const SITE = { baseUrl: 'https://talks.example.org' };
+
+describe('sitemaps', () => {
+  it('split at the protocol limit of 50,000 URLs', () => {
+    expect(SITEMAP_LIMIT).toBe(50_000);
+    const entries = Array.from({ length: 120_001 }, (_, i) => i);
+    expect(sitemapChunks(entries).map((c) => c.length)).toEqual([50_000, 50_000, 20_001]);
+    expect(sitemapChunks([1, 2, 3], 2)).toEqual([[1, 2], [3]]);
+    expect(sitemapChunks([])).toEqual([[]]);
+  });
+
+  it('list absolute, escaped URLs with W3C lastmod dates', () => {
+    const xml = sitemapXml(
+      [
+        { path: '/video/1/a/', lastmod: '2024-06-01T10:00:00.123' },
+        { path: '/tag/c-plus-plus/?x=1&y=2', lastmod: null },
+      ],
+      SITE,
+    );
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const urls = new XMLParser().parse(xml).urlset.url;
+    expect(urls[0]).toEqual({ loc: 'https://talks.example.org/video/1/a/', lastmod: '2024-06-01T10:00:00Z' });
+    expect(urls[1]).toEqual({ loc: 'https://talks.example.org/tag/c-plus-plus/?x=1&y=2' });
+    expect(xml).toContain('&amp;y=2');
+  });
+
+  it('index the sitemaps, and robots.txt points at the index', () => {
+    const xml = sitemapIndexXml(['/sitemaps/1.xml', '/sitemaps/2.xml'], SITE);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(new XMLParser().parse(xml).sitemapindex.sitemap).toEqual([{ loc: 'https://talks.example.org/sitemaps/1.xml' }, { loc: 'https://talks.example.org/sitemaps/2.xml' }]);
+    expect(robotsTxt(SITE)).toContain('Sitemap: https://talks.example.org/sitemap.xml\n');
+  });
+});
