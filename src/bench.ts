@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
+import { benchSearch, type SearchFigures } from './bench-search.ts';
 import { build } from './build.ts';
 import { importPyvideo } from './importer.ts';
 
@@ -53,8 +54,8 @@ function measure(step: Step): StepResult {
   return { ...(JSON.parse(line) as Omit<StepResult, 'ms'>), ms };
 }
 
-async function dirSize(dir: string): Promise<{ files: number; bytes: number }> {
-  const entries = await fg('**/*', { cwd: dir, onlyFiles: true, stats: true });
+async function dirSize(dir: string, pattern = '**/*'): Promise<{ files: number; bytes: number }> {
+  const entries = await fg(pattern, { cwd: dir, onlyFiles: true, stats: true });
   return { files: entries.length, bytes: entries.reduce((n, e) => n + (e.stats?.size ?? 0), 0) };
 }
 
@@ -97,6 +98,9 @@ export interface CatalogueFigures {
   noop: StepResult;
   oneTalk: StepResult;
   output: { files: number; bytes: number };
+  /** Pages only (HTML), the part comparable with other generators' output. */
+  pages: { files: number; bytes: number };
+  search?: SearchFigures[];
 }
 
 /** Measures one catalogue: cold build, no-op build, one-talk build. */
@@ -112,7 +116,7 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string };
   await writeFile(file, JSON.stringify({ ...talk, title: `${talk.title} (edited)` }, null, 2));
   const oneTalk = measure({ kind: 'build', content, out, cache });
-  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, output: await dirSize(out) };
+  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
 }
 
 export interface BenchOptions {
@@ -140,7 +144,12 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
   log('building the import');
   const outputs = options.outputs ?? work;
   await mkdir(outputs, { recursive: true });
-  figures.push(await benchCatalogue('pyvideo', content, outputs, imported));
+  const pyvideo = await benchCatalogue('pyvideo', content, outputs, imported);
+  log('searching the import in headless Chromium');
+  const searches = [await benchSearch(path.join(outputs, 'pyvideo-dist'), 'django', 'asyncio'), await benchSearch(path.join(outputs, 'pyvideo-dist'), 'Raymond Hettinger', 'descriptors')];
+  if (searches.every((s) => s)) pyvideo.search = searches as SearchFigures[];
+  else log('no /usr/bin/chromium: search not measured');
+  figures.push(pyvideo);
   if (options.synthetic) {
     const synthetic = path.join(work, 'synthetic-content');
     log('generating the synthetic catalogue (5×)');
@@ -152,12 +161,13 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const millis = (ms: number) => `${Math.round(ms)} ms`;
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 export function formatTable(figures: CatalogueFigures[]): string {
   const rows = [
-    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB'],
-    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
     ...figures.map((f) => [
       f.name,
       f.talks.toLocaleString('en'),
@@ -169,7 +179,16 @@ export function formatTable(figures: CatalogueFigures[]): string {
       mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss)),
       f.output.files.toLocaleString('en'),
       (f.output.bytes / 1024 / 1024).toFixed(0),
+      (f.pages.bytes / 1024 / 1024).toFixed(0),
     ]),
   ];
-  return rows.map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const table = (r: string[][]) => r.map((row) => `| ${row.join(' | ')} |`).join('\n');
+  const searches = figures.flatMap((f) => (f.search ?? []).map((s) => ({ name: f.name, ...s })));
+  if (searches.length === 0) return table(rows);
+  const searchRows = [
+    ['search (headless Chromium)', 'query', 'first result, cold page', 'bytes for it', 'per keystroke (median)', 'per keystroke (max)'],
+    ['---', '---', '---:', '---:', '---:', '---:'],
+    ...searches.map((s) => [s.name, s.query, millis(s.firstResultMs), `${Math.round(s.firstQueryBytes / 1024)} KiB`, millis(s.keystrokeMs.median), millis(s.keystrokeMs.max)]),
+  ];
+  return `${table(rows)}\n\n${table(searchRows)}`;
 }
