@@ -210,7 +210,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   });
   const example = newestFirst[0];
   page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length });
-  page('/search/', 'search', {});
+  page('/search/', 'search', { total: live.length });
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found') });
 
   for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod: lastUpdated(live) });

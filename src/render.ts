@@ -183,7 +183,7 @@ export interface PageInputs {
     feeds?: string;
   };
   terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
-  search: Record<string, never>;
+  search: { total: number };
   api: { example: { id: number; title: string } | null; total: number };
   'not-found': Record<string, never>;
 }
@@ -395,7 +395,7 @@ export class SiteRenderer {
         return { ...api, canonical: canonical('/api/'), origin: this.site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } };
       }
       case 'search':
-        return { canonical: canonical('/search/') };
+        return { ...(input as PageInputs['search']), canonical: canonical('/search/') };
       default:
         return {};
     }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +29,18 @@ describe('build', () => {
       expect(existsSync(path.join(out, 'video', String(record.id), 'index.html'))).toBe(true);
     }
     for (const file of ['index.html', '404.html', 'assets/style.css']) expect(existsSync(path.join(out, file))).toBe(true);
+  });
+
+  it('builds an empty catalogue into a site that says so, with no search to load', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await mkdir(content);
+    const result = await build({ content, out: path.join(root, 'dist'), templates: TEMPLATES });
+    expect(result.ok).toBe(true);
+    const search = await readFile(path.join(root, 'dist', 'search', 'index.html'), 'utf8');
+    expect(search).toContain('no published talks');
+    expect(search).not.toContain('search.js');
+    expect(JSON.parse(await readFile(path.join(root, 'dist', 'feed.json'), 'utf8')).items).toEqual([]);
   });
 
   it('gives byte-identical output for the same content', async () => {
