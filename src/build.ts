@@ -281,7 +281,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       const [results] = await Promise.all([
         renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
-          const search = searchFresh ? undefined : buildSearchIndex(plan.search.talks);
+          const search = searchFresh ? undefined : buildSearchIndex(plan.search.records);
           for (const asset of assets) writer.write(asset.path, asset.bytes);
           for (const file of (await search) ?? []) {
             writer.write(file.path, file.bytes);

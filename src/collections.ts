@@ -14,13 +14,20 @@ const SLUG_OPTIONS = {
   ] as [string, string][],
 };
 
+// Slugging is slow and names repeat across talks and pages: each distinct name is slugged once per process.
+const slugs = new Map<string, string>();
+
 /**
  * The URL slug of a speaker's name or a tag. Names in scripts the transliterator
  * does not cover (Chinese, Japanese, ...) get a stable slug made from a hash.
  */
 export function termSlug(name: string): string {
-  const slug = slugify(name, SLUG_OPTIONS);
-  return slug || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`;
+  let slug = slugs.get(name);
+  if (slug === undefined) {
+    slug = slugify(name, SLUG_OPTIONS) || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`;
+    slugs.set(name, slug);
+  }
+  return slug;
 }
 
 /** A speaker, tag or language and the talks filed under it; spellings that slug the same share one. */
@@ -34,14 +41,11 @@ export interface Term<T> {
 /** Groups `items` by the terms `pick` gives for each, in the order of `items`; terms sorted by slug. */
 export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly string[], slugOf: (name: string) => string = termSlug): Term<T>[] {
   const terms = new Map<string, { names: Map<string, number>; items: T[] }>();
-  // Slugging is the slow part, and names repeat: each distinct name is slugged once.
-  const slugs = new Map<string, string>();
   for (const item of items) {
     const seen = new Set<string>();
     for (const name of pick(item)) {
       if (name.trim() === '') continue;
-      let slug = slugs.get(name);
-      if (slug === undefined) slugs.set(name, (slug = slugOf(name)));
+      const slug = slugOf(name);
       let term = terms.get(slug);
       if (!term) terms.set(slug, (term = { names: new Map(), items: [] }));
       term.names.set(name, (term.names.get(name) ?? 0) + 1);

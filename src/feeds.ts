@@ -7,6 +7,9 @@ import type { SiteInfo } from './render.ts';
 
 export type FeedFormat = 'atom' | 'rss' | 'json';
 
+/** Each feed's file, beside the page it follows. */
+export const FEED_FILES: Record<FeedFormat, string> = { atom: 'feed.atom', rss: 'feed.rss', json: 'feed.json' };
+
 export interface FeedItem {
   id: number;
   title: string;
@@ -60,7 +63,7 @@ export function renderFeed(format: FeedFormat, input: FeedInput, site: SiteInfo)
     updated: utc(updated ?? '1970-01-01T00:00:00'),
     generator: 'video-catalogue',
     copyright: 'The talks belong to their speakers; see each talk for its licence.',
-    feedLinks: { atom: abs(`${input.path}feed.atom`), rss: abs(`${input.path}feed.rss`), json: abs(`${input.path}feed.json`) },
+    feedLinks: { atom: abs(`${input.path}${FEED_FILES.atom}`), rss: abs(`${input.path}${FEED_FILES.rss}`), json: abs(`${input.path}${FEED_FILES.json}`) },
   });
   // Atom and RSS readers take titles and summaries as HTML, JSON Feed readers titles as text: talk text is
   // plain, so it is escaped wherever it would be read as markup.

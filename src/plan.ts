@@ -4,7 +4,7 @@
 // the outputs whose key moved.
 import { createHash } from 'node:crypto';
 import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
-import type { FeedFormat, FeedInput, FeedItem } from './feeds.ts';
+import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import {
   byEventDate,
@@ -23,6 +23,7 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
+import { searchRecord, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
 /** One file of the output, and the key of what it is made from. */
@@ -53,8 +54,8 @@ export type PageJob = OutputSpec &
 export interface SitePlan {
   talks: TalkJob[];
   pages: PageJob[];
-  /** The talks the search index is built from, and the key of that index. */
-  search: { key: string; talks: CatalogueTalk[] };
+  /** What the search index is built from, and the key of that index. */
+  search: { key: string; records: SearchRecord[] };
 }
 
 /** Short fingerprints of the code and templates each kind of output is made with. */
@@ -75,7 +76,6 @@ export const EVENT_NEIGHBOURS = 3;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 
-export const FEED_FILES: Record<FeedFormat, string> = { atom: 'feed.atom', rss: 'feed.rss', json: 'feed.json' };
 
 /**
  * What identifies a file's contribution to an output: the hash of its bytes and
@@ -186,14 +186,13 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   feeds('/', { title: 'Video catalogue', description: 'Recorded conference talks, newest first', page: '/', items: feedItems(newestFirst, links) });
 
   planSpeakerIndex(speakers, page);
-  const termLink = (pathOf: (slug: string) => string) => (term: Term<CatalogueTalk>): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
-  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags.map(termLink(tagPath)), tags, '') });
+  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') });
   page('/languages/', 'terms', {
     title: 'Languages',
     path: '/languages/',
     total: languages.length,
     letters: [],
-    groups: [{ heading: '', id: 'all', terms: languages.map(termLink(languagePath)) }],
+    groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
   });
 
   const series = new Map<string, EventSummary[]>();
@@ -221,31 +220,33 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
 
   checkRedirects(talks, pages);
-  return { talks, pages, search: { key: `${prints.code}${hashOf(live.map(searchToken))}`, talks: newestFirst } };
+  const records = newestFirst.map(searchRecord);
+  return { talks, pages, search: { key: `${prints.code}${hashOf(records)}`, records } };
 }
 
 /** The speakers index: one page, or for many speakers an A–Z page per letter. */
 function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) => void) {
-  const all = speakers.map((term) => ({ name: term.names[0]!, url: speakerPath(term.slug), count: term.items.length }));
   if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
-    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(all, speakers, '') });
+    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(speakers, speakerPath, '') });
     return;
   }
-  const sections = byInitial(all, speakers, '/speakers/');
+  const sections = byInitial(speakers, speakerPath, '/speakers/');
   page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, letters: sections.letters, groups: [] });
   for (const group of sections.groups) {
     page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
   }
 }
 
+const termLink = (term: Term<unknown>, pathOf: (slug: string) => string): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
+
 /** Terms in A–Z sections; letters link to anchors on the same page, or to `/<base><letter>/` pages. */
-function byInitial(links: TermLink[], terms: Term<unknown>[], pageBase: string) {
+function byInitial(terms: Term<unknown>[], pathOf: (slug: string) => string, pageBase: string) {
   const groups: { heading: string; id: string; terms: TermLink[] }[] = [];
-  terms.forEach((term, i) => {
+  for (const term of terms) {
     const id = initialOf(term.slug);
     if (groups.at(-1)?.id !== id) groups.push({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] });
-    groups.at(-1)!.terms.push(links[i]!);
-  });
+    groups.at(-1)!.terms.push(termLink(term, pathOf));
+  }
   return { letters: groups.map((g) => ({ label: g.heading, url: pageBase ? `${pageBase}${g.id}/` : `#${g.id}`, count: g.terms.length })), groups };
 }
 
@@ -275,9 +276,6 @@ function feedItems(talks: CatalogueTalk[], links: Map<CatalogueTalk, TalkLink>):
       enclosure: talk.enclosure,
     }));
 }
-
-/** What the search index holds of a talk: when none of it changed, the index is not rebuilt. */
-export const searchToken = (talk: CatalogueTalk) => [talk.id, talk.slug, talk.title, talk.speakers, talk.tags, talk.category, talk.language, talk.recorded, talk.blurb];
 
 /** Every redirect must land on a page of this build: an old link that leads to a 404 is a bug. */
 function checkRedirects(talks: TalkJob[], pages: PageJob[]): void {

@@ -2,7 +2,7 @@
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import { Eta } from 'eta/core';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
-import { termSlug } from './collections.ts';
+import { pagePath, termSlug } from './collections.ts';
 import { renderFeed } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
@@ -215,8 +215,7 @@ export function isoDuration(seconds: number | null): string | undefined {
 }
 
 /** schema.org VideoObject for search engines; inert JSON, so no text in it can close its script element. */
-function videoObject(talk: FullTalk, url: string, player: Player | null, description: string): string {
-  const files = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).filter((u): u is string => !!u);
+function videoObject(talk: FullTalk, url: string, file: string | undefined, player: Player | null, description: string): string {
   return inertJson({
     '@context': 'https://schema.org',
     '@type': 'VideoObject',
@@ -227,7 +226,7 @@ function videoObject(talk: FullTalk, url: string, player: Player | null, descrip
     uploadDate: `${talk.added}Z`,
     duration: isoDuration(talk.duration),
     inLanguage: languageTag(talk.language),
-    contentUrl: files[0],
+    contentUrl: file,
     embedUrl: player?.kind === 'iframe' ? player.src : undefined,
     keywords: talk.tags.length ? talk.tags.join(', ') : undefined,
     actor: talk.speakers.length ? talk.speakers.map((name) => ({ '@type': 'Person', name })) : undefined,
@@ -240,7 +239,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   // Search engines show about 160 characters of a description.
   const description = blurb(talk.summary.trim() || talk.description, 160) || `${talk.title}, a talk at ${talk.category}`;
   const image = talk.thumbnail_url;
-  const video = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u) => !!u) ?? (player?.kind === 'iframe' ? player.src : '');
+  const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
+  const video = file ?? (player?.kind === 'iframe' ? player.src : '');
   return {
     id: talk.id,
     title: talk.title,
@@ -278,7 +278,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
       ...(image ? [['og:image', image]] : []),
       ...(video ? [['og:video', video]] : []),
     ],
-    jsonLd: videoObject(talk, `${site.baseUrl}${url}`, player, description),
+    jsonLd: videoObject(talk, `${site.baseUrl}${url}`, file, player, description),
   };
 }
 
@@ -383,8 +383,7 @@ export class SiteRenderer {
       }
       case 'listing': {
         const listing = input as PageInputs['listing'];
-        const here = listing.page.number === 1 ? listing.path : `${listing.path}page/${listing.page.number}/`;
-        return { ...listing, canonical: canonical(here), talks: listing.talks.map(listItem) };
+        return { ...listing, canonical: canonical(pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) };
       }
       case 'terms': {
         const terms = input as PageInputs['terms'];

@@ -40,15 +40,15 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
 const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.[\w-]+\.pf_meta|wasm\.en\.pagefind|(fragment|index|filter)\/.+)$/;
 
 /** Builds the index files, as paths under SEARCH_DIR and their bytes. */
-export async function buildSearchIndex(talks: CatalogueTalk[]): Promise<{ path: string; bytes: Uint8Array }[]> {
+export async function buildSearchIndex(records: SearchRecord[]): Promise<{ path: string; bytes: Uint8Array }[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en' });
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     // Pagefind answers over a pipe: many requests in flight hide its round trips.
     const IN_FLIGHT = 256;
-    for (let i = 0; i < talks.length; i += IN_FLIGHT) {
-      const replies = await Promise.all(talks.slice(i, i + IN_FLIGHT).map((talk) => index.addCustomRecord({ ...searchRecord(talk), language: 'en' })));
+    for (let i = 0; i < records.length; i += IN_FLIGHT) {
+      const replies = await Promise.all(records.slice(i, i + IN_FLIGHT).map((record) => index.addCustomRecord({ ...record, language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
     }
