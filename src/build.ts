@@ -13,9 +13,10 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
-import { planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
+import { COMPRESSED_KINDS, kindOf } from './headers.ts';
+import { filesOf, planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
-import { renderBatch, type BatchResult } from './render-talks.ts';
+import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
@@ -189,7 +190,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || !hasState(stateDir);
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
-    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes) }));
+    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
     const input = hash(`${code}\n${site.baseUrl}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
@@ -219,9 +220,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const plan = planSite(catalogue, fingerprints(theme, `${code}${hash(site.baseUrl)}`));
 
     const manifest = new Map<string, string>();
-    for (const job of plan.talks) for (const o of job.outputs) manifest.set(o.path, o.key);
-    for (const page of plan.pages) manifest.set(page.path, page.key);
-    for (const asset of assetKeys) manifest.set(asset.path, asset.key);
+    for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
+    for (const page of plan.pages) for (const file of filesOf(page)) manifest.set(file, page.key);
+    for (const asset of assetKeys) for (const file of filesOf(asset)) manifest.set(file, asset.key);
     // The search index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
     const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
     const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === plan.search.key);
@@ -233,7 +234,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       job.outputs = job.outputs.filter((o) => changed(o.path, o.key));
       return job.outputs.length > 0;
     });
-    const pageJobs = plan.pages.filter((p) => changed(p.path, p.key));
+    const changedPages = plan.pages.filter((p) => changed(p.path, p.key));
+    const recordLists = changedPages.filter((p) => p.kind === 'video-list');
+    const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');
     const assets = assetKeys.filter((a) => changed(a.path, a.key));
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
@@ -262,7 +265,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (options.memory) options.memory.state = stateOf(statSync(out).ino);
     };
 
-    if (previous && searchFresh && talkJobs.length === 0 && pageJobs.length === 0 && assets.length === 0 && removable().length === 0) {
+    if (previous && searchFresh && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
       if (loaded.read > 0 && stateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
@@ -282,13 +285,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
           const search = searchFresh ? undefined : buildSearchIndex(plan.search.records);
-          for (const asset of assets) writer.write(asset.path, asset.bytes);
+          for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           for (const file of (await search) ?? []) {
             writer.write(file.path, file.bytes);
             manifest.set(file.path, plan.search.key);
           }
         })(),
       ]);
+      // After the talks: made from the record files they write.
+      results.push(writeRecordLists(output.target, site.baseUrl, recordLists));
       const removes = removable();
       summary.removed = removes.length;
       summary.outputs = manifest.size;

@@ -31,7 +31,7 @@ export interface CatalogueEvent extends EventFields, Origin {
   slug: string;
 }
 
-const SUMMARY_FIELDS = ['id', 'title', 'language', 'speakers', 'tags', 'state', 'duration', 'recorded', 'aliases', 'updated'] as const;
+const SUMMARY_FIELDS = ['id', 'title', 'language', 'speakers', 'tags', 'state', 'duration', 'recorded', 'aliases', 'added', 'updated'] as const;
 
 /** A file a feed item can point podcatchers at. */
 export interface Enclosure {

@@ -3,7 +3,9 @@
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
 import { createHash } from 'node:crypto';
+import { byRecordedThenTitle, categoryItems, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import { categoryFile, ENCODINGS, listFile } from './headers.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import {
@@ -30,7 +32,12 @@ import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 export interface OutputSpec {
   path: string;
   key: string;
+  /** Written with .br and .gz copies beside it (see COMPRESSED_KINDS). */
+  compress?: boolean;
 }
+
+/** The files an output is written as: itself, and its compressed copies. */
+export const filesOf = (o: OutputSpec) => (o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]);
 
 export type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
 
@@ -49,6 +56,11 @@ export type PageJob = OutputSpec &
     | { kind: 'sitemap'; input: SitemapEntry[] }
     | { kind: 'sitemap-index'; input: string[] }
     | { kind: 'robots' }
+    /** A page of the record list: the ids of its records, whose files it is made from. */
+    | { kind: 'video-list'; input: ListPage<number> }
+    | { kind: 'category-list'; input: ListPage<CategoryItem> }
+    | { kind: 'category'; input: CategoryItem }
+    | { kind: 'speaker-list'; input: ListPage<SpeakerItem> }
   );
 
 export interface SitePlan {
@@ -90,11 +102,11 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const pages: PageJob[] = [];
   const page = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) =>
-    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input)}` } as PageJob);
+    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input)}`, compress: true } as PageJob);
   const feeds = (base: string, input: Omit<FeedInput, 'path'>) => {
     for (const format of ['atom', 'rss', 'json'] as const) {
       const feed = { ...input, path: base };
-      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}` });
+      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}`, compress: true });
     }
   };
 
@@ -128,7 +140,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       };
       job.outputs = [
         { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
-        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others])}` },
+        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others])}`, compress: true },
         { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) },
         ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) })),
       ];
@@ -210,18 +222,39 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const example = newestFirst[0];
   page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length });
   page('/search/', 'search', { total: live.length });
-  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found') });
+  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress: true });
 
   for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod: lastUpdated(live) });
   const chunks = sitemapChunks(sitemap.sort((a, b) => (a.path < b.path ? -1 : 1)));
-  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}` }));
+  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}`, compress: true }));
   const sitemapPaths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
-  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}` });
+  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}`, compress: true });
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
 
+  planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
   checkRedirects(talks, pages);
   const records = newestFirst.map(searchRecord);
   return { talks, pages, search: { key: `${prints.code}${hashOf(records)}`, records } };
+}
+
+/** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
+function planApiLists(
+  catalogue: Catalogue,
+  live: CatalogueTalk[],
+  byEvent: Map<string, CatalogueTalk[]>,
+  speakers: Term<CatalogueTalk>[],
+  code: string,
+  pages: PageJob[],
+): void {
+  const eventRev = new Map(catalogue.events.map((e) => [e.slug, token(e)]));
+  for (const list of listPages('video', [...live].sort(byRecordedThenTitle))) {
+    const key = `${code}${list.count}/${list.page}${list.items.map((talk) => `${token(talk)}${eventRev.get(talk.event)}`).join('')}`;
+    pages.push({ kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', list.page), key });
+  }
+  const categories = categoryItems(catalogue.events, byEvent);
+  for (const list of listPages('category', categories)) pages.push({ kind: 'category-list', input: list, path: listFile('category', list.page), key: `${code}${hashOf(list)}` });
+  for (const item of categories) pages.push({ kind: 'category', input: item, path: categoryFile(item.slug), key: `${code}${hashOf(item)}` });
+  for (const list of listPages('speaker', speakerItems(speakers))) pages.push({ kind: 'speaker-list', input: list, path: listFile('speaker', list.page), key: `${code}${hashOf(list)}` });
 }
 
 /** The speakers index: one page, or for many speakers an A–Z page per letter. */

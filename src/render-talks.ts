@@ -2,8 +2,11 @@
 // record, page, short link, old addresses) and pages made from many talks
 // (lists, feeds, sitemaps). Runs on the main thread for small catalogues and in
 // worker threads for large ones; either way it only turns jobs into files.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { videoListJson } from './api-lists.ts';
 import { loadFullTalk } from './load.ts';
-import { FileWriter, type WriteTarget } from './output.ts';
+import { FileWriter, tempName, type WriteTarget } from './output.ts';
 import type { PageJob, TalkJob } from './plan.ts';
 import { serialiseRecord } from './record.ts';
 import type { SiteRenderer } from './render.ts';
@@ -18,14 +21,35 @@ export interface BatchResult {
 /** Renders and writes each job's outputs, reading each talk's full record from `contentDir`. */
 export function renderBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[], pages: PageJob[] = []): BatchResult {
   const writer = new FileWriter(target);
-  for (const page of pages) writer.write(page.path, renderer.output(page));
+  for (const page of pages) writer.write(page.path, renderer.output(page), page.compress);
   for (const job of jobs) {
     const talk = job.outputs.some((o) => o.kind !== 'redirect') ? loadFullTalk(contentDir, job.talk) : undefined;
     for (const output of job.outputs) {
       if (output.kind === 'record') writer.write(output.path, serialiseRecord(talk!));
-      else if (output.kind === 'page') writer.write(output.path, renderer.talk({ ...job, talk: talk! }));
+      else if (output.kind === 'page') writer.write(output.path, renderer.talk({ ...job, talk: talk! }), output.compress);
       else writer.write(output.path, renderer.redirect(job.talk.title, output.target));
     }
   }
+  return { files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged };
+}
+
+/**
+ * Writes the pages of the record list from the record files this build left in
+ * its target (a record changed by this build is still under its temporary
+ * name), so that a list shows every record byte for byte as its address serves it.
+ */
+export function writeRecordLists(target: WriteTarget, baseUrl: string, pages: Extract<PageJob, { kind: 'video-list' }>[]): BatchResult {
+  const writer = new FileWriter(target);
+  const read = (rel: string) => {
+    if (target.mode === 'patch') {
+      try {
+        return readFileSync(path.join(target.root, tempName(rel, target.tag)), 'utf8');
+      } catch {
+        // not changed by this build: the file in place is current
+      }
+    }
+    return readFileSync(path.join(target.root, rel), 'utf8');
+  };
+  for (const page of pages) writer.write(page.path, videoListJson(page.input, baseUrl, page.input.items.map((id) => read(`api/v2/video/${id}`))));
   return { files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged };
 }

@@ -1,6 +1,7 @@
 // Rendering the human site from the catalogue in memory: pure functions from
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import { Eta } from 'eta/core';
+import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
 import { pagePath, termSlug } from './collections.ts';
 import { renderFeed } from './feeds.ts';
@@ -349,6 +350,14 @@ export class SiteRenderer {
         return sitemapIndexXml(job.input, this.site);
       case 'robots':
         return robotsTxt(this.site);
+      case 'category-list':
+        return categoryListJson(job.input, this.site.baseUrl);
+      case 'category':
+        return inertJson(categoryJson(job.input, this.site.baseUrl));
+      case 'speaker-list':
+        return speakerListJson(job.input, this.site.baseUrl);
+      case 'video-list':
+        throw new Error('a page of records is made from the record files, once they are written: see writeRecordLists');
     }
   }
 

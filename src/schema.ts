@@ -60,16 +60,19 @@ function isHttpUrl(value: string): boolean {
 
 const urlMessage = 'expected an absolute http(s) URL such as "https://example.org/talk"';
 
-const url = z.string(expecting('a URL string')).refine(isHttpUrl, { error: urlMessage });
+// `format` (and `choices` below) travel into the field descriptions OPTIONS answers with (src/writes.ts).
+const url = z.string(expecting('a URL string')).refine(isHttpUrl, { error: urlMessage }).meta({ format: 'uri' });
 const optionalUrl = z
   .string(expecting('a URL string or ""'))
   .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, or ""` })
-  .default('');
+  .default('')
+  .meta({ format: 'uri' });
 const mediaUrl = z
   .string(expecting('a URL string, "" or null'))
   .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, "" or null` })
   .nullable()
-  .default(null);
+  .default(null)
+  .meta({ format: 'uri' });
 const text = z.string(expecting('a string')).default('');
 const stringList = z.array(z.string(expecting('a string')), expecting('a list of strings')).default([]);
 const count = (what: string) =>
@@ -91,9 +94,10 @@ function isRealDateTime(value: string, fraction: 'none' | 'optional'): boolean {
   return !!m && isRealDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
 }
 
-export const date = z.string(expecting('a date YYYY-MM-DD')).refine(isRealDate, {
-  error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"`,
-});
+export const date = z
+  .string(expecting('a date YYYY-MM-DD'))
+  .refine(isRealDate, { error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"` })
+  .meta({ format: 'date' });
 
 const slugPattern = /^[a-z0-9-]+$/;
 export const isSlug = (value: string) => slugPattern.test(value);
@@ -138,6 +142,13 @@ const formatFields = {
   video_flv_download_only: flag,
 };
 
+const addedAt = z
+  .string(expecting('a date-time YYYY-MM-DDThh:mm:ss'))
+  .refine((v) => isRealDateTime(v, 'none'), {
+    error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "${String(iss.input)}"`,
+  })
+  .meta({ format: 'date-time' });
+
 export const talkSchema = z
   .strictObject({
     category: z.string(expecting("the event's title")).optional(),
@@ -150,7 +161,8 @@ export const talkSchema = z
       .union([z.literal(STATE_LIVE), z.literal(STATE_DRAFT)], {
         error: (iss) => `expected 1 (live) or 2 (draft), got ${JSON.stringify(iss.input) ?? 'nothing'}`,
       })
-      .default(STATE_LIVE),
+      .default(STATE_LIVE)
+      .meta({ choices: [{ value: STATE_LIVE, display_name: 'Live' }, { value: STATE_DRAFT, display_name: 'Draft' }] }),
     title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
     summary: text,
     description: text,
@@ -163,15 +175,14 @@ export const talkSchema = z
     source_url: optionalUrl,
     whiteboard: text,
     recorded: date.nullable().default(null),
-    added: z.string(expecting('a date-time YYYY-MM-DDThh:mm:ss')).refine((v) => isRealDateTime(v, 'none'), {
-      error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "${String(iss.input)}"`,
-    }),
+    added: addedAt,
     updated: z
       .string(expecting('a date-time YYYY-MM-DDThh:mm:ss.fff'))
       .refine((v) => isRealDateTime(v, 'optional'), {
         error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss.fff (no zone), got "${String(iss.input)}"`,
       })
-      .transform((v) => (v.length === 19 ? `${v}.000` : v)),
+      .transform((v) => (v.length === 19 ? `${v}.000` : v))
+      .meta({ format: 'date-time' }),
     related_urls: z.array(relatedUrl, expecting('a list of URLs')).default([]),
     aliases: z.array(sitePath, expecting('a list of site paths such as "/old/path.html"')).default([]),
   })
@@ -206,6 +217,9 @@ export const eventSchema = z
     url: optionalUrl,
     start_date: date.nullable().default(null),
     end_date: date.nullable().default(null),
+    whiteboard: text,
+    /** When the event was added to the catalogue; by default its earliest talk's `added`. */
+    added: addedAt.optional(),
   })
   .superRefine(
     (event, ctx) => {

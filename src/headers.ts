@@ -1,0 +1,71 @@
+// The header manifest: which kinds of file the output holds and the response
+// headers each kind is sent with. Our server and every host configuration the
+// build writes (src/hosting.ts) read this one description, so they cannot drift apart.
+import { createHash } from 'node:crypto';
+
+export const RECORD_ALLOW = 'GET, PUT, PATCH, HEAD, OPTIONS';
+/** Lists, pages and files accept no writes: their Allow says so (the contract: "Allow lists the methods the path accepts"). */
+export const READ_ALLOW = 'GET, HEAD, OPTIONS';
+export const HTML = 'text/html; charset=utf-8';
+
+/** Only the site's own scripts run (search needs WebAssembly); the policy makes sure nobody else's does. */
+export const PAGE_CSP =
+  "default-src 'self'; img-src 'self' https:; media-src 'self' https:; frame-src https:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; form-action 'self'";
+
+export type FileKind = 'record' | 'list' | 'page' | 'text' | 'asset' | 'immutable' | 'file';
+
+/** Files under /api/v2/ are JSON sent as text/html, as the contract says: the sandbox policy keeps them inert in a browser. */
+const API = { 'Content-Type': HTML, Vary: 'Accept', 'Cache-Control': 'no-cache', 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
+/** Pages change with every build that touches them: always revalidate (cheap with ETags and 304s). */
+const REVALIDATE = 'public, max-age=0, must-revalidate';
+
+/** The headers each kind of file is sent with; Content-Type is given where a host's guess from the name would be wrong. */
+export const HEADERS: Record<FileKind, Record<string, string>> = {
+  record: { ...API, Allow: RECORD_ALLOW },
+  list: { ...API, Allow: READ_ALLOW },
+  page: { 'Content-Type': HTML, Vary: 'Accept-Encoding', 'Cache-Control': REVALIDATE, 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' },
+  text: { Vary: 'Accept-Encoding', 'Cache-Control': REVALIDATE, 'X-Content-Type-Options': 'nosniff' },
+  // Asset names carry no hash: an hour keeps repeat visits fast and a new stylesheet arrives the same day.
+  asset: { Vary: 'Accept-Encoding', 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
+  // Pagefind names its index chunks by their content: a name never gets other bytes.
+  immutable: { 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+  file: { 'Cache-Control': REVALIDATE, 'X-Content-Type-Options': 'nosniff' },
+};
+
+/** Pages, feeds, sitemaps and assets have .br and .gz copies beside them; API files never do (their Vary is exactly Accept). */
+export const COMPRESSED_KINDS: ReadonlySet<FileKind> = new Set(['page', 'text', 'asset']);
+export const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+
+/** Record files: `api/v2/video/<id>`. */
+export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
+/** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
+export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.[1-9][0-9]*|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
+export const IMMUTABLE_FILE = /^pagefind\/(?:fragment|index|filter)\//;
+
+/** The kind of a file of the output, by its path relative to the output folder. */
+export function kindOf(rel: string): FileKind {
+  if (RECORD_FILE.test(rel)) return 'record';
+  if (LIST_FILE.test(rel)) return 'list';
+  if (rel.endsWith('.html')) return 'page';
+  if (IMMUTABLE_FILE.test(rel)) return 'immutable';
+  if (rel.startsWith('assets/')) return 'asset';
+  if (/\.(xml|json|txt)$/.test(rel)) return 'text';
+  return 'file';
+}
+
+/** A strong ETag from a file's bytes: the same bytes give the same tag on every server and after every rebuild. */
+export const etagOf = (body: Uint8Array) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** Where the list endpoints' static files are: page `n` of a list at /api/v2/<name>/. */
+export type ListName = 'video' | 'category' | 'speaker';
+export const listFile = (name: ListName, page: number) => `api/v2/${name}/page.${page}`;
+export const categoryFile = (slug: string) => `api/v2/category/${slug}`;
+
+/** Items per page of each list endpoint (as richard, the Django app the interface comes from, had them). */
+export const LIST_PAGE_SIZE = { video: 20, category: 50, speaker: 50 } as const;
+
+/** Files the build writes for static hosts; they configure the host and are not part of the site. */
+export const HOST_FILES = ['_headers', '_redirects', 'nginx.conf', 'Caddyfile', 'vercel.json', 'firebase.json'] as const;

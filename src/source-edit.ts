@@ -1,0 +1,40 @@
+// Changing fields of a content file in place, the way a person editing it
+// would: YAML stays YAML with its comments, quoting and key order, JSON stays
+// JSON with its indentation; a changed field keeps its place, a new one goes last.
+import { applyEdits, modify } from 'jsonc-parser';
+import { isScalar, parseDocument, stringify } from 'yaml';
+
+/** New values by field name; `undefined` removes the field, so that it takes its default. */
+export type FieldChanges = Record<string, unknown>;
+
+export function editSource(name: string, text: string, changes: FieldChanges): string {
+  return name.endsWith('.json') ? editJson(text, changes) : editYaml(text, changes);
+}
+
+function editYaml(text: string, changes: FieldChanges): string {
+  const doc = parseDocument(text, { keepSourceTokens: false });
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) {
+      doc.delete(key);
+      continue;
+    }
+    const node = doc.get(key, true);
+    // A scalar keeps its node, so its quoting style and comments survive.
+    if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = value;
+    else doc.set(key, doc.createNode(value));
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+function editJson(text: string, changes: FieldChanges): string {
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
+  const formattingOptions = { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: '\n' };
+  let out = text;
+  for (const [key, value] of Object.entries(changes)) out = applyEdits(out, modify(out, [key], value, { formattingOptions }));
+  return out;
+}
+
+/** A new content file holding `fields`, in the given order. */
+export function newSource(name: string, fields: Record<string, unknown>): string {
+  return name.endsWith('.json') ? `${JSON.stringify(fields, null, 2)}\n` : stringify(fields, { lineWidth: 0 });
+}

@@ -1,0 +1,299 @@
+// Writing through the API, as the Django app the interface comes from let
+// clients do: PUT and PATCH on /api/v2/video/<id> with `Authorization: Token
+// <key>` change the talk's content file, and the incremental build brings the
+// output in line before the answer goes out, so the next GET shows the change.
+// Writes run one at a time; a write that fails validation or the build leaves
+// every file as it was.
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import * as z from 'zod';
+import { build, type BuildOptions } from './build.ts';
+import type { ContentError } from './errors.ts';
+import { etagOf, HEADERS, RECORD_ALLOW } from './headers.ts';
+import { timestamps } from './importer.ts';
+import { isLive, loadContent, loadFullTalk, type Catalogue, type CatalogueTalk } from './load.ts';
+import { writeFileAtomic } from './output.ts';
+import { slugFromTitle } from './pyvideo.ts';
+import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
+import { talkSchema, TALK_FIELDS } from './schema.ts';
+import { RECORD_OPTIONS } from './server.ts';
+import { editSource, newSource, type FieldChanges } from './source-edit.ts';
+import { parseSource } from './source.ts';
+import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
+import { validate } from './validate.ts';
+
+/** Bodies above this are refused before they are read to the end. */
+export const MAX_BODY = 1024 * 1024;
+/** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
+export const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
+const WRITABLE = API_FIELDS.filter((f) => !READ_ONLY.has(f));
+
+type Status = { status: number; body: string; headers?: Record<string, string> };
+
+const detail = (message: string) => inertJson({ detail: message });
+const JSON_HEADERS = { 'Content-Type': 'application/json', Vary: 'Accept', Allow: RECORD_ALLOW, 'Cache-Control': 'no-cache' };
+const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detail(message), headers });
+
+export class HttpError extends Error {
+  constructor(readonly answer: Status) {
+    super(answer.body);
+  }
+}
+
+/** Django REST framework's names for JSON types, as its "Expected a dictionary" message uses them. */
+function pythonType(value: unknown): string {
+  if (Array.isArray(value)) return 'list';
+  if (value === null) return 'NoneType';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/** The request body as a JSON object, or the error Django REST framework would answer with. */
+export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
+    chunks.push(chunk);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (err) {
+    throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HttpError({ status: 400, body: inertJson({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`] }) });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Content errors as Django REST framework's validation body: messages by field. */
+export function fieldErrors(errors: readonly ContentError[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const error of errors) {
+    const top = /^[^.[]*/.exec(error.field)?.[0] || 'non_field_errors';
+    const message = error.field && error.field !== top ? `${error.field.slice(top.length).replace(/^\./, '')}: ${error.message}` : error.message;
+    (out[top] ??= []).push(message);
+  }
+  return out;
+}
+
+type JsonSchema = { type?: string | string[]; format?: string; anyOf?: JsonSchema[]; items?: JsonSchema; choices?: unknown[] };
+
+/** A field's type in Django REST framework's words, from the build's schema. */
+function fieldType(schema: JsonSchema): Record<string, unknown> {
+  if (schema.choices) return { type: 'choice', choices: schema.choices };
+  const options = (schema.anyOf ?? [schema]).filter((s) => s.type !== 'null');
+  const one = options[0] ?? schema;
+  const type = [one.type ?? ''].flat().filter((t) => t !== 'null')[0];
+  if (type === 'array') return { type: 'list', child: fieldType(one.items ?? {}) };
+  if (type === 'string') return { type: ({ uri: 'url', date: 'date', 'date-time': 'datetime' } as Record<string, string>)[schema.format ?? one.format ?? ''] ?? 'string' };
+  return { type: type === 'integer' || type === 'boolean' ? type : type === 'number' ? 'float' : 'field' };
+}
+
+/** What OPTIONS tells a client that may write: each field of the record, its type, whether it is required or read-only, and its choices. */
+export function putActions(): Record<string, Record<string, unknown>> {
+  const schema = z.toJSONSchema(talkSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  const fields: Record<string, Record<string, unknown>> = {};
+  for (const name of API_FIELDS) {
+    const label = name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+    const readOnly = READ_ONLY.has(name);
+    fields[name] = { ...fieldType(schema.properties[name]!), required: !readOnly && required.has(name), read_only: readOnly, label };
+  }
+  return fields;
+}
+
+export interface WriterOptions extends Pick<BuildOptions, 'content' | 'out' | 'templates' | 'cache' | 'baseUrl'> {
+  tokens: readonly TokenEntry[];
+  /** The clock, for `updated`; tests pass their own. */
+  now?: () => Date;
+}
+
+/** What one write does to the content folder: the file, its bytes before (none for a new talk) and after. */
+interface Change {
+  file: string;
+  before: Buffer | undefined;
+  after: string;
+}
+
+/**
+ * Serves PUT, PATCH and OPTIONS on record paths. `open` builds the output
+ * once (incremental: nothing to do when it is current) and keeps the catalogue,
+ * so that a write finds its talk's file without reading the content folder.
+ */
+export class RecordWriter {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly actions = { PUT: putActions() };
+  /** The build's state, kept between writes so that each build starts from memory. */
+  private readonly memory: NonNullable<BuildOptions['memory']> = {};
+
+  private constructor(
+    private readonly options: WriterOptions,
+    private catalogue: Catalogue,
+  ) {}
+
+  static async open(options: WriterOptions): Promise<RecordWriter> {
+    const writer = new RecordWriter(options, { events: [], talks: [] });
+    const result = await build({ ...options, memory: writer.memory });
+    if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
+    let catalogue = result.catalogue;
+    if (!catalogue) {
+      const loaded = await loadContent(options.content);
+      if (loaded.errors.length > 0) throw new Error(loaded.errors.join('\n'));
+      catalogue = loaded.catalogue;
+    }
+    writer.catalogue = catalogue;
+    return writer;
+  }
+
+  /** The handler the server hands PUT, PATCH and OPTIONS on `/api/v2/video/<id>` to. */
+  readonly handle = async (req: IncomingMessage, res: ServerResponse, idText: string): Promise<void> => {
+    let answer: Status;
+    try {
+      answer = await this.answer(req, Number(idText));
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      answer = err.answer;
+    }
+    const headers = { ...JSON_HEADERS, ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) };
+    res.writeHead(answer.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    // A refused body may still be arriving: do not read megabytes nobody will use.
+    if (answer.status === 413) req.destroy();
+  };
+
+  private async answer(req: IncomingMessage, id: number): Promise<Status> {
+    const auth = credentials(req.headers.authorization);
+    const user = auth.ok ? verifyToken(this.options.tokens, auth.token) : undefined;
+    if (req.method === 'OPTIONS') {
+      const body = user ? { ...RECORD_OPTIONS, actions: this.actions } : RECORD_OPTIONS;
+      return { status: 200, body: inertJson(body) };
+    }
+    if (!auth.ok && auth.reason === 'missing') return fail(401, 'Authentication credentials were not provided.', { 'WWW-Authenticate': 'Token' });
+    if (!user) return fail(401, 'Invalid token.', { 'WWW-Authenticate': 'Token' });
+    const body = await readJsonBody(req);
+    const method = req.method as 'PUT' | 'PATCH';
+    const ifMatch = req.headers['if-match'];
+    // One write at a time: each reads the file the previous one left.
+    const run = this.queue.then(() => this.write(method, id, body, ifMatch));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<Status> {
+    const { content } = this.options;
+    const talk = this.catalogue.talks.find((t) => t.id === id);
+    if (!talk && method === 'PATCH') return fail(404, 'Not found.');
+    const stamp = timestamps(this.options.now?.() ?? new Date());
+    const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !READ_ONLY.has(key)));
+    // Fields of the content file that the record does not show: a client cannot see them, so it may not change them.
+    const hidden = Object.keys(fields).filter((key) => TALK_FIELDS.includes(key) && !(API_FIELDS as readonly string[]).includes(key));
+    if (hidden.length > 0) return { status: 400, body: inertJson(Object.fromEntries(hidden.map((key) => [key, ['is not part of the API record; change it in the content file']]))) };
+    // Unknown fields go on to validation, which names the closest known one.
+    const unknown = Object.keys(fields).filter((key) => !TALK_FIELDS.includes(key));
+
+    let change: Change;
+    if (talk) {
+      const current = loadFullTalk(content, talk);
+      if (ifMatch !== undefined && !matches(ifMatch, etagOf(Buffer.from(serialiseRecord(current))))) {
+        return fail(412, 'The record has changed since you read it: GET it again and reapply your change.');
+      }
+      const changes: FieldChanges = {};
+      const source = await readFile(path.join(content, talk.name));
+      const stored = (parseSource(talk.file, source) as { ok: true; doc: { value: Record<string, unknown> } }).doc.value;
+      for (const key of method === 'PUT' ? [...WRITABLE, ...unknown] : Object.keys(fields)) {
+        if (key in fields) {
+          if (!sameValue(fields[key], current[key as keyof typeof current])) changes[key] = fields[key];
+        } else if (key in stored) changes[key] = undefined;
+      }
+      if (Object.keys(changes).length === 0) return this.recordAnswer(talk, 200);
+      changes.updated = stamp.updated;
+      change = { file: talk.name, before: source, after: editSource(talk.name, source.toString('utf8'), changes) };
+    } else {
+      if (ifMatch !== undefined) return fail(412, 'There is no record with this id to match.');
+      const created = this.newTalk(id, fields, stamp);
+      if ('status' in created) return created;
+      change = created;
+    }
+    return this.apply(change, id, talk ? 200 : 201);
+  }
+
+  /** The file a PUT to a new id creates: in the event its `category` names, named after its title. */
+  private newTalk(id: number, fields: Record<string, unknown>, stamp: { added: string; updated: string }): Change | Status {
+    const events = this.catalogue.events.filter((e) => e.title === fields.category);
+    if (typeof fields.category !== 'string' || events.length === 0) {
+      return { status: 400, body: inertJson({ category: [`name an existing event by its title to create a talk in it (one of: ${this.catalogue.events.map((e) => JSON.stringify(e.title)).join(', ')})`] }) };
+    }
+    if (events.length > 1) return { status: 400, body: inertJson({ category: [`several events are titled "${fields.category}"; rename one first`] }) };
+    const event = events[0]!;
+    const base = (typeof fields.title === 'string' && slugFromTitle(fields.title)) || `talk-${id}`;
+    const dir = path.dirname(event.name);
+    let slug = base;
+    for (let n = 2; existsSync(path.join(this.options.content, dir, 'videos', `${slug}.yaml`)) || this.catalogue.talks.some((t) => t.name === `${dir}/videos/${slug}.yaml`); n++) slug = `${base}-${n}`;
+    const { category: _, ...rest } = fields;
+    const ordered = Object.fromEntries(API_FIELDS.filter((f) => f in rest).map((f) => [f, rest[f]]));
+    const file = `${dir}/videos/${slug}.yaml`;
+    return { file, before: undefined, after: newSource(file, { id, ...ordered, added: stamp.added, updated: stamp.updated }) };
+  }
+
+  /** Validates the new file as the build will, writes it, builds; on any failure puts the old file back. */
+  private async apply(change: Change, id: number, status: number): Promise<Status> {
+    const { content } = this.options;
+    const shown = path.join(content, change.file);
+    const parsed = parseSource(shown, Buffer.from(change.after));
+    const checked = parsed.ok ? validate(talkSchema, parsed.doc, TALK_FIELDS) : parsed;
+    if (!checked.ok) return { status: 400, body: inertJson(fieldErrors(checked.errors)) };
+
+    const file = path.join(content, change.file);
+    await writeFileAtomic(file, change.after);
+    let result: Awaited<ReturnType<typeof build>> | undefined;
+    try {
+      result = await build({ ...this.options, memory: this.memory });
+    } finally {
+      if (!result?.ok) {
+        if (change.before) await writeFileAtomic(file, change.before);
+        else await rm(file, { force: true });
+      }
+    }
+    if (!result.ok) {
+      const own = result.errors.filter((e) => path.resolve(e.file) === path.resolve(shown));
+      if (own.length > 0) return { status: 400, body: inertJson(fieldErrors(own)) };
+      return fail(409, `The catalogue has content errors in other files; fix them first: ${result.errors.slice(0, 5).join('; ')}`);
+    }
+    if (result.catalogue) this.catalogue = result.catalogue;
+    const talk = this.catalogue.talks.find((t) => t.id === id)!;
+    return this.recordAnswer(talk, status);
+  }
+
+  /** The record as its address now serves it (a draft's, which is not published, as it would be). */
+  private async recordAnswer(talk: CatalogueTalk, status: number): Promise<Status> {
+    const body = isLive(talk)
+      ? await readFile(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id)), 'utf8')
+      : serialiseRecord(loadFullTalk(this.options.content, talk));
+    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)) };
+    if (status === 201) headers.Location = `/api/v2/video/${talk.id}`;
+    return { status, body, headers };
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Strong comparison (RFC 9110 13.1.1): If-Match never matches a weak tag. */
+function matches(header: string, etag: string): boolean {
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag;
+  });
+}
