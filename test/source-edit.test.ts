@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { editSource, newSource } from '../src/source-edit.ts';
+
+const YAML = `# Talk file, written by hand
+id: 12
+title: "asyncio in Production" # the title as announced
+speakers:
+  - Priya Raghunathan
+summary: |
+  Five incidents,
+  five lessons.
+recorded: "2024-05-16"
+updated: "2024-05-29T09:40:00.000"
+`;
+
+describe('editing a content file', () => {
+  it('keeps YAML comments, key order and quoting; changes values in place and adds new fields last', () => {
+    const out = editSource('talk.yaml', YAML, { title: 'A new title', speakers: ['A', 'B'], duration: 60, updated: '2026-11-22T10:00:00.123' });
+    expect(out).toContain('# Talk file, written by hand\n');
+    expect(out).toContain('title: "A new title" # the title as announced\n');
+    expect(out).toContain('recorded: "2024-05-16"\n');
+    expect(out).toContain('updated: "2026-11-22T10:00:00.123"\n');
+    expect(out).toContain('summary: |\n  Five incidents,\n  five lessons.\n');
+    expect(Object.keys(parse(out))).toEqual(['id', 'title', 'speakers', 'summary', 'recorded', 'updated', 'duration']);
+    expect(parse(out).speakers).toEqual(['A', 'B']);
+  });
+
+  it('removes a field so that it takes its default', () => {
+    expect(parse(editSource('talk.yaml', YAML, { recorded: undefined }))).not.toHaveProperty('recorded');
+    expect(JSON.parse(editSource('talk.json', '{\n  "id": 1,\n  "tags": ["a"]\n}\n', { tags: undefined }))).toEqual({ id: 1 });
+  });
+
+  it('keeps JSON as JSON with its indentation', () => {
+    const json = '{\n    "id": 3,\n    "title": "x"\n}\n';
+    const out = editSource('talk.json', json, { title: 'y <b>', tags: ['t'] });
+    expect(out.startsWith('{\n    "id": 3,\n    "title": "y <b>",')).toBe(true);
+    expect(JSON.parse(out)).toEqual({ id: 3, title: 'y <b>', tags: ['t'] });
+  });
+
+  it('writes a new file in the order given', () => {
+    expect(Object.keys(parse(newSource('t.yaml', { id: 1, title: 'T', added: 'x' })))).toEqual(['id', 'title', 'added']);
+    expect(newSource('t.json', { id: 1 })).toBe('{\n  "id": 1\n}\n');
+  });
+});
