@@ -1,8 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseCommand, run } from '../src/cli.ts';
 import { formatTable, runBench, runStep } from '../src/bench.ts';
+import { benchServe, buildImport, formatServeTable } from '../src/bench-serve.ts';
 
 const values = parseCommand({
   name: 'bench',
@@ -14,13 +15,33 @@ const values = parseCommand({
     outputs: { type: 'string', value: 'DIR', description: 'where the builds write (default: the work folder); e.g. /dev/shm to leave the disk out' },
     json: { type: 'string', value: 'FILE', description: 'where to write the figures', default: 'bench-results.json' },
     quick: { type: 'boolean', description: 'skip the synthetic 5× catalogue' },
+    serve: {
+      type: 'boolean',
+      description: 'benchmark the server instead: random reads of API records from ours and from nginx on the built import (autocannon, 64 connections); adds the figures to the JSON',
+    },
+    dir: { type: 'string', value: 'DIR', description: 'with --serve: a built folder to serve instead of building the import' },
+    seconds: { type: 'string', value: 'N', description: 'with --serve: seconds of load per server', default: '10' },
     step: { type: 'string', value: 'JSON', description: 'internal: run one measured step' },
   },
 });
 
 run('bench', async () => {
   if (values.step) return runStep(JSON.parse(values.step));
+  if (values.serve) return benchServer();
   const figures = await runBench({ snapshot: values.snapshot, work: values.work, outputs: values.outputs, synthetic: !values.quick, log: (line) => process.stderr.write(`bench: ${line}\n`) });
   await writeFile(values.json, `${JSON.stringify({ measured: new Date().toISOString(), machine: { cores: (await import('node:os')).availableParallelism(), node: process.version }, figures }, null, 2)}\n`);
   process.stdout.write(`${formatTable(figures)}\n\nfigures written to ${values.json}\n`);
 });
+
+async function benchServer(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+  const load = { connections: 64, seconds: Number(values.seconds) };
+  if (!Number.isInteger(load.seconds) || load.seconds < 1) throw new Error(`--seconds must be a whole number from 1, got "${values.seconds}"`);
+  const dir = values.dir ?? (await buildImport(values.snapshot, path.join(values.work, 'serve'), log));
+  const figures = await benchServe({ dir, ...load, log });
+  // Beside the build figures of an earlier run, if there are any.
+  const previous = await readFile(values.json, 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}));
+  const machine = { cores: (await import('node:os')).availableParallelism(), node: process.version };
+  await writeFile(values.json, `${JSON.stringify({ ...previous, serve: { measured: new Date().toISOString(), machine, ...load, figures } }, null, 2)}\n`);
+  process.stdout.write(`${formatServeTable(figures, load)}\n\nfigures written to ${values.json}\n`);
+}

@@ -5,5 +5,5 @@ const values = parseCommand(startCommand);
 run('start', async () => {
   const code = await runBuild(values);
   if (code !== 0) return code;
-  await runServer({ dir: values.out, host: values.host, port: values.port });
+  await runServer({ ...values, dir: values.out });
 });

@@ -20,7 +20,7 @@ export async function benchSearch(dir: string, query: string, typed: string): Pr
   if (!existsSync(CHROMIUM)) return undefined;
   // A development dependency: the benchmark runs from a checkout.
   const { chromium } = await import('playwright-core');
-  const server = await startServer({ dir, host: '127.0.0.1', port: 0 });
+  const server = await startServer({ dir, host: '127.0.0.1', port: 0, quiet: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   try {
     const context = await browser.newContext();

@@ -9,6 +9,8 @@ import { isLive, loadContent } from './load.ts';
 import { terminalProgress } from './progress.ts';
 import { SiteRenderer } from './render.ts';
 import { startServer, type RunningServer } from './server.ts';
+import { addToken, readTokens, removeToken } from './tokens.ts';
+import { RecordWriter } from './writes.ts';
 
 const contentOptions = {
   content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
@@ -24,6 +26,17 @@ const listenOptions = {
   port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT ?? '8080' },
   host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
 } as const;
+
+/** What `serve` and `start` take beyond where to listen. */
+const serverOptions = {
+  'max-connections': { type: 'string', value: 'N', description: 'connections open at once; more are closed as soon as they open', default: '1024' },
+  quiet: { type: 'boolean', description: 'no access log (otherwise one line per request on stdout)' },
+  tokens: { type: 'string', value: 'FILE', description: 'tokens file (npm run token -- add NAME): PUT and PATCH with one of its tokens write to the content folder and rebuild; without it the server is read-only' },
+} as const;
+
+/** How the server stops, for the help of the commands that run it. */
+const stopNotes =
+  'On SIGINT or SIGTERM the server stops accepting connections, lets the requests in flight finish (those still running after 10 s are cut off; a write is always finished), closes idle connections and exits 0. A second signal stops it at once.';
 
 const incrementalOptions = {
   cache: { type: 'string', value: 'DIR', description: 'where builds remember what they wrote, for incremental builds', default: '.cache' },
@@ -47,14 +60,26 @@ export const checkCommand = {
 
 export const serveCommand = {
   name: 'serve',
-  summary: 'Serve a built output folder with the API headers of the contract (GET, HEAD, OPTIONS; PUT and PATCH answer 401).',
-  options: { dir: { type: 'string', value: 'DIR', description: 'folder to serve', default: 'dist' }, ...listenOptions },
+  summary:
+    'Serve a built output folder with the API headers of the contract.\nWith --tokens, PUT and PATCH on /api/v2/video/<id> change the talk\'s file in the content folder and rebuild the output before they answer; without it they answer 401.',
+  options: {
+    dir: { type: 'string', value: 'DIR', description: 'folder to serve', default: 'dist' },
+    ...listenOptions,
+    ...serverOptions,
+    // Where writes go, and how the folder is rebuilt after one.
+    content: contentOptions.content,
+    templates: contentOptions.templates,
+    cache: incrementalOptions.cache,
+    ...siteOptions,
+  },
+  notes: stopNotes,
 } as const;
 
 export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
-  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
+  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
+  notes: stopNotes,
 };
 
 type BuildValues = { content: string; out: string; templates: string };
@@ -114,10 +139,40 @@ export function parsePort(text: string): number {
   return port;
 }
 
-/** Starts the server, prints its URL, and stops it cleanly on SIGINT or SIGTERM. */
-export async function runServer(values: { dir: string; host: string; port: string }): Promise<RunningServer> {
-  const running = await startServer({ dir: values.dir, host: values.host, port: parsePort(values.port) });
-  const stop = () => void running.close().then(() => process.exit(0));
+export function parseCount(option: string, text: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new Error(`--${option} must be a whole number from 1, got "${text}"`);
+  return Number(text);
+}
+
+/** Starts the server, prints its URL, and drains it on SIGINT or SIGTERM (see stopNotes). */
+export async function runServer(values: {
+  dir: string;
+  host: string;
+  port: string;
+  quiet?: boolean;
+  'max-connections': string;
+  tokens?: string;
+  content: string;
+  templates: string;
+  cache: string;
+  'base-url': string;
+}): Promise<RunningServer> {
+  const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
+  const running = await startServer({
+    writes: writer?.handle,
+    dir: values.dir,
+    host: values.host,
+    port: parsePort(values.port),
+    quiet: values.quiet,
+    maxConnections: parseCount('max-connections', values['max-connections']),
+  });
+  // `once`: a second signal finds no handler and ends the process at once.
+  const stop = () => {
+    const closed = running.close();
+    // Said once the port is closed: whoever reads it may rely on new connections being refused.
+    process.stdout.write('stopping: no new connections; finishing the requests in flight\n');
+    void closed.then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
@@ -180,4 +235,50 @@ export async function runDev(values: BuildValues & { cache: string; host: string
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
+}
+
+/** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
+async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string; 'base-url': string }): Promise<RecordWriter> {
+  const relative = path.relative(path.resolve(values.dir), path.resolve(values.tokens));
+  if (!relative.startsWith('..') && !path.isAbsolute(relative)) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
+  const tokens = await readTokens(values.tokens);
+  if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
+  return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, baseUrl: checkBaseUrl(values['base-url']), tokens });
+}
+
+export const DEFAULT_TOKENS = 'tokens.txt';
+
+export const tokenCommand = {
+  name: 'token',
+  args: 'add NAME | remove NAME | list',
+  summary:
+    'Manage the API tokens that `serve --tokens FILE` accepts for PUT and PATCH.\n`add NAME` prints a new random token once: only its SHA-256 is stored, so keep it somewhere safe.\nKeep the file outside the folder you serve.',
+  options: { tokens: { type: 'string', value: 'FILE', description: 'tokens file', default: DEFAULT_TOKENS } },
+  notes: 'Clients send the token as `Authorization: Token <token>`.\nExit code: 0 on success, 1 when the name is taken, unknown or not usable, 2 for bad arguments.',
+} as const;
+
+export async function runToken(values: { tokens: string; _: string[] }): Promise<number> {
+  const [action, name, ...rest] = values._;
+  const usage = () => {
+    process.stderr.write('token: expected "add NAME", "remove NAME" or "list"; run "npm run token -- --help"\n');
+    return 2;
+  };
+  if (rest.length > 0) return usage();
+  if (action === 'list' && name === undefined) {
+    for (const entry of await readTokens(values.tokens)) process.stdout.write(`${entry.name}\n`);
+    return 0;
+  }
+  if (name === undefined) return usage();
+  if (action === 'add') {
+    const token = await addToken(values.tokens, name);
+    process.stderr.write(`added token "${name}" to ${values.tokens}; it is shown this once:\n`);
+    process.stdout.write(`${token}\n`);
+    return 0;
+  }
+  if (action === 'remove') {
+    if (await removeToken(values.tokens, name)) return 0;
+    process.stderr.write(`${values.tokens} has no token named "${name}"\n`);
+    return 1;
+  }
+  return usage();
 }

@@ -98,7 +98,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return false;
   };
   const html = (page: string) => page.replace(/<\/body>/i, `<script src="${DEV_CLIENT}"></script></body>`);
-  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes });
+  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, quiet: true });
 
   let timer: NodeJS.Timeout | undefined;
   const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true });

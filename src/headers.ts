@@ -43,7 +43,11 @@ export const ENCODINGS = [
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
 export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.[1-9][0-9]*|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
-export const IMMUTABLE_FILE = /^pagefind\/(?:fragment|index|filter)\//;
+/** Pagefind's index chunks, named by their content. */
+export const IMMUTABLE_DIRS = ['pagefind/fragment/', 'pagefind/index/', 'pagefind/filter/'] as const;
+export const IMMUTABLE_FILE = new RegExp(`^(?:${IMMUTABLE_DIRS.join('|')})`);
+/** Feeds, sitemaps and robots.txt, by extension. */
+export const TEXT_EXTENSIONS = ['xml', 'atom', 'rss', 'json', 'txt'] as const;
 
 /** The kind of a file of the output, by its path relative to the output folder. */
 export function kindOf(rel: string): FileKind {
@@ -52,7 +56,7 @@ export function kindOf(rel: string): FileKind {
   if (rel.endsWith('.html')) return 'page';
   if (IMMUTABLE_FILE.test(rel)) return 'immutable';
   if (rel.startsWith('assets/')) return 'asset';
-  if (/\.(xml|json|txt)$/.test(rel)) return 'text';
+  if (TEXT_EXTENSIONS.some((ext) => rel.endsWith(`.${ext}`))) return 'text';
   return 'file';
 }
 
@@ -69,3 +73,9 @@ export const LIST_PAGE_SIZE = { video: 20, category: 50, speaker: 50 } as const;
 
 /** Files the build writes for static hosts; they configure the host and are not part of the site. */
 export const HOST_FILES = ['_headers', '_redirects', 'nginx.conf', 'Caddyfile', 'vercel.json', 'firebase.json'] as const;
+
+/** The description OPTIONS answers with, in the shape Django REST framework gives it. */
+export const describeResource = (name: string) => ({ name, description: '', renders: ['application/json', 'text/html'], parses: ['application/json'] });
+export const RECORD_OPTIONS = describeResource('Video Instance');
+/** The names Django REST framework gives the list views. */
+export const LIST_TITLES: Record<ListName, string> = { video: 'Video List', category: 'Category List', speaker: 'Speaker List' };

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { byRecordedThenTitle, categoryItems, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
 import { categoryFile, ENCODINGS, listFile } from './headers.ts';
+import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import {
@@ -61,6 +62,8 @@ export type PageJob = OutputSpec &
     | { kind: 'category-list'; input: ListPage<CategoryItem> }
     | { kind: 'category'; input: CategoryItem }
     | { kind: 'speaker-list'; input: ListPage<SpeakerItem> }
+    /** A static host's configuration (src/hosting.ts): made from the header manifest alone. */
+    | { kind: 'host-config'; input: string }
   );
 
 export interface SitePlan {
@@ -232,6 +235,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
 
   planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
+  for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
   checkRedirects(talks, pages);
   const records = newestFirst.map(searchRecord);
   return { talks, pages, search: { key: `${prints.code}${hashOf(records)}`, records } };

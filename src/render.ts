@@ -356,6 +356,8 @@ export class SiteRenderer {
         return inertJson(categoryJson(job.input, this.site.baseUrl));
       case 'speaker-list':
         return speakerListJson(job.input, this.site.baseUrl);
+      case 'host-config':
+        return job.input;
       case 'video-list':
         throw new Error('a page of records is made from the record files, once they are written: see writeRecordLists');
     }

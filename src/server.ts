@@ -1,34 +1,48 @@
-// The server: the output folder over HTTP with the contract's headers.
-// sirv sends the files; this module decides what may be sent and with which
-// headers, because sirv alone answers every method, sends extensionless files
-// without a Content-Type and 304s without headers, and throws on bad ranges.
-import { readFile, stat } from 'node:fs/promises';
+// The server: the output folder over HTTP with the headers of the manifest
+// (headers.ts). Files up to 1 MiB are answered from memory, checked against
+// the disk on every request; bigger ones are streamed, and their byte ranges
+// sent by sirv. This module decides what may be sent and with which headers,
+// because sirv alone answers every method, sends extensionless files without a
+// Content-Type and 304s without headers, throws on bad ranges, and reads a file
+// by name after it has announced the length of whatever had that name before.
+import { open, readFile } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
+import { lookup as mimeLookup } from 'mrmime';
 import sirv from 'sirv';
+import {
+  categoryFile,
+  COMPRESSED_KINDS,
+  describeResource,
+  ENCODINGS,
+  etagOf,
+  HEADERS,
+  HOST_FILES,
+  kindOf,
+  LIST_TITLES,
+  listFile,
+  READ_ALLOW,
+  RECORD_ALLOW,
+  type FileKind,
+  type ListName,
+} from './headers.ts';
 import { inertJson } from './record.ts';
 
-export const RECORD_ALLOW = 'GET, PUT, PATCH, HEAD, OPTIONS';
-export const PAGE_ALLOW = 'GET, HEAD, OPTIONS';
-const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 
-// Only the site's own scripts run (search needs WebAssembly); the policy makes sure nobody else's does.
-const PAGE_CSP =
-  "default-src 'self'; img-src 'self' https:; media-src 'self' https:; frame-src https:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; form-action 'self'";
-
 const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
+const LIST_PATH = /^\/api\/v2\/(video|category|speaker)\/?$/;
+const CATEGORY_PATH = /^\/api\/v2\/category\/([^/]+)\/?$/;
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** The description OPTIONS answers with, in the shape Django REST framework gives it. */
-export const RECORD_OPTIONS = {
-  name: 'Video Instance',
-  description: '',
-  renders: ['application/json', 'text/html'],
-  parses: ['application/json'],
-};
+
+const detail = (message: string) => `{"detail": ${inertJson(message)}}`;
+const NOT_FOUND = detail('Not found');
+const INVALID_PAGE = detail('Invalid page.');
 
 /**
  * The request path, percent-decoded, or null when it could reach outside the
@@ -71,10 +85,6 @@ function queryOf(rawUrl: string): string {
   return q === -1 ? '' : rawUrl.slice(q);
 }
 
-export function etagFor(stats: { size: number; mtimeMs: number }): string {
-  return `W/"${stats.size}-${Math.floor(stats.mtimeMs)}"`;
-}
-
 /** Weak comparison (RFC 9110 13.1.2) against an If-None-Match list. */
 export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
@@ -85,32 +95,276 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-/** A single satisfiable-looking byte range, or undefined: anything else is ignored, as RFC 9110 allows. */
-export function usableRange(header: string | undefined): string | undefined {
+/**
+ * The byte range a Range header asks of a file of `size` bytes, with its end
+ * within the file; 'unsatisfiable' when it starts past the end. Undefined for
+ * anything but one `bytes=first-[last]` range: that is ignored, as RFC 9110 allows.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d{1,15})-(\d{0,15})$/.exec(header.trim());
   if (!m) return undefined;
-  if (m[2] !== '' && Number(m[2]) < Number(m[1])) return undefined;
-  return header.trim();
+  const start = Number(m[1]);
+  const last = m[2] === '' ? Infinity : Number(m[2]);
+  if (last < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(last, size - 1) };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : inertJson(body);
-  res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache' });
-  res.end(text);
+/**
+ * The precompressed encodings an Accept-Encoding header allows, best first:
+ * by q-value, then br before gzip. `q=0` refuses; a malformed q-value counts as a refusal.
+ */
+export function acceptedEncodings(header: string | undefined): (typeof ENCODINGS)[number][] {
+  if (!header) return [];
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.split(';');
+    const name = token.trim().toLowerCase();
+    if (!name) continue;
+    let q = 1;
+    for (const param of params) {
+      const m = /^\s*q\s*=\s*(.*?)\s*$/i.exec(param);
+      if (m) q = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(m[1]!) ? Number(m[1]) : 0;
+    }
+    weights.set(name, q);
+  }
+  const star = weights.get('*') ?? 0;
+  return ENCODINGS.map((encoding) => ({ encoding, q: weights.get(encoding.name) ?? star }))
+    .filter((e) => e.q > 0)
+    .sort((a, b) => b.q - a.q)
+    .map((e) => e.encoding);
 }
 
-const detail = (message: string) => `{"detail": ${inertJson(message)}}`;
-const NOT_FOUND = detail('Not found');
+/** The Content-Type of a file the manifest does not type itself; text gets its charset, unknown names are bytes. */
+export function contentTypeOf(rel: string): string {
+  const type = mimeLookup(rel);
+  if (!type) return 'application/octet-stream';
+  return type.startsWith('text/') ? `${type}; charset=utf-8` : type;
+}
 
-async function statFile(file: string) {
+/** Precompressed copies and host configuration are in the folder but are not the site's own files. */
+function isServedName(rel: string): boolean {
+  return !ENCODINGS.some((e) => rel.endsWith(e.suffix)) && !(HOST_FILES as readonly string[]).includes(rel);
+}
+
+/** What an API path addresses. */
+export interface ApiTarget {
+  /** The resource's name in OPTIONS' description. */
+  name: string;
+  allow: string;
+  /** The file that answers GET, or null when the path or its query can name none (404 to every method). */
+  file: string | null;
+  /** The 404 body when there is no such file. */
+  missing: string;
+  /** On a record's path: the record's id, which writes go to. */
+  id?: string;
+}
+
+/**
+ * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent or empty,
+ * null when it is not a positive whole number. `format` and any other parameter are ignored.
+ */
+export function pageParam(query: string): number | null {
+  const text = new URLSearchParams(query).getAll('page').at(-1);
+  if (text === undefined || text === '') return 1;
+  if (!/^\d{1,15}$/.test(text)) return null;
+  const page = Number(text);
+  return page >= 1 ? page : null;
+}
+
+/** Resolves a path under /api/v2/ (and its query) to what it addresses; undefined for anything else there. */
+export function apiTarget(pathname: string, query: string): ApiTarget | undefined {
+  const record = RECORD_PATH.exec(pathname);
+  if (record) {
+    const id = record[1]!;
+    const canonical = CANONICAL_ID.test(id);
+    return { name: 'Video Instance', allow: RECORD_ALLOW, file: canonical ? `api/v2/video/${id}` : null, missing: NOT_FOUND, ...(canonical ? { id } : {}) };
+  }
+  const list = LIST_PATH.exec(pathname);
+  if (list) {
+    const name = list[1] as ListName;
+    const page = pageParam(query);
+    return { name: LIST_TITLES[name], allow: READ_ALLOW, file: page === null ? null : listFile(name, page), missing: INVALID_PAGE };
+  }
+  const category = CATEGORY_PATH.exec(pathname);
+  if (category) {
+    const slug = category[1]!;
+    return { name: 'Category Instance', allow: READ_ALLOW, file: SLUG.test(slug) ? categoryFile(slug) : null, missing: NOT_FOUND };
+  }
+  return undefined;
+}
+
+/** One common-log-like line: client, time, request, status, body bytes, milliseconds. Quotes and control bytes are escaped so a request cannot forge lines. */
+export function accessLine(entry: { remote: string; time: Date; method: string; url: string; httpVersion: string; status: number; bytes: number; ms: number; aborted: boolean }): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\uffff"\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const request = `${clean(entry.method)} ${clean(entry.url)} HTTP/${clean(entry.httpVersion)}`;
+  return `${entry.remote} - - [${entry.time.toISOString()}] "${request}" ${entry.status} ${entry.bytes} ${entry.ms.toFixed(1)}ms${entry.aborted ? ' aborted' : ''}`;
+}
+
+/** A file as the cache knows it: the stat that identifies its bytes, their ETag, and the bytes when they are small enough to keep. */
+interface CachedFile {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  etag: string;
+  lastModified: string;
+  body?: Buffer;
+  /** The headers of its 200, made on first use (a path always has the same kind and encoding). */
+  headers?: string[];
+}
+
+export interface CacheLimits {
+  /** Files up to this size are kept in memory (default 1 MiB). */
+  maxFileBytes?: number;
+  /** All kept bodies together (default 128 MiB); the least recently used go first. */
+  maxTotalBytes?: number;
+}
+
+const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size && file.mtimeMs === stats.mtimeMs && file.ino === stats.ino;
+/** What an entry costs besides its body, so that entries without one are bounded too. */
+const ENTRY_COST = 256;
+
+function statNow(abs: string): Stats | undefined {
   try {
-    const stats = await stat(file);
-    return stats.isFile() ? stats : undefined;
+    return statSync(abs, { throwIfNoEntry: false });
   } catch {
+    // ENOTDIR and the like: a path through a file is a missing file.
     return undefined;
   }
 }
+
+/**
+ * Files by absolute path, each checked on every use with a synchronous stat:
+ * builds replace files by renaming new ones in (or swap the whole folder), so
+ * size, mtime and inode change with every rewrite and a stale entry is never sent.
+ */
+export function createFileCache(limits: CacheLimits = {}) {
+  const maxFile = limits.maxFileBytes ?? 1024 * 1024;
+  const maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
+  const entries = new Map<string, CachedFile>();
+  const loading = new Map<string, Promise<CachedFile | undefined>>();
+  let total = 0;
+
+  const drop = (abs: string) => {
+    const old = entries.get(abs);
+    if (!old) return;
+    entries.delete(abs);
+    total -= (old.body?.byteLength ?? 0) + ENTRY_COST;
+  };
+
+  const keep = (abs: string, file: CachedFile) => {
+    drop(abs);
+    entries.set(abs, file);
+    total += (file.body?.byteLength ?? 0) + ENTRY_COST;
+    for (const [oldest] of entries) {
+      if (total <= maxTotal) break;
+      drop(oldest);
+    }
+  };
+
+  // Reads through one descriptor, so the stat and the bytes are of the same file even if a rename replaces it meanwhile.
+  async function load(abs: string): Promise<CachedFile | undefined> {
+    let handle;
+    try {
+      handle = await open(abs, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) return undefined;
+      const bytes = await handle.readFile();
+      const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
+      if (bytes.byteLength <= maxFile) file.body = bytes;
+      // A file written in place while we read it: serve what we read, remember nothing.
+      if (bytes.byteLength === stats.size) keep(abs, file);
+      return file;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  return {
+    /** The file as it is now, or undefined when there is no regular file at `abs`. */
+    async get(abs: string): Promise<CachedFile | undefined> {
+      const stats = statNow(abs);
+      if (!stats?.isFile()) {
+        drop(abs);
+        return undefined;
+      }
+      const hit = entries.get(abs);
+      if (hit && sameFile(hit, stats)) {
+        entries.delete(abs);
+        entries.set(abs, hit);
+        return hit;
+      }
+      // Requests for the same version of a file share one read; a newer version gets a read of its own.
+      const key = `${stats.ino}:${stats.size}:${stats.mtimeMs}:${abs}`;
+      let pending = loading.get(key);
+      if (!pending) {
+        pending = load(abs).finally(() => loading.delete(key));
+        loading.set(key, pending);
+      }
+      return pending;
+    },
+    /** Bytes held in memory, entries' overhead included. */
+    size: () => total,
+  };
+}
+
+/**
+ * Ends the response with its source: a file deleted between lookup and open ends
+ * this response, not the process; a client gone does not leave the file open; and
+ * a file cut short while it is read (written in place) closes the connection, or
+ * the client would read the next response as the rest of this one.
+ */
+function guardStream(res: ServerResponse, source: Readable, announced: () => number): void {
+  let sent = 0;
+  source.on('data', (chunk: Buffer) => (sent += chunk.length));
+  source.once('end', () => {
+    if (sent !== announced()) res.destroy();
+  });
+  source.once('error', () => res.destroy());
+  res.once('close', () => source.destroy());
+}
+
+/** Body bytes of each response, for the access log: headers given to writeHead as a list cannot be read back. */
+const bodyBytes = new WeakMap<ServerResponse, number>();
+
+/**
+ * Sends a whole response. Headers go as a flat list of names and values, never
+ * through setHeader: Node writes a list in a fraction of the time an object takes
+ * (a record answered from memory costs about a third less CPU).
+ */
+function send(res: ServerResponse, status: number, headers: string[], body?: Buffer | string): void {
+  res.writeHead(status, headers);
+  bodyBytes.set(res, body === undefined ? 0 : Buffer.byteLength(body));
+  res.end(body);
+}
+
+const flat = (headers: Record<string, string>) => Object.entries(headers).flat();
+const NOSNIFF = ['X-Content-Type-Options', 'nosniff'];
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : inertJson(body);
+  send(res, status, [...flat(headers), 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(text)), 'Cache-Control', 'no-cache', ...NOSNIFF], text);
+}
+
+/** A header list less the named headers. */
+function without(headers: readonly string[], names: ReadonlySet<string>): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (!names.has(headers[i]!)) kept.push(headers[i]!, headers[i + 1]!);
+  return kept;
+}
+/** What a 304 leaves out (RFC 9110 15.4.5): the description of the body it does not send. */
+const BODY_METADATA: ReadonlySet<string> = new Set(['Content-Type', 'Content-Encoding', 'Content-Length', 'Last-Modified']);
+const LENGTH: ReadonlySet<string> = new Set(['Content-Length']);
+/** What a file renamed in between lookup and open no longer has in common with the looked-up one. */
+const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content-Length']);
+
+const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><title>Not found</title><h1>Not found</h1></html>');
 
 export interface ServerOptions {
   /** The folder to serve: a build's output. */
@@ -119,135 +373,289 @@ export interface ServerOptions {
   html?: (page: string) => string;
   /** Answers requests of its own before the files are looked at; returns false to pass. */
   routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+  /**
+   * Takes PUT, PATCH and OPTIONS on a record's path (canonical ids only) and
+   * answers them. Without it, OPTIONS describes the record and PUT and PATCH are 401.
+   */
+  writes?: (req: IncomingMessage, res: ServerResponse, id: string) => Promise<void>;
+  /** Limits of the in-memory body cache. */
+  cache?: CacheLimits;
+  /** No access log. */
+  quiet?: boolean;
+  /** Where access log lines go, one call per request (default: a line each on stdout). */
+  log?: (line: string) => void;
+  /** Connections beyond this many are closed as soon as they open (default 1024). */
+  maxConnections?: number;
+  /** How long close() lets requests in flight run before it closes their connections (default 10 s). Writes always finish. */
+  drainMs?: number;
 }
 
-export function createHandler(options: ServerOptions) {
-  const root = path.resolve(options.dir);
-  // dev mode: sirv looks each file up per request, so the server follows rebuilds that swap the folder.
-  const send = sirv(root, { dev: true, etag: true, dotfiles: false, extensions: [] });
+export interface Handler {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * The ETag a GET of this file would carry now, e.g. `currentEtag('api/v2/video/12')`;
+   * undefined when there is no such file. It is `etagOf` of the file's bytes.
+   */
+  currentEtag(rel: string): Promise<string | undefined>;
+  /** Resolves when every write handed to `writes` so far has finished. */
+  writesSettled(): Promise<void>;
+}
 
-  /** Hands a file we resolved and checked to sirv, with our headers already set. */
-  function sendFile(req: IncomingMessage, res: ServerResponse, relFile: string, headers: Record<string, string>, onMissing: () => void): void {
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    const range = usableRange(req.headers.range);
-    if (range) req.headers.range = range;
-    else delete req.headers.range;
+export function createHandler(options: ServerOptions): Handler {
+  const root = path.resolve(options.dir);
+  const cache = createFileCache(options.cache);
+  // dev mode: sirv looks each file up per request, so it follows rebuilds too.
+  const sirvSend = sirv(root, { dev: true, etag: true, dotfiles: false, extensions: [] });
+  const writes = new Set<Promise<void>>();
+
+  /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
+  const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
+    const headers = flat(HEADERS[kind]);
+    if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
+    if (encoding) headers.push('Content-Encoding', encoding);
+    headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
+    return headers;
+  };
+
+  /**
+   * Hands a range of a file too big to keep to sirv, with our headers already set.
+   * The range is given closed (`first-last`), so sirv never reads past what it announces.
+   */
+  function rangeWithSirv(req: IncomingMessage, res: ServerResponse, rel: string, headers: string[], range: { start: number; end: number }, onGone: () => void): void {
+    const ours = without(headers, LENGTH);
+    for (let i = 0; i < ours.length; i += 2) res.setHeader(ours[i]!, ours[i + 1]!);
+    req.headers.range = `bytes=${range.start}-${range.end}`;
     delete req.headers['if-none-match'];
-    req.url = encodePath(relFile);
-    // A file deleted between lookup and open must end this response, not the process.
-    res.once('pipe', (source: Readable) => source.once('error', () => res.destroy()));
-    send(req, res, onMissing);
+    req.url = encodePath(`/${rel}`);
+    res.once('pipe', (source: Readable) => guardStream(res, source, () => Number(res.getHeader('content-length'))));
+    sirvSend(req, res, onGone);
   }
 
-  async function serveRecord(req: IncomingMessage, res: ServerResponse, idText: string): Promise<void> {
-    const headers = { Vary: 'Accept', Allow: RECORD_ALLOW };
-    if (!CANONICAL_ID.test(idText)) return sendJson(res, 404, NOT_FOUND, headers);
-    switch (req.method) {
-      case 'GET':
-      case 'HEAD': {
-        const relFile = `/api/v2/video/${idText}`;
-        const stats = await statFile(path.join(root, relFile));
-        if (!stats) return sendJson(res, 404, NOT_FOUND, headers);
-        const etag = etagFor(stats);
-        const cache = { 'Cache-Control': 'no-cache', ETag: etag };
-        if (etagMatches(req.headers['if-none-match'], etag)) {
-          res.writeHead(304, { ...headers, ...cache });
-          return void res.end();
-        }
-        return sendFile(
-          req,
-          res,
-          relFile,
-          { ...headers, ...cache, 'Content-Type': HTML, 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' },
-          () => sendJson(res, 404, NOT_FOUND, headers),
-        );
-      }
-      case 'OPTIONS':
-        return sendJson(res, 200, RECORD_OPTIONS, headers);
-      case 'PUT':
-      case 'PATCH':
-        return sendJson(res, 401, detail('Authentication credentials were not provided.'), { ...headers, 'WWW-Authenticate': 'Token' });
-      default:
-        return sendJson(res, 405, detail(`Method "${req.method}" not allowed.`), headers);
+  /**
+   * Streams a file too big to keep, through one descriptor: the length sent is
+   * that of the file opened, whatever is renamed over its name meanwhile.
+   * (sirv stats the name and opens it later, and would send a bigger file's bytes after a smaller one's length.)
+   */
+  async function streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void): Promise<void> {
+    const handle = await open(abs, 'r').catch(() => undefined);
+    const stats = await handle?.stat().catch(() => undefined);
+    if (!handle || !stats?.isFile()) {
+      await handle?.close();
+      return onGone();
     }
+    // Replaced since it was looked up: the ETag names other bytes, and the length is this file's.
+    const sent = sameFile(expected, stats) ? headers : [...without(headers, REPLACED), 'Last-Modified', stats.mtime.toUTCString(), 'Content-Length', String(stats.size)];
+    if (stats.size === 0) {
+      await handle.close();
+      return send(res, 200, sent);
+    }
+    res.writeHead(200, sent);
+    bodyBytes.set(res, stats.size);
+    const source = handle.createReadStream({ start: 0, end: stats.size - 1 });
+    guardStream(res, source, () => stats.size);
+    source.pipe(res);
+  }
+
+  /** Sends `rel` if it is there (false if not): from memory when it is small, precompressed when the client takes it. */
+  async function serveFile(req: IncomingMessage, res: ServerResponse, rel: string, onGone: () => void): Promise<boolean> {
+    const abs = path.join(root, rel);
+    const identity = await cache.get(abs);
+    if (!identity) return false;
+    const kind = kindOf(rel);
+    const head = req.method === 'HEAD';
+    if (kind === 'page' && options.html) {
+      // The page differs from the file, so it carries no validator and is not stored.
+      const body = Buffer.from(options.html((identity.body ?? (await readFile(abs))).toString('utf8')));
+      send(res, 200, [...flat({ ...HEADERS.page, 'Cache-Control': 'no-store' }), 'Content-Length', String(body.byteLength)], head ? undefined : body);
+      return true;
+    }
+    const ifRange = req.headers['if-range'];
+    const range = head || (ifRange !== undefined && ifRange !== identity.etag) ? undefined : byteRange(req.headers.range, identity.size);
+    let file = identity;
+    let fileRel = rel;
+    let encoding: string | undefined;
+    if (range === undefined && COMPRESSED_KINDS.has(kind)) {
+      for (const accepted of acceptedEncodings(req.headers['accept-encoding'])) {
+        const copy = await cache.get(abs + accepted.suffix);
+        if (!copy) continue;
+        file = copy;
+        fileRel = rel + accepted.suffix;
+        encoding = accepted.name;
+        break;
+      }
+    }
+    const headers = (file.headers ??= okHeaders(file, kind, rel, encoding));
+    if (etagMatches(req.headers['if-none-match'], file.etag)) {
+      send(res, 304, without(headers, BODY_METADATA));
+    } else if (range === 'unsatisfiable') {
+      send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
+    } else if (range && file.body) {
+      const part = file.body.subarray(range.start, range.end + 1);
+      send(res, 206, [...without(headers, LENGTH), 'Content-Range', `bytes ${range.start}-${range.end}/${file.size}`, 'Accept-Ranges', 'bytes', 'Content-Length', String(part.byteLength)], part);
+    } else if (range && range.end > 0) {
+      // A range of a big file ending at byte 0 falls through to the whole file: sirv reads a last byte of 0 as "to the end".
+      rangeWithSirv(req, res, fileRel, headers, range, onGone);
+    } else if (head || file.body) {
+      send(res, 200, headers, head ? undefined : file.body);
+    } else {
+      await streamFile(res, path.join(root, fileRel), file, headers, onGone);
+    }
+    return true;
   }
 
   async function notFoundPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body: Buffer;
-    try {
-      body = await readFile(path.join(root, '404.html'));
-    } catch {
-      body = Buffer.from('<!doctype html><html lang="en"><title>Not found</title><h1>Not found</h1></html>');
-    }
+    const abs = path.join(root, '404.html');
+    const page = await cache.get(abs);
+    let body = page ? (page.body ?? (await readFile(abs).catch(() => FALLBACK_404))) : FALLBACK_404;
     if (options.html) body = Buffer.from(options.html(body.toString('utf8')));
-    res.writeHead(404, { 'Content-Type': HTML, 'Content-Length': body.byteLength, 'Cache-Control': 'no-cache', 'Content-Security-Policy': PAGE_CSP });
-    res.end(body);
+    send(res, 404, [...flat(HEADERS.page), 'Content-Length', String(body.byteLength)], req.method === 'HEAD' ? undefined : body);
+  }
+
+  async function serveApi(req: IncomingMessage, res: ServerResponse, target: ApiTarget): Promise<void> {
+    const headers = { Vary: 'Accept', Allow: target.allow };
+    const { file, id } = target;
+    if (file === null) return sendJson(res, 404, target.missing, headers);
+    const method = req.method;
+    if (id !== undefined && options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
+      const write = options.writes(req, res, id);
+      writes.add(write);
+      return write.finally(() => writes.delete(write));
+    }
+    switch (method) {
+      case 'GET':
+      case 'HEAD': {
+        const gone = () => sendJson(res, 404, target.missing, headers);
+        if (!(await serveFile(req, res, file, gone))) gone();
+        return;
+      }
+      case 'OPTIONS':
+        return sendJson(res, 200, describeResource(target.name), headers);
+      case 'PUT':
+      case 'PATCH':
+        if (id !== undefined) return sendJson(res, 401, detail('Authentication credentials were not provided.'), { ...headers, 'WWW-Authenticate': 'Token' });
+      // falls through: lists accept no writes
+      default:
+        return sendJson(res, 405, detail(`Method "${method}" not allowed.`), headers);
+    }
   }
 
   async function servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { Allow: PAGE_ALLOW });
-      return void res.end();
-    }
+    if (req.method === 'OPTIONS') return send(res, 204, ['Allow', READ_ALLOW, ...NOSNIFF]);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return sendJson(res, 405, detail(`Method "${req.method}" not allowed.`), { Allow: PAGE_ALLOW });
+      return sendJson(res, 405, detail(`Method "${req.method}" not allowed.`), { Allow: READ_ALLOW });
     }
-    const relFile = pathname.endsWith('/') ? `${pathname}index.html` : pathname;
-    const stats = await statFile(path.join(root, relFile));
-    if (!stats && !pathname.endsWith('/') && (await statFile(path.join(root, pathname, 'index.html')))) {
+    const rel = (pathname.endsWith('/') ? `${pathname}index.html` : pathname).slice(1);
+    if (!isServedName(rel)) return notFoundPage(req, res);
+    if (await serveFile(req, res, rel, () => void notFoundPage(req, res))) return;
+    if (!pathname.endsWith('/') && (await cache.get(path.join(root, pathname, 'index.html')))) {
       // A folder asked for without its slash: send the client to the canonical URL so relative links work.
-      res.writeHead(301, { Location: `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length': 0 });
-      return void res.end();
+      return send(res, 301, ['Location', `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
     }
-    if (!stats) return notFoundPage(req, res);
-    const etag = etagFor(stats);
-    const isHtml = relFile.endsWith('.html');
-    const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'no-cache' };
-    if (isHtml) Object.assign(headers, { 'Content-Type': HTML, 'Content-Security-Policy': PAGE_CSP });
-    if (isHtml && options.html) {
-      const body = Buffer.from(options.html(await readFile(path.join(root, relFile), 'utf8')));
-      const { ETag: _, ...rest } = headers;
-      res.writeHead(200, { ...rest, 'Cache-Control': 'no-store', 'Content-Length': body.byteLength });
-      return void res.end(body);
-    }
-    if (etagMatches(req.headers['if-none-match'], etag)) {
-      res.writeHead(304, headers);
-      return void res.end();
-    }
-    sendFile(req, res, relFile, headers, () => void notFoundPage(req, res));
+    return notFoundPage(req, res);
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
+      // Node's parser stops reading a connection after a request that asks to upgrade it; we never upgrade, so end it instead of leaving it stuck.
+      if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
       const pathname = safePath(req.url);
       if (pathname === null) return await notFoundPage(req, res);
       if (options.routes?.(req, res, pathname)) return;
-      const record = RECORD_PATH.exec(pathname);
-      if (record) return await serveRecord(req, res, record[1]!);
       // Below /api/v2 everything is the API's and answers as it does; /api/ itself is the page explaining it.
-      if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) return sendJson(res, 404, NOT_FOUND);
+      if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) {
+        const target = apiTarget(pathname, queryOf(req.url ?? ''));
+        return target ? await serveApi(req, res, target) : sendJson(res, 404, NOT_FOUND);
+      }
       return await servePage(req, res, pathname);
     } catch {
       if (!res.headersSent) sendJson(res, 500, detail('Internal server error.'));
       else res.destroy();
     }
   };
+  return Object.assign(handle, {
+    currentEtag: async (rel: string) => (isServedName(rel) && safePath(`/${rel}`) === `/${rel}` ? (await cache.get(path.join(root, rel)))?.etag : undefined),
+    writesSettled: async () => void (await Promise.allSettled([...writes])),
+  });
+}
+
+/** Lines for stdout, written once per turn of the event loop: under load one write carries many requests' lines. */
+function stdoutLines() {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    process.stdout.write(pending.join(''));
+    pending = [];
+  };
+  return {
+    write(line: string) {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push(`${line}\n`);
+    },
+    flush,
+  };
 }
 
 export interface RunningServer {
   server: Server;
   url: string;
+  /** The ETag a GET of `rel` (relative to the served folder) would carry now. */
+  currentEtag(rel: string): Promise<string | undefined>;
+  /**
+   * Stops accepting connections, lets requests in flight finish (closing each
+   * connection after its response), closes idle keep-alive connections, and
+   * resolves once all are done and every write has finished; connections still
+   * open after `drainMs` are closed once no write is running.
+   */
   close(): Promise<void>;
 }
 
 export async function startServer(options: ServerOptions & { host: string; port: number }): Promise<RunningServer> {
   const handle = createHandler(options);
-  const server = createServer((req, res) => void handle(req, res));
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
+  const stdout = stdoutLines();
+  const log = options.quiet ? undefined : (options.log ?? stdout.write);
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    inFlight.add(res);
+    if (draining) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (draining) server.closeIdleConnections();
+      if (!log) return;
+      const status = res.statusCode;
+      const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
+      log(
+        accessLine({
+          remote: req.socket.remoteAddress ?? '-',
+          time: new Date(),
+          method: req.method ?? '-',
+          url: req.url ?? '-',
+          httpVersion: req.httpVersion,
+          status,
+          bytes: bodyless ? 0 : (bodyBytes.get(res) ?? Number(res.getHeader('content-length') ?? 0)),
+          ms: performance.now() - started,
+          aborted: !res.writableFinished,
+        }),
+      );
+    });
+    void handle(req, res);
   });
+  // Node hands CONNECT to this event and drops the connection when nobody listens: answer it like any method we refuse.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: ${READ_ALLOW}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+  });
+  // Deliberate limits: a client gets 10 s to send its headers and 30 s for the whole request
+  // (bodies are small JSON); idle keep-alive connections close after 5 s. There is no
+  // idle timeout on responses: the dev server's event streams stay quiet for minutes.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxConnections = options.maxConnections ?? 1024;
+  // A client that half-closes after its request (HTTP/1.0 tools, `nc -N`) still gets its answer:
+  // by default Node ends such a connection at once, dropping a response still being looked up.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -257,14 +665,25 @@ export async function startServer(options: ServerOptions & { host: string; port:
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  let closing: Promise<void> | undefined;
   return {
     server,
     url: `http://${host}:${port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    currentEtag: handle.currentEtag,
+    close() {
+      closing ??= (async () => {
+        draining = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      }),
+        // Past the deadline, reads are cut off, but a write is never cut short: it may be half-way through the content files.
+        const hardStop = setTimeout(() => void handle.writesSettled().then(() => server.closeAllConnections()), options.drainMs ?? 10_000);
+        await closed;
+        clearTimeout(hardStop);
+        await handle.writesSettled();
+        stdout.flush();
+      })();
+      return closing;
+    },
   };
 }

@@ -53,7 +53,7 @@ beforeAll(async () => {
   await writeFile(path.join(content, 'tidewater-python-2024', 'videos', 'hostile-talk.yaml'), `id: ${HOSTILE_ID}\n${HOSTILE_TALK}`);
   const result = await build({ content, out: path.join(dir, 'dist'), templates: TEMPLATES });
   if (!result.ok) throw new Error(result.errors.join('\n'));
-  server = await startServer({ dir: path.join(dir, 'dist'), host: '127.0.0.1', port: 0 });
+  server = await startServer({ dir: path.join(dir, 'dist'), host: '127.0.0.1', port: 0, quiet: true });
   base = server.url.replace(/\/$/, '');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   await mkdir(SHOTS, { recursive: true });

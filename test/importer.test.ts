@@ -8,6 +8,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
+import { RECORD_FILE } from '../src/headers.ts';
 import { importPyvideo, STATE_FILE, type ImportState } from '../src/importer.ts';
 import { loadContent } from '../src/load.ts';
 import { API_FIELDS } from '../src/record.ts';
@@ -173,7 +174,7 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     if (!result.ok) return;
     const live = result.catalogue!.talks.filter((t) => t.state === 1);
     expect(result.summary.talks).toBe(live.length);
-    const records = new Set(await fg('api/v2/video/*', { cwd: out }));
+    const records = new Set((await fg('api/v2/video/*', { cwd: out })).filter((p) => RECORD_FILE.test(p)));
     const pages = new Set(await fg('video/*/*/index.html', { cwd: out }));
     expect(records.size).toBe(live.length);
     for (const talk of live) {

@@ -1,11 +1,35 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { get, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
-import { etagMatches, safePath, startServer, usableRange, type RunningServer } from '../src/server.ts';
-import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
-import { raw, STANDARD_HEADERS } from './http.ts';
+import { etagOf, HEADERS, kindOf, READ_ALLOW } from '../src/headers.ts';
+import {
+  acceptedEncodings,
+  accessLine,
+  byteRange,
+  apiTarget,
+  contentTypeOf,
+  createFileCache,
+  etagMatches,
+  pageParam,
+  safePath,
+  startServer,
+  type RunningServer,
+} from '../src/server.ts';
+import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
+import { raw, STANDARD_HEADERS, type RawResponse } from './http.ts';
+import { HIDDEN, HOST_CONFIG, OUTPUT, SECRET, writeOutput } from './output-fixture.ts';
+
+const expectOnly = (headers: Record<string, unknown>, expected: Record<string, string>) => {
+  for (const [k, v] of Object.entries(expected)) expect(headers[k], k).toBe(v);
+  const extra = Object.keys(headers).filter((k) => !(k in expected) && !STANDARD_HEADERS.includes(k));
+  expect(extra).toEqual([]);
+};
 
 const RECORD_HEADERS = { vary: 'Accept', 'content-type': 'text/html; charset=utf-8', allow: 'GET, PUT, PATCH, HEAD, OPTIONS' };
 
@@ -33,10 +57,13 @@ describe('helpers', () => {
     expect(etagMatches(undefined, 'W/"1-2"')).toBe(false);
   });
 
-  it('keeps only single byte ranges that make sense', () => {
-    expect(usableRange('bytes=0-99')).toBe('bytes=0-99');
-    expect(usableRange('bytes=100-')).toBe('bytes=100-');
-    for (const bad of ['bytes=100-50', 'bytes=-5', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b']) expect(usableRange(bad)).toBeUndefined();
+  it('keeps only single byte ranges that make sense, with their end within the file', () => {
+    expect(byteRange('bytes=0-99', 1000)).toEqual({ start: 0, end: 99 });
+    expect(byteRange('bytes=0-0', 1000)).toEqual({ start: 0, end: 0 });
+    expect(byteRange('bytes=100-', 1000)).toEqual({ start: 100, end: 999 });
+    expect(byteRange('bytes=900-5000', 1000)).toEqual({ start: 900, end: 999 });
+    expect(byteRange('bytes=1000-', 1000)).toBe('unsatisfiable');
+    for (const bad of [undefined, 'bytes=100-50', 'bytes=-5', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', `bytes=${'9'.repeat(16)}-`]) expect(byteRange(bad, 1000)).toBeUndefined();
   });
 });
 
@@ -54,7 +81,7 @@ describe('server', () => {
     if (!result.ok) throw new Error(result.errors.join('\n'));
     await writeFile(path.join(root, 'secret.txt'), 'TOP-SECRET');
     await writeFile(path.join(dist, '.env'), 'HIDDEN=1');
-    server = await startServer({ dir: dist, host: '127.0.0.1', port: 0 });
+    server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, quiet: true });
     base = server.url;
     const { loadContent } = await import('../src/load.ts');
     draftId = (await loadContent(DEMO_CONTENT)).catalogue.talks.find((t) => t.state === 2)!.id;
@@ -63,12 +90,6 @@ describe('server', () => {
     await server?.close();
     await rm(root, { recursive: true, force: true });
   });
-
-  const expectOnly = (headers: Record<string, unknown>, expected: Record<string, string>) => {
-    for (const [k, v] of Object.entries(expected)) expect(headers[k], k).toBe(v);
-    const extra = Object.keys(headers).filter((k) => !(k in expected) && !STANDARD_HEADERS.includes(k));
-    expect(extra).toEqual([]);
-  };
 
   it('listens on 127.0.0.1 with an ephemeral port', () => {
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -241,3 +262,556 @@ describe('server', () => {
     expect((await raw(base, 'GET', '/api/v2/video/1')).status).toBe(200);
   });
 });
+
+describe('negotiation and routing helpers', () => {
+  it('reads Accept-Encoding with q-values: best first, br before gzip, q=0 and bad q refuse', () => {
+    const names = (header: string | undefined) => acceptedEncodings(header).map((e) => e.name);
+    expect(names(undefined)).toEqual([]);
+    expect(names('gzip, deflate, br')).toEqual(['br', 'gzip']);
+    expect(names('br;q=0, gzip')).toEqual(['gzip']);
+    expect(names('gzip;q=1.0, br;q=0.5')).toEqual(['gzip', 'br']);
+    expect(names('*')).toEqual(['br', 'gzip']);
+    expect(names('*;q=0.2, br;q=0')).toEqual(['gzip']);
+    expect(names('BR ; Q=0.9')).toEqual(['br']);
+    for (const none of ['identity', 'gzip;q=abc, br;q=2', ',,, ;;', 'deflate', '*;q=0']) expect(names(none), none).toEqual([]);
+  });
+
+  it('reads the page parameter as Django does: the last one, 1 when absent or empty', () => {
+    expect(pageParam('')).toBe(1);
+    expect(pageParam('?format=json')).toBe(1);
+    expect(pageParam('?page=')).toBe(1);
+    expect(pageParam('?page=2&format=json')).toBe(2);
+    expect(pageParam('?page=1&page=3')).toBe(3);
+    expect(pageParam('?page=%32')).toBe(2);
+    for (const bad of ['?page=0', '?page=-1', '?page=abc', '?page=1.0', '?page=1e3', `?page=${'9'.repeat(20)}`]) expect(pageParam(bad), bad).toBeNull();
+  });
+
+  it('maps API paths to their files, and internal file names to nothing', () => {
+    expect(apiTarget('/api/v2/video/12/', '')).toMatchObject({ file: 'api/v2/video/12', id: '12', name: 'Video Instance' });
+    expect(apiTarget('/api/v2/video/012', '')).toMatchObject({ file: null });
+    expect(apiTarget('/api/v2/video/page.1', '')).toMatchObject({ file: null });
+    expect(apiTarget('/api/v2/video', '?page=3')).toMatchObject({ file: 'api/v2/video/page.3', name: 'Video List', allow: READ_ALLOW });
+    expect(apiTarget('/api/v2/speaker/', '')).toMatchObject({ file: 'api/v2/speaker/page.1', name: 'Speaker List' });
+    expect(apiTarget('/api/v2/category/pycon-2024/', '?page=9')).toMatchObject({ file: 'api/v2/category/pycon-2024', name: 'Category Instance' });
+    expect(apiTarget('/api/v2/category/page.1', '')).toMatchObject({ file: null });
+    expect(apiTarget('/api/v2/speaker/ada', '')).toBeUndefined();
+    expect(apiTarget('/api/v2/video/1/extra', '')).toBeUndefined();
+  });
+
+  it('types what the manifest leaves untyped by its name', () => {
+    expect(contentTypeOf('assets/style.css')).toBe('text/css; charset=utf-8');
+    expect(contentTypeOf('pagefind/wasm.en.pagefind')).toBe('application/octet-stream');
+    expect(contentTypeOf('pagefind/pagefind.wasm')).toBe('application/wasm');
+    expect(contentTypeOf('feed.json')).toBe('application/json');
+  });
+
+  it('writes access log lines that a request cannot break or forge', () => {
+    const line = accessLine({ remote: '127.0.0.1', time: new Date(0), method: 'GET', url: '/a"b\n127.0.0.1 - - fake', httpVersion: '1.1', status: 404, bytes: 12, ms: 0.42, aborted: false });
+    expect(line).toBe('127.0.0.1 - - [1970-01-01T00:00:00.000Z] "GET /a\\x22b\\x0a127.0.0.1 - - fake HTTP/1.1" 404 12 0.4ms');
+  });
+
+  it('keeps the cache within its bound and every entry true to its file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vc-cache-'));
+    try {
+      const cache = createFileCache({ maxTotalBytes: 2000 });
+      for (let i = 0; i < 20; i++) {
+        const bytes = Buffer.from(String(i).repeat(200));
+        await writeFile(path.join(dir, `f${i}`), bytes);
+        const file = await cache.get(path.join(dir, `f${i}`));
+        expect(file?.etag).toBe(etagOf(bytes));
+        expect(cache.size()).toBeLessThanOrEqual(2000);
+      }
+      expect((await cache.get(path.join(dir, 'f0')))?.body?.toString()).toBe('0'.repeat(200));
+      expect(await cache.get(path.join(dir, 'missing'))).toBeUndefined();
+      expect(await cache.get(path.join(dir, 'f1', 'below-a-file'))).toBeUndefined();
+      expect(await cache.get(dir)).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A folder with one hand-made file of every kind, and a server on it. */
+function handMade(options: Partial<Parameters<typeof startServer>[0]> = {}) {
+  const state = { root: '', out: '', base: '', server: undefined as RunningServer | undefined };
+  beforeAll(async () => {
+    state.root = await mkdtemp(path.join(tmpdir(), 'vc-served-'));
+    state.out = path.join(state.root, 'out');
+    await writeOutput(state.out);
+    state.server = await startServer({ dir: state.out, host: '127.0.0.1', port: 0, quiet: true, ...options });
+    state.base = state.server.url;
+  });
+  afterAll(async () => {
+    await state.server?.close();
+    await rm(state.root, { recursive: true, force: true });
+  });
+  return state;
+}
+
+const LIST_HEADERS = { 'content-type': 'text/html; charset=utf-8', vary: 'Accept', allow: READ_ALLOW };
+
+describe('list endpoints', () => {
+  const s = handMade();
+
+  it.each([
+    ['/api/v2/video/', 'api/v2/video/page.1'],
+    ['/api/v2/video', 'api/v2/video/page.1'],
+    ['/api/v2/video/?page=1', 'api/v2/video/page.1'],
+    ['/api/v2/video/?page=', 'api/v2/video/page.1'],
+    ['/api/v2/video/?page=2', 'api/v2/video/page.2'],
+    ['/api/v2/video?format=json&page=2', 'api/v2/video/page.2'],
+    ['/api/v2/category/', 'api/v2/category/page.1'],
+    ['/api/v2/speaker/?format=json', 'api/v2/speaker/page.1'],
+    ['/api/v2/category/pycon-2024', 'api/v2/category/pycon-2024'],
+    ['/api/v2/category/pycon-2024/?format=json', 'api/v2/category/pycon-2024'],
+  ])('GET %s sends %s with the list headers', async (url, rel) => {
+    const res = await raw(s.base, 'GET', url);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(OUTPUT[rel]);
+    expectOnly(res.headers, LIST_HEADERS);
+    const head = await raw(s.base, 'HEAD', url);
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(res.body.length));
+  });
+
+  it.each([
+    ['/api/v2/video/?page=3', 'Invalid page.'],
+    ['/api/v2/video/?page=0', 'Invalid page.'],
+    ['/api/v2/video/?page=-1', 'Invalid page.'],
+    ['/api/v2/video/?page=abc', 'Invalid page.'],
+    ['/api/v2/speaker/?page=2', 'Invalid page.'],
+    ['/api/v2/category/?page=2&format=json', 'Invalid page.'],
+    ['/api/v2/category/no-such-event', 'Not found'],
+    ['/api/v2/category/Not_A_Slug/', 'Not found'],
+    ['/api/v2/category/page.1', 'Not found'],
+  ])('GET %s is 404 "%s" with the list headers', async (url, message) => {
+    const res = await raw(s.base, 'GET', url);
+    expect(res.status).toBe(404);
+    expect(res.text).toBe(`{"detail": "${message}"}`);
+    expectOnly(res.headers, { ...LIST_HEADERS, 'content-type': 'application/json' });
+  });
+
+  it.each(['/api/v2/video/page.1', '/api/v2/video/page.2/', '/api/v2/speaker/page.1', '/api/v2/video/page.1?format=json'])('the internal file name %s is not an address', async (url) => {
+    const res = await raw(s.base, 'GET', url);
+    expect(res.status).toBe(404);
+    expect(res.text).toBe('{"detail": "Not found"}');
+  });
+
+  it.each([
+    ['/api/v2/video/', 'Video List'],
+    ['/api/v2/category', 'Category List'],
+    ['/api/v2/speaker/?page=1', 'Speaker List'],
+    ['/api/v2/category/pycon-2024/', 'Category Instance'],
+  ])('OPTIONS %s describes the %s', async (url, name) => {
+    const res = await raw(s.base, 'OPTIONS', url);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({ name, description: '', renders: ['application/json', 'text/html'], parses: ['application/json'] });
+    expectOnly(res.headers, { ...LIST_HEADERS, 'content-type': 'application/json' });
+  });
+
+  it.each(['PUT', 'PATCH', 'POST', 'DELETE'])('%s on a list is 405 with Allow', async (method) => {
+    for (const url of ['/api/v2/video/', '/api/v2/category/pycon-2024']) {
+      // Node's client sends a DELETE body without Content-Length unless told.
+      const res = await raw(s.base, method, url, { 'Content-Type': 'application/json', 'Content-Length': '2' }, '{}');
+      expect(res.status).toBe(405);
+      expect(res.text).toBe(`{"detail": "Method \\"${method}\\" not allowed."}`);
+      expectOnly(res.headers, { ...LIST_HEADERS, 'content-type': 'application/json' });
+    }
+  });
+
+  it.each(['/api/v2/video/1?format=json', '/api/v2/video/1/?format=json&x=1'])('a record ignores ?format=json: %s', async (url) => {
+    const res = await raw(s.base, 'GET', url);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(OUTPUT['api/v2/video/1']);
+    expectOnly(res.headers, RECORD_HEADERS);
+  });
+});
+
+describe('ETags and 304s', () => {
+  const s = handMade();
+  /** Headers a 304 leaves out: those of the body it does not send. */
+  const bodyless = (headers: RawResponse['headers']) => {
+    const { date: _d, 'content-type': _t, 'content-length': _l, 'last-modified': _m, 'content-encoding': _e, ...rest } = headers;
+    return rest;
+  };
+
+  it.each([
+    ['/api/v2/video/1', 'api/v2/video/1'],
+    ['/api/v2/video/?page=2', 'api/v2/video/page.2'],
+    ['/api/v2/category/pycon-2024', 'api/v2/category/pycon-2024'],
+    ['/', 'index.html'],
+    ['/video/1/talk-1/', 'video/1/talk-1/index.html'],
+    ['/assets/style.css', 'assets/style.css'],
+    ['/sitemap.xml', 'sitemap.xml'],
+    ['/pagefind/pagefind.js', 'pagefind/pagefind.js'],
+    ['/pagefind/fragment/en_abc.pf_fragment', 'pagefind/fragment/en_abc.pf_fragment'],
+  ])('%s: the manifest headers and a strong ETag of the bytes; a 304 with the same headers', async (url, rel) => {
+    const ok = await raw(s.base, 'GET', url);
+    expect(ok.status).toBe(200);
+    expect(ok.text).toBe(OUTPUT[rel]);
+    const etag = etagOf(Buffer.from(OUTPUT[rel]!));
+    expect(ok.headers.etag).toBe(etag);
+    for (const [name, value] of Object.entries(HEADERS[kindOf(rel)])) expect(ok.headers[name.toLowerCase()], name).toBe(value);
+    expect(ok.headers['content-type']).toBe(HEADERS[kindOf(rel)]['Content-Type'] ?? contentTypeOf(rel));
+    for (const method of ['GET', 'HEAD']) {
+      const notModified = await raw(s.base, method, url, { 'If-None-Match': `"something-else", ${etag}` });
+      expect(notModified.status).toBe(304);
+      expect(notModified.body.length).toBe(0);
+      expect(bodyless(notModified.headers)).toEqual(bodyless(ok.headers));
+    }
+    expect((await raw(s.base, 'GET', url, { 'If-None-Match': '"something-else"' })).status).toBe(200);
+    expect(await s.server!.currentEtag(rel)).toBe(etag);
+  });
+
+  it('currentEtag knows nothing outside the served files', async () => {
+    for (const rel of ['api/v2/video/99', '../secret.txt', '.env', 'assets/style.css.br', 'nginx.conf', 'assets']) expect(await s.server!.currentEtag(rel), rel).toBeUndefined();
+  });
+});
+
+describe('precompressed copies', () => {
+  const s = handMade();
+  const decode = (res: RawResponse) =>
+    res.headers['content-encoding'] === 'br' ? brotliDecompressSync(res.body) : res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.body) : res.body;
+
+  it.each([
+    ['gzip, deflate, br', 'br'],
+    ['br;q=0, gzip', 'gzip'],
+    ['gzip;q=1, br;q=0.5', 'gzip'],
+    ['*', 'br'],
+    ['identity', undefined],
+    ['br;q=0, gzip;q=0', undefined],
+    ['gzip;q=banana', undefined],
+  ])('Accept-Encoding "%s" gets %s', async (accept, encoding) => {
+    for (const [url, rel] of [
+      ['/assets/style.css', 'assets/style.css'],
+      ['/', 'index.html'],
+      ['/sitemap.xml', 'sitemap.xml'],
+    ] as const) {
+      const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.headers['content-type']).toBe(HEADERS[kindOf(rel)]['Content-Type'] ?? contentTypeOf(rel));
+      expect(decode(res).toString()).toBe(OUTPUT[rel]);
+      const suffix = encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '';
+      expect(res.body.equals(await readFile(path.join(s.out, rel + suffix)))).toBe(true);
+      expect(res.headers.etag).toBe(etagOf(res.body));
+      const head = await raw(s.base, 'HEAD', url, { 'Accept-Encoding': accept });
+      expect(head.headers['content-length']).toBe(String(res.body.length));
+      expect(head.headers.etag).toBe(res.headers.etag);
+    }
+  });
+
+  it('each encoding has its own ETag and its own 304', async () => {
+    const br = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br' });
+    const gzip = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'gzip' });
+    const identity = await raw(s.base, 'GET', '/assets/style.css');
+    expect(new Set([br.headers.etag, gzip.headers.etag, identity.headers.etag]).size).toBe(3);
+    expect((await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag as string })).status).toBe(304);
+    const switched = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br', 'If-None-Match': identity.headers.etag as string });
+    expect(switched.status).toBe(200);
+    expect(switched.headers['content-encoding']).toBe('br');
+  });
+
+  it('never compresses API files, even with copies beside them', async () => {
+    const res = await raw(s.base, 'GET', '/api/v2/video/1', { 'Accept-Encoding': 'br, gzip' });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.text).toBe(OUTPUT['api/v2/video/1']);
+    expectOnly(res.headers, RECORD_HEADERS);
+  });
+
+  it('sends byte ranges of the file itself', async () => {
+    const res = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br', Range: 'bytes=0-3' });
+    expect(res.status).toBe(206);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.text).toBe(OUTPUT['assets/style.css']!.slice(0, 4));
+    const stale = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-3', 'If-Range': '"not-the-etag"' });
+    expect(stale.status).toBe(200);
+    expect(stale.text).toBe(OUTPUT['assets/style.css']);
+  });
+
+  it.each(['/assets/style.css.br', '/assets/style.css.gz', '/index.html.gz', '/video/1/talk-1/index.html.br', '/api/v2/video/1.br', '/nginx.conf', '/_headers', '/.env', '/../secret.txt'])(
+    '%s is not served under its own name',
+    async (url) => {
+      const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': 'br, gzip' });
+      expect(res.status).toBe(404);
+      for (const text of [HOST_CONFIG, HIDDEN, SECRET]) expect(res.body.includes(text)).toBe(false);
+    },
+  );
+});
+
+describe.each([
+  ['from memory', {}],
+  ['through sirv', { maxFileBytes: 8 }],
+])('byte ranges, %s', (_name, cache) => {
+  const s = handMade({ cache });
+  const text = OUTPUT['assets/style.css']!;
+
+  it.each([
+    ['bytes=0-1', 0, 1],
+    ['bytes=2-5', 2, 5],
+    ['bytes=10-', 10, text.length - 1],
+    ['bytes=5-99999', 5, text.length - 1],
+  ])('%s is a 206 of those bytes', async (range, start, end) => {
+    const res = await raw(s.base, 'GET', '/assets/style.css', { Range: range });
+    expect(res.status).toBe(206);
+    expect(res.text).toBe(text.slice(start, end + 1));
+    expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/${text.length}`);
+    expect(res.headers['content-length']).toBe(String(end - start + 1));
+    expect(res.headers.etag).toBe(etagOf(Buffer.from(text)));
+  });
+
+  it('bytes=0-0 is one byte from memory; sirv cannot send it, so a big file comes whole (RFC 9110 lets a server ignore Range)', async () => {
+    const res = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-0' });
+    expect(res.text).toBe('maxFileBytes' in cache ? text : text[0]);
+    expect(res.status).toBe('maxFileBytes' in cache ? 200 : 206);
+  });
+
+  it('a range past the end is 416; a range it cannot use is ignored', async () => {
+    const past = await raw(s.base, 'GET', '/assets/style.css', { Range: `bytes=${text.length}-` });
+    expect(past.status).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${text.length}`);
+    for (const ignored of ['bytes=9-3', 'bytes=0-1,4-5', 'bytes=-4', 'lines=1-2']) {
+      const res = await raw(s.base, 'GET', '/assets/style.css', { Range: ignored });
+      expect(res.status, ignored).toBe(200);
+      expect(res.text).toBe(text);
+    }
+    const head = await raw(s.base, 'HEAD', '/assets/style.css', { Range: 'bytes=0-3' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(text.length));
+  });
+});
+
+describe.each([
+  ['bodies in memory', {}],
+  ['every body through sirv', { maxFileBytes: 8 }],
+  ['a cache smaller than the files', { maxTotalBytes: 300 }],
+])('following rebuilds, %s', (_name, cache) => {
+  const s = handMade({ cache });
+  const file = (rel: string) => path.join(s.out, rel);
+  // Builds write a temporary file and rename it over the old one.
+  const replace = async (rel: string, text: string, mtime?: Date) => {
+    await writeFile(`${file(rel)}.tmp`, text);
+    if (mtime) await utimes(`${file(rel)}.tmp`, mtime, mtime);
+    await rename(`${file(rel)}.tmp`, file(rel));
+  };
+
+  it('a file replaced by rename, even with the same size and mtime', async () => {
+    const mtime = new Date('2024-05-01T00:00:00Z');
+    await replace('api/v2/video/2', OUTPUT['api/v2/video/2']!, mtime);
+    const first = await raw(s.base, 'GET', '/api/v2/video/2');
+    expect(first.text).toBe(OUTPUT['api/v2/video/2']);
+    const changed = OUTPUT['api/v2/video/2']!.replace('Talk 2', 'Tkla 2');
+    await replace('api/v2/video/2', changed, mtime);
+    const second = await raw(s.base, 'GET', '/api/v2/video/2');
+    expect(second.text).toBe(changed);
+    expect(second.headers.etag).toBe(etagOf(Buffer.from(changed)));
+    expect((await raw(s.base, 'GET', '/api/v2/video/2', { 'If-None-Match': first.headers.etag as string })).status).toBe(200);
+  });
+
+  it('a file rewritten in place with another length', async () => {
+    await raw(s.base, 'GET', '/sitemap.xml');
+    await writeFile(file('sitemap.xml'), '<urlset/>');
+    const res = await raw(s.base, 'GET', '/sitemap.xml');
+    expect(res.text).toBe('<urlset/>');
+    expect(res.headers['content-length']).toBe('9');
+  });
+
+  it('a removed file, a new file and a new precompressed copy', async () => {
+    expect((await raw(s.base, 'GET', '/api/v2/video/3')).status).toBe(200);
+    await rm(file('api/v2/video/3'));
+    expect((await raw(s.base, 'GET', '/api/v2/video/3')).status).toBe(404);
+    await replace('api/v2/video/4', '{"id": 4}');
+    expect((await raw(s.base, 'GET', '/api/v2/video/4')).text).toBe('{"id": 4}');
+    await rm(file('assets/style.css.br'));
+    expect((await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br, gzip' })).headers['content-encoding']).toBe('gzip');
+  });
+
+  it('a whole folder swapped for another', async () => {
+    const next = path.join(s.root, 'next');
+    await writeOutput(next);
+    await writeFile(path.join(next, 'api/v2/video/1'), '{"id": 1, "swapped": true}');
+    await rename(s.out, path.join(s.root, 'old'));
+    await rename(next, s.out);
+    expect((await raw(s.base, 'GET', '/api/v2/video/1')).text).toBe('{"id": 1, "swapped": true}');
+    expect((await raw(s.base, 'GET', '/api/v2/video/4')).status).toBe(404);
+    expect((await raw(s.base, 'GET', '/api/v2/video/3')).text).toBe(OUTPUT['api/v2/video/3']);
+  });
+});
+
+describe('server options', () => {
+  let root: string;
+  let out: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'vc-options-'));
+    out = path.join(root, 'out');
+    await writeOutput(out);
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('logs one line per request, with the status and the bytes of the body', async () => {
+    let logged!: (line: string) => void;
+    const line = new Promise<string>((resolve) => (logged = resolve));
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (l) => logged(l) });
+    try {
+      await raw(server.url, 'GET', '/api/v2/video/1?format=json');
+      const bytes = Buffer.byteLength(OUTPUT['api/v2/video/1']!);
+      expect(await line).toMatch(new RegExp(`^127\\.0\\.0\\.1 - - \\[\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\] "GET /api/v2/video/1\\?format=json HTTP/1\\.1" 200 ${bytes} \\d+\\.\\dms$`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes connections past maxConnections, and takes new ones when one closes', async () => {
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, maxConnections: 2 });
+    const port = Number(new URL(server.url).port);
+    try {
+      const [a, b] = [await keptOpen(port), await keptOpen(port)];
+      const dropped = new Promise<void>((resolve) => server.server.once('drop', () => resolve()));
+      const refused = await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await dropped;
+      expect(refused).toBe('');
+      a.destroy();
+      while ((await connections(server)) >= 2) await new Promise((resolve) => setImmediate(resolve));
+      expect(await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+      b.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('hands PUT, PATCH and OPTIONS on records to writes, and close() waits for a write in flight', async () => {
+    const calls: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inWrite = new Promise<void>((resolve) => (entered = resolve));
+    const server = await startServer({
+      dir: out,
+      host: '127.0.0.1',
+      port: 0,
+      quiet: true,
+      writes: async (req, res, id) => {
+        calls.push(`${req.method} ${id}`);
+        if (req.method === 'PATCH') {
+          entered();
+          await gate;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(`{"written": ${id}}`);
+      },
+    });
+    expect((await raw(server.url, 'PUT', '/api/v2/video/2', { 'Content-Type': 'application/json' }, '{}')).text).toBe('{"written": 2}');
+    expect((await raw(server.url, 'OPTIONS', '/api/v2/video/7/')).text).toBe('{"written": 7}');
+    expect((await raw(server.url, 'GET', '/api/v2/video/2')).text).toBe(OUTPUT['api/v2/video/2']);
+    expect((await raw(server.url, 'PUT', '/api/v2/video/02')).status).toBe(404);
+    expect((await raw(server.url, 'PUT', '/api/v2/video/')).status).toBe(405);
+    expect((await raw(server.url, 'POST', '/api/v2/video/2')).status).toBe(405);
+    expect(calls).toEqual(['PUT 2', 'OPTIONS 7']);
+
+    const patched = raw(server.url, 'PATCH', '/api/v2/video/3', { 'Content-Type': 'application/json' }, '{}');
+    await inWrite;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    expect((await patched).text).toBe('{"written": 3}');
+    await closing;
+    expect(calls).toEqual(['PUT 2', 'OPTIONS 7', 'PATCH 3']);
+  });
+});
+
+describe('the serve command', () => {
+  let root: string;
+  let out: string;
+  const BIG = 32 * 1024 * 1024;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'vc-serve-cli-'));
+    out = path.join(root, 'out');
+    await writeOutput(out);
+    await mkdir(path.join(out, 'downloads'));
+    await writeFile(path.join(out, 'downloads', 'big.bin'), Buffer.alloc(BIG, 'a'));
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('on SIGTERM refuses new connections, finishes the response in flight and exits 0', async () => {
+    const cli = serveCli(['--dir', out, '--port', '0', '--quiet']);
+    const url = await cli.url;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => get(`${url}downloads/big.bin`, resolve).on('error', reject));
+    let received = await new Promise<number>((resolve) =>
+      response.once('data', (chunk: Buffer) => {
+        response.pause();
+        resolve(chunk.length);
+      }),
+    );
+    cli.child.kill('SIGTERM');
+    await cli.waitFor(/stopping/);
+    await expect(raw(url, 'GET', '/')).rejects.toThrow(/ECONNREFUSED/);
+    await new Promise<void>((resolve, reject) => {
+      response.on('data', (chunk: Buffer) => (received += chunk.length));
+      response.on('close', resolve);
+      response.on('error', reject);
+      response.resume();
+    });
+    expect(received).toBe(BIG);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).not.toContain('"GET ');
+  });
+
+  it('logs each request on stdout without --quiet', async () => {
+    const cli = serveCli(['--dir', out, '--port', '0']);
+    const url = await cli.url;
+    expect((await raw(url, 'GET', '/api/v2/video/1')).status).toBe(200);
+    await cli.waitFor(/"GET \/api\/v2\/video\/1 HTTP\/1\.1" 200 \d+ /);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+  });
+});
+
+/** The real CLI, `scripts/serve.ts`, with its output collected. */
+function serveCli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), ...args], { cwd: ROOT });
+  let output = '';
+  const waiting: { pattern: RegExp; resolve: () => void }[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+    for (const w of [...waiting]) if (w.pattern.test(output)) w.resolve();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const waitFor = (pattern: RegExp) =>
+    pattern.test(output)
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          waiting.push({ pattern, resolve });
+          void exited.then(() => reject(new Error(`serve exited before printing ${pattern}: ${output}`)));
+        });
+  const url = waitFor(/http:\/\/127\.0\.0\.1:\d+\//).then(() => /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)![1]!);
+  return { child, url, exited, waitFor, output: () => output };
+}
+
+/** Sends raw bytes and collects everything until the server closes the connection. */
+function exchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(data));
+    socket.end(request);
+  });
+}
+
+/** A keep-alive connection that has had one answer, so the server counts it. */
+function keptOpen(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.once('data', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+const connections = (server: RunningServer) => new Promise<number>((resolve, reject) => server.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));

@@ -1,0 +1,138 @@
+// A real nginx serving a built folder with the configuration the build writes
+// (hosting.ts), for the tests and the benchmarks: a private main configuration
+// in a temporary folder, nginx in the foreground as our child, on 127.0.0.1.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { nginxConfig } from './hosting.ts';
+
+/** Debian's nginx package. */
+export const NGINX = '/usr/sbin/nginx';
+
+export interface RunningNginx {
+  /** Ends with a slash, like our own server's. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on right now (nginx cannot report the one it was given for port 0). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function mainConfig(dir: string, root: string, port: number): string {
+  const inDir = (name: string) => JSON.stringify(path.join(dir, name));
+  return [
+    // Workers would otherwise run as nobody, who cannot read a private temporary folder.
+    ...(process.getuid?.() === 0 ? ['user root;'] : []),
+    'worker_processes 1;',
+    'daemon off;',
+    `pid ${inDir('nginx.pid')};`,
+    `error_log ${inDir('error.log')} warn;`,
+    'events {}',
+    'http {',
+    '    include /etc/nginx/mime.types;',
+    '    default_type application/octet-stream;',
+    '    open_file_cache max=10000 inactive=60s;',
+    '    access_log off;',
+    '    sendfile on;',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${inDir(`${t}_temp`)};`),
+    nginxConfig({ root, listen: `127.0.0.1:${port}` }),
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Resolves once nginx answers HTTP at `url`; rejects if it exits first or takes more than 10 s. */
+async function answering(url: string, child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!gone && Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = request(url, { method: 'HEAD', timeout: 500 }, (res) => {
+        res.resume();
+        resolve(true);
+      });
+      req.on('error', () => resolve(false));
+      req.on('timeout', () => req.destroy());
+      req.end();
+    });
+    if (ok) return;
+    await sleep(25);
+  }
+  throw new Error(gone ? `nginx exited with ${child.exitCode ?? child.signalCode}` : 'nginx did not answer within 10 s');
+}
+
+/**
+ * Starts nginx on 127.0.0.1 serving `root` (a built folder, absolute or relative)
+ * with the generated server block. stop() ends it and removes its temporary folder.
+ */
+export async function startNginx({ root, port }: { root: string; port?: number }): Promise<RunningNginx> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'vc-nginx-'));
+  // Another process may take a port between our check and nginx's bind: try a few.
+  for (let attempt = 1; ; attempt++) {
+    const chosen = port ?? (await freePort());
+    const conf = path.join(dir, 'nginx.conf');
+    await writeFile(conf, mainConfig(dir, path.resolve(root), chosen));
+    // Its own process group, so stop() can end the workers too if the master hangs.
+    const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const spawned = new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    // If the test or benchmark dies without stopping us, nginx must not outlive it.
+    process.once('exit', killGroup);
+    const url = `http://127.0.0.1:${chosen}/`;
+    try {
+      await spawned;
+      await answering(url, child, exited);
+    } catch (error) {
+      // Without a pid nginx never started (not installed?), and there is nothing to end.
+      if (child.pid !== undefined) {
+        killGroup();
+        await exited;
+      }
+      process.off('exit', killGroup);
+      const log = `${stderr}${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`;
+      if (port === undefined && attempt < 5 && /Address already in use/.test(log)) continue;
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+    }
+    return {
+      url,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(killGroup, 5000);
+          await exited;
+          clearTimeout(timer);
+        }
+        process.off('exit', killGroup);
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+}

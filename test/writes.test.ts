@@ -1,0 +1,221 @@
+// Writes through the API on a real server: PUT and PATCH change the content
+// files and the output before they answer; bad requests change nothing.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { RECORD_ALLOW } from '../src/headers.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { addToken, readTokens } from '../src/tokens.ts';
+import { RecordWriter } from '../src/writes.ts';
+import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
+import { raw } from './http.ts';
+
+const TALK = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
+
+let root: string;
+let content: string;
+let out: string;
+let token: string;
+let server: RunningServer;
+/** A clock one millisecond further on each time it is read: every write gets its own `updated`. */
+let clock = Date.parse('2026-11-22T10:00:00.000Z');
+
+async function setUp() {
+  // Not tempDir(): that one is removed after each test, and these tests share one catalogue.
+  root = await mkdtemp(path.join(tmpdir(), 'vc-writes-'));
+  content = path.join(root, 'content');
+  out = path.join(root, 'dist');
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  const tokens = path.join(root, 'tokens.txt');
+  token = await addToken(tokens, 'editor');
+  const writer = await RecordWriter.open({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache'), tokens: await readTokens(tokens), now: () => new Date(clock++) });
+  server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, writes: writer.handle });
+}
+
+const send = (method: string, id: number | string, body?: unknown, headers: Record<string, string> = {}) =>
+  raw(server.url, method, `/api/v2/video/${id}`, { 'Content-Type': 'application/json', Authorization: `Token ${token}`, ...headers }, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+const get = (rel: string) => raw(server.url, 'GET', rel);
+const json = (r: { text: string }) => JSON.parse(r.text);
+
+describe('writes through the API', () => {
+  // One server for the file: the tests run in order and each starts from what the previous left.
+  beforeAll(setUp, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('answers writes without a valid token with 401, as Django REST framework does', async () => {
+    const missing = await send('PATCH', 12, { title: 'x' }, { Authorization: '' });
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe('Token');
+    expect(json(missing)).toEqual({ detail: 'Authentication credentials were not provided.' });
+    for (const auth of ['Token nope', 'Token', 'token a b']) {
+      const bad = await send('PUT', 12, { title: 'x' }, { Authorization: auth });
+      expect(bad.status).toBe(401);
+      expect(json(bad)).toEqual({ detail: 'Invalid token.' });
+    }
+  });
+
+  it('PATCH changes the YAML file in place, and the next GET, list and page show it', async () => {
+    const before = await readFile(path.join(content, TALK), 'utf8');
+    const r = await send('PATCH', 12, { title: 'Five Outages <and> What They Taught Us', tags: ['asyncio', ' python'] });
+    expect(r.status).toBe(200);
+    expect(r.headers.allow).toBe(RECORD_ALLOW);
+    const record = json(r);
+    expect(record).toMatchObject({ id: 12, title: 'Five Outages <and> What They Taught Us', tags: ['asyncio', ' python'], updated: '2026-11-22T10:00:00.000' });
+    const after = await readFile(path.join(content, TALK), 'utf8');
+    expect(after.split('\n')[0]).toBe(before.split('\n')[0]);
+    expect(after).toContain('summary: |\n');
+    expect(Object.keys(parse(after))).toEqual(Object.keys(parse(before)));
+    const read = await get('/api/v2/video/12');
+    expect(read.text).toBe(r.text);
+    expect(read.headers.etag).toBe(r.headers.etag);
+    const page = await get('/video/12/asyncio-in-production-lessons/');
+    expect(page.text).toContain('Five Outages &lt;and&gt; What They Taught Us');
+    const list = await get('/api/v2/category/tidewater-python-2024');
+    expect(list.status).toBe(200);
+    let found = false;
+    for (let n = 1; !found; n++) {
+      const listPage = await get(`/api/v2/video?page=${n}`);
+      expect(listPage.status).toBe(200);
+      found = listPage.text.includes(r.text);
+    }
+  });
+
+  it('PUT replaces the record: fields left out take their defaults', async () => {
+    const current = json(await get('/api/v2/video/12'));
+    const { tags: _, summary: __, ...rest } = current;
+    const r = await send('PUT', 12, { ...rest, title: 'Replaced' });
+    expect(r.status).toBe(200);
+    expect(json(r)).toMatchObject({ title: 'Replaced', tags: [], summary: '', speakers: current.speakers, added: current.added });
+    const stored = parse(await readFile(path.join(content, TALK), 'utf8'));
+    expect(stored).not.toHaveProperty('tags');
+    expect(stored).not.toHaveProperty('summary');
+  });
+
+  it('ignores read-only fields in bodies', async () => {
+    const r = await send('PATCH', 12, { id: 99, slug: 'other', added: '2000-01-01T00:00:00', updated: '2000-01-01T00:00:00.000', duration: 100 });
+    expect(r.status).toBe(200);
+    expect(json(r)).toMatchObject({ id: 12, slug: 'asyncio-in-production-lessons', duration: 100 });
+    expect(json(r).added).not.toBe('2000-01-01T00:00:00');
+  });
+
+  it('PUT to a new id creates the talk in the event its category names; PATCH to one is 404', async () => {
+    expect((await send('PATCH', 4242, { title: 'x' })).status).toBe(404);
+    const bad = await send('PUT', 4242, { title: 'Nowhere', category: 'No Such Event' });
+    expect(bad.status).toBe(400);
+    expect(json(bad)).toHaveProperty('category');
+    const r = await send('PUT', 4242, { title: 'A Talk Sent Over the API', category: 'Tidewater Python 2024', speakers: ['Ada'] });
+    expect(r.status).toBe(201);
+    expect(r.headers.location).toBe('/api/v2/video/4242');
+    expect(json(r)).toMatchObject({ id: 4242, slug: 'a-talk-sent-over-the-api', category: 'Tidewater Python 2024', state: 1 });
+    expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/a-talk-sent-over-the-api.yaml'), 'utf8')).id).toBe(4242);
+    expect((await get('/api/v2/video/4242')).text).toBe(r.text);
+    expect((await get('/video/4242/a-talk-sent-over-the-api/')).status).toBe(200);
+  });
+
+  it('refuses what fails validation, bad bodies and stale tags, and changes nothing on disk', async () => {
+    const before = { content: await fingerprint(content), out: await fingerprint(out) };
+    const invalid = await send('PATCH', 12, { duration: 'long', recorded: '2024-02-30', titel: 'x' });
+    expect(invalid.status).toBe(400);
+    expect(Object.keys(json(invalid)).sort()).toEqual(['duration', 'recorded', 'titel']);
+    expect(json(invalid).titel[0]).toContain('did you mean `title`');
+    expect(json(await send('PATCH', 12, { video_mp4_url: '', video_mp4_length: 5 }))).toHaveProperty('video_mp4_length');
+    expect(json(await send('PATCH', 12, { related_urls: [] }))).toHaveProperty('related_urls');
+
+    const plain = await send('PATCH', 12, 'title=x', { 'Content-Type': 'text/plain' });
+    expect(plain.status).toBe(415);
+    expect(json(plain)).toEqual({ detail: 'Unsupported media type "text/plain" in request.' });
+    const malformed = await send('PATCH', 12, '{"title": ');
+    expect(malformed.status).toBe(400);
+    expect(json(malformed).detail).toMatch(/^JSON parse error - /);
+    const list = await send('PATCH', 12, '[1, 2]');
+    expect(list.status).toBe(400);
+    expect(json(list)).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
+    const big = await send('PATCH', 12, JSON.stringify({ description: 'x'.repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    const stale = await send('PATCH', 12, { title: 'Stale' }, { 'If-Match': '"not-the-current-tag"' });
+    expect(stale.status).toBe(412);
+    expect(await fingerprint(content)).toEqual(before.content);
+    expect(await fingerprint(out)).toEqual(before.out);
+  });
+
+  it('If-Match with the current tag lets the write through', async () => {
+    const { headers } = await get('/api/v2/video/12');
+    const r = await send('PATCH', 12, { whiteboard: 'checked' }, { 'If-Match': headers.etag as string });
+    expect(r.status).toBe(200);
+    expect((await send('PATCH', 12, { whiteboard: 'again' }, { 'If-Match': headers.etag as string })).status).toBe(412);
+  });
+
+  it('OPTIONS describes the record, and with a token the fields a PUT takes', async () => {
+    const anonymous = await raw(server.url, 'OPTIONS', '/api/v2/video/12');
+    expect(anonymous.status).toBe(200);
+    expect(json(anonymous)).not.toHaveProperty('actions');
+    const r = await send('OPTIONS', 12);
+    const put = json(r).actions.PUT;
+    expect(put.state).toEqual({ type: 'choice', choices: [{ value: 1, display_name: 'Live' }, { value: 2, display_name: 'Draft' }], required: false, read_only: false, label: 'State' });
+    expect(put.title).toMatchObject({ type: 'string', required: true, read_only: false });
+    expect(put.id).toMatchObject({ type: 'integer', read_only: true, required: false });
+    expect(put.recorded.type).toBe('date');
+    expect(put.updated.type).toBe('datetime');
+    expect(put.source_url.type).toBe('url');
+    expect(put.tags).toMatchObject({ type: 'list', child: { type: 'string' } });
+    expect(Object.keys(put)).toHaveLength(32);
+  });
+
+  it('loses none of 50 concurrent PATCHes of one talk', async () => {
+    const initial = json(await get('/api/v2/video/12'));
+    const patches = Array.from({ length: 50 }, (_, i) => {
+      const fields = ['summary', 'description', 'quality_notes', 'copyright_text', 'whiteboard', 'title', 'duration', 'tags', 'speakers', 'thumbnail_url'] as const;
+      const field = fields[i % fields.length]!;
+      const value = field === 'duration' ? 1000 + i : field === 'tags' || field === 'speakers' ? [`v${i}`] : field === 'thumbnail_url' ? `https://img.example.org/${i}.jpg` : `value ${i}`;
+      return { [field]: value };
+    });
+    const answers = await Promise.all(patches.map((p) => send('PATCH', 12, p)));
+    expect(answers.map((a) => a.status)).toEqual(patches.map(() => 200));
+    // Writes run one at a time, so their `updated` orders them; replaying them in that order gives the final record.
+    const applied = answers.map((a, i) => ({ updated: json(a).updated as string, patch: patches[i]! })).sort((a, b) => (a.updated < b.updated ? -1 : 1));
+    expect(new Set(applied.map((a) => a.updated)).size).toBe(50);
+    const expected = applied.reduce((record, a) => ({ ...record, ...a.patch, updated: a.updated }), initial);
+    expect(json(await get('/api/v2/video/12'))).toEqual(expected);
+  }, 120_000);
+});
+
+describe('serve --tokens', () => {
+  it('takes writes through the real command, and refuses a tokens file inside the served folder', async () => {
+    const dir = await tempDir('vc-serve-writes-');
+    const contentDir = path.join(dir, 'content');
+    await cp(DEMO_CONTENT, contentDir, { recursive: true });
+    const tokens = path.join(dir, 'tokens.txt');
+    const key = await addToken(tokens, 'cli');
+    const args = ['--dir', path.join(dir, 'dist'), '--content', contentDir, '--cache', path.join(dir, 'cache'), '--tokens', tokens, '--port', '0', '--quiet'];
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), ...args], { cwd: ROOT });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          output += c;
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+          if (m) resolve(m[1]!);
+        });
+        child.stderr.on('data', (c: Buffer) => (output += c));
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+      });
+      const r = await raw(url, 'PATCH', '/api/v2/video/12/', { 'Content-Type': 'application/json', Authorization: `token ${key}` }, '{"title": "Over the CLI"}');
+      expect(r.status).toBe(200);
+      expect(json(await raw(url, 'GET', '/api/v2/video/12')).title).toBe('Over the CLI');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const inside = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--content', contentDir, '--tokens', tokens, '--port', '0'], { cwd: ROOT });
+    let err = '';
+    inside.stderr.on('data', (c: Buffer) => (err += c));
+    const code = await new Promise<number | null>((resolve) => inside.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain('is inside the served folder');
+  }, 60_000);
+});
