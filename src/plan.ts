@@ -109,7 +109,8 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const feeds = (base: string, input: Omit<FeedInput, 'path'>) => {
     for (const format of ['atom', 'rss', 'json'] as const) {
       const feed = { ...input, path: base };
-      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}`, compress: true });
+      // Not precompressed: three feeds per speaker and tag would add two files each for what feed readers rarely fetch.
+      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}` });
     }
   };
 
