@@ -2,6 +2,7 @@
 // headers each kind is sent with. Our server and every host configuration the
 // build writes (src/hosting.ts) read this one description, so they cannot drift apart.
 import { createHash } from 'node:crypto';
+import { inertJson } from './record.ts';
 
 export const RECORD_ALLOW = 'GET, PUT, PATCH, HEAD, OPTIONS';
 /** Lists, pages and files accept no writes: their Allow says so (the contract: "Allow lists the methods the path accepts"). */
@@ -79,3 +80,10 @@ export const describeResource = (name: string) => ({ name, description: '', rend
 export const RECORD_OPTIONS = describeResource('Video Instance');
 /** The names Django REST framework gives the list views. */
 export const LIST_TITLES: Record<ListName, string> = { video: 'Video List', category: 'Category List', speaker: 'Speaker List' };
+
+/** An error body as Django REST framework writes it: `{"detail": "..."}`. */
+export const detailJson = (message: string) => `{"detail": ${inertJson(message)}}`;
+export const NOT_FOUND = detailJson('Not found');
+export const INVALID_PAGE = detailJson('Invalid page.');
+/** Headers of the API's JSON answers that are not a record (errors, OPTIONS). */
+export const API_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };

@@ -17,13 +17,16 @@ import {
   categoryFile,
   COMPRESSED_KINDS,
   describeResource,
+  detailJson,
   ENCODINGS,
   etagOf,
   HEADERS,
   HOST_FILES,
+  INVALID_PAGE,
   kindOf,
   LIST_TITLES,
   listFile,
+  NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
   type FileKind,
@@ -40,9 +43,6 @@ const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 
-const detail = (message: string) => `{"detail": ${inertJson(message)}}`;
-const NOT_FOUND = detail('Not found');
-const INVALID_PAGE = detail('Invalid page.');
 
 /**
  * The request path, percent-decoded, or null when it could reach outside the
@@ -532,17 +532,17 @@ export function createHandler(options: ServerOptions): Handler {
         return sendJson(res, 200, describeResource(target.name), headers);
       case 'PUT':
       case 'PATCH':
-        if (id !== undefined) return sendJson(res, 401, detail('Authentication credentials were not provided.'), { ...headers, 'WWW-Authenticate': 'Token' });
+        if (id !== undefined) return sendJson(res, 401, detailJson('Authentication credentials were not provided.'), { ...headers, 'WWW-Authenticate': 'Token' });
       // falls through: lists accept no writes
       default:
-        return sendJson(res, 405, detail(`Method "${method}" not allowed.`), headers);
+        return sendJson(res, 405, detailJson(`Method "${method}" not allowed.`), headers);
     }
   }
 
   async function servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     if (req.method === 'OPTIONS') return send(res, 204, ['Allow', READ_ALLOW, ...NOSNIFF]);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return sendJson(res, 405, detail(`Method "${req.method}" not allowed.`), { Allow: READ_ALLOW });
+      return sendJson(res, 405, detailJson(`Method "${req.method}" not allowed.`), { Allow: READ_ALLOW });
     }
     const rel = (pathname.endsWith('/') ? `${pathname}index.html` : pathname).slice(1);
     if (!isServedName(rel)) return notFoundPage(req, res);
@@ -568,7 +568,7 @@ export function createHandler(options: ServerOptions): Handler {
       }
       return await servePage(req, res, pathname);
     } catch {
-      if (!res.headersSent) sendJson(res, 500, detail('Internal server error.'));
+      if (!res.headersSent) sendJson(res, 500, detailJson('Internal server error.'));
       else res.destroy();
     }
   };

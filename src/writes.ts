@@ -11,7 +11,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { build, type BuildOptions } from './build.ts';
 import type { ContentError } from './errors.ts';
-import { etagOf, HEADERS, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
+import { API_JSON_HEADERS, detailJson, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
 import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
@@ -31,9 +31,8 @@ const WRITABLE = API_FIELDS.filter((f) => !READ_ONLY.has(f));
 
 type Status = { status: number; body: string; headers?: Record<string, string> };
 
-const detail = (message: string) => inertJson({ detail: message });
-const JSON_HEADERS = { 'Content-Type': 'application/json', Vary: 'Accept', Allow: RECORD_ALLOW, 'Cache-Control': 'no-cache' };
-const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detail(message), headers });
+const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW };
+const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
 
 export class HttpError extends Error {
   constructor(readonly answer: Status) {
@@ -192,7 +191,7 @@ export class RecordWriter {
   private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<Status> {
     const { content } = this.options;
     const talk = this.catalogue.talks.find((t) => t.id === id);
-    if (!talk && method === 'PATCH') return fail(404, 'Not found.');
+    if (!talk && method === 'PATCH') return { status: 404, body: NOT_FOUND };
     const stamp = timestamps(this.options.now?.() ?? new Date());
     const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !READ_ONLY.has(key)));
     // Fields of the content file that the record does not show: a client cannot see them, so it may not change them.

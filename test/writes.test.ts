@@ -52,6 +52,7 @@ describe('writes through the API', () => {
     const missing = await send('PATCH', 12, { title: 'x' }, { Authorization: '' });
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Token');
+    expect(missing.headers['x-content-type-options']).toBe('nosniff');
     expect(json(missing)).toEqual({ detail: 'Authentication credentials were not provided.' });
     for (const auth of ['Token nope', 'Token', 'token a b']) {
       const bad = await send('PUT', 12, { title: 'x' }, { Authorization: auth });
@@ -105,7 +106,10 @@ describe('writes through the API', () => {
   });
 
   it('PUT to a new id creates the talk in the event its category names; PATCH to one is 404', async () => {
-    expect((await send('PATCH', 4242, { title: 'x' })).status).toBe(404);
+    const unknown = await send('PATCH', 4242, { title: 'x' });
+    expect(unknown.status).toBe(404);
+    // The same body as a GET of an unknown id.
+    expect(unknown.text).toBe((await get('/api/v2/video/4242')).text);
     const bad = await send('PUT', 4242, { title: 'Nowhere', category: 'No Such Event' });
     expect(bad.status).toBe(400);
     expect(json(bad)).toHaveProperty('category');
