@@ -14,7 +14,7 @@ import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSite, type Fingerprints, type PageJob, type TalkJob } from './plan.ts';
+import { filesOf, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR } from './search.ts';
@@ -32,6 +32,8 @@ export interface BuildOptions {
   clean?: boolean;
   /** Absolute URL the site is served at, for canonical links, feeds and sitemaps; default http://127.0.0.1:8080. */
   baseUrl?: string;
+  /** Write .br and .gz copies of pages, sitemaps and assets beside them (default); hosts that compress as they send need none. */
+  compress?: boolean;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
   /** A long-running caller (the dev server) keeps the state here between builds, saving a read of it. */
@@ -190,9 +192,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || !hasState(stateDir);
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
-    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
+    const compress = options.compress ?? true;
+    const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
-    const input = hash(`${code}\n${site.baseUrl}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     if (stateDir && !options.clean) {
       const same = readUnchanged(stateDir, input, out);
       if (same) {
@@ -217,7 +220,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { catalogue } = loaded;
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
-    const plan = planSite(catalogue, fingerprints(theme, `${code}${hash(site.baseUrl)}`));
+    const plan = planSite(catalogue, fingerprints(theme, `${code}${hash(site.baseUrl)}`), compress);
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
@@ -229,15 +232,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (searchFresh) for (const [p, key] of searchFiles) manifest.set(p, key);
 
     mark('plan');
-    const changed = (p: string, key: string) => previous?.manifest.get(p) !== key;
+    // An output whose compressed copies the last build did not write (it ran without them) is written again.
+    const changed = (o: OutputSpec) => filesOf(o).some((file) => previous?.manifest.get(file) !== o.key);
     const talkJobs = plan.talks.filter((job) => {
-      job.outputs = job.outputs.filter((o) => changed(o.path, o.key));
+      job.outputs = job.outputs.filter(changed);
       return job.outputs.length > 0;
     });
-    const changedPages = plan.pages.filter((p) => changed(p.path, p.key));
+    const changedPages = plan.pages.filter(changed);
     const recordLists = changedPages.filter((p) => p.kind === 'video-list');
     const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');
-    const assets = assetKeys.filter((a) => changed(a.path, a.key));
+    const assets = assetKeys.filter(changed);
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     const patching = stateDir !== undefined && !options.clean && existsSync(out);

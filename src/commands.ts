@@ -20,6 +20,7 @@ const contentOptions = {
 
 const siteOptions = {
   'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
+  'no-compress': { type: 'boolean', description: 'write no .br/.gz copies of pages (hosts that compress as they send, e.g. Netlify, Cloudflare, Vercel, Firebase, need none)' },
 } as const;
 
 const listenOptions = {
@@ -84,9 +85,15 @@ export const startCommand = {
 
 type BuildValues = { content: string; out: string; templates: string };
 
-export async function runBuild(values: BuildValues & { cache: string; clean?: boolean; 'base-url': string }): Promise<number> {
-  const baseUrl = checkBaseUrl(values['base-url']);
-  return reportBuild(await build({ ...values, baseUrl, progress: terminalProgress() }), values);
+type SiteValues = { 'base-url': string; 'no-compress'?: boolean };
+
+/** The site options as the build takes them; every command that builds passes the same, so its builds agree. */
+function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean } {
+  return { baseUrl: checkBaseUrl(values['base-url']), compress: !values['no-compress'] };
+}
+
+export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
+  return reportBuild(await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress() }), values);
 }
 
 /** An absolute http(s) URL without query or fragment; a trailing slash is dropped. */
@@ -155,8 +162,7 @@ export async function runServer(values: {
   content: string;
   templates: string;
   cache: string;
-  'base-url': string;
-}): Promise<RunningServer> {
+} & SiteValues): Promise<RunningServer> {
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
   const running = await startServer({
     writes: writer?.handle,
@@ -220,9 +226,9 @@ export const devCommand = {
   options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
 } as const;
 
-export async function runDev(values: BuildValues & { cache: string; host: string; port: string; 'base-url': string }): Promise<void> {
+export async function runDev(values: BuildValues & SiteValues & { cache: string; host: string; port: string }): Promise<void> {
   const dev = await startDev({
-    baseUrl: checkBaseUrl(values['base-url']),
+    ...siteSettings(values),
     content: values.content,
     out: values.out,
     templates: values.templates,
@@ -238,12 +244,12 @@ export async function runDev(values: BuildValues & { cache: string; host: string
 }
 
 /** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
-async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string; 'base-url': string }): Promise<RecordWriter> {
+async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
   const relative = path.relative(path.resolve(values.dir), path.resolve(values.tokens));
   if (!relative.startsWith('..') && !path.isAbsolute(relative)) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
   const tokens = await readTokens(values.tokens);
   if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
-  return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, baseUrl: checkBaseUrl(values['base-url']), tokens });
+  return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });
 }
 
 export const DEFAULT_TOKENS = 'tokens.txt';

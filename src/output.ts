@@ -102,8 +102,12 @@ export class FileWriter {
   /** Writes `rel`; with `compress`, also its .br and .gz copies for servers that send them as they are. */
   write(rel: string, body: string | Uint8Array, compress = false): void {
     const data = typeof body === 'string' ? Buffer.from(body) : body;
-    if (!this.writeOne(rel, data) || !compress) return;
-    for (const { suffix } of ENCODINGS) this.writeOne(`${rel}${suffix}`, COMPRESS[suffix](data));
+    const changed = this.writeOne(rel, data);
+    if (!compress) return;
+    // Copies of an unchanged file are left alone, unless a build without copies came before.
+    for (const { suffix } of ENCODINGS) {
+      if (changed || !existsSync(path.join(this.target.root, `${rel}${suffix}`))) this.writeOne(`${rel}${suffix}`, COMPRESS[suffix](data));
+    }
   }
 
   /** False when the file already had these bytes. */

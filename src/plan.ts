@@ -98,25 +98,49 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  * the same bytes but another address).
  */
 const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
-const hashOf = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+
+/**
+ * The key of an input. Objects made from one talk (its link, feed item, search
+ * record) stand in it for the tokens of the files they come from: hashing their
+ * text again for every page that lists them would cost more than the rest of the plan.
+ */
+const hashOf = (value: unknown, made?: Map<object, string>) =>
+  createHash('sha1')
+    .update(JSON.stringify(value, made && ((_key, v: unknown) => (typeof v === 'object' && v !== null && made.get(v)) || v)))
+    .digest('base64url')
+    .slice(0, 16);
 
 
-export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
+/** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
+export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true): SitePlan {
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
+  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const live = catalogue.talks.filter(isLive);
+  const made = new Map<object, string>();
+  const origin = (talk: CatalogueTalk) => `${token(talk)}${token(events.get(talk.event)!)}`;
+  const links = new Map<CatalogueTalk, TalkLink>();
+  const items = new Map<CatalogueTalk, FeedItem>();
+  for (const talk of live) {
+    const link = talkLink(talk);
+    const item = feedItem(talk);
+    links.set(talk, link);
+    items.set(talk, item);
+    made.set(link, origin(talk));
+    made.set(item, origin(talk));
+  }
+
   const pages: PageJob[] = [];
   const page = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) =>
-    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input)}`, compress: true } as PageJob);
+    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input, made)}`, compress } as PageJob);
   const feeds = (base: string, input: Omit<FeedInput, 'path'>) => {
+    const feed = { ...input, path: base };
+    const key = hashOf(feed, made);
     for (const format of ['atom', 'rss', 'json'] as const) {
-      const feed = { ...input, path: base };
       // Not precompressed: three feeds per speaker and tag would add two files each for what feed readers rarely fetch.
-      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${hashOf(feed)}` });
+      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${key}` });
     }
   };
 
-  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const live = catalogue.talks.filter(isLive);
-  const links = new Map<CatalogueTalk, TalkLink>(live.map((talk) => [talk, talkLink(talk)]));
   const byEvent = new Map<string, CatalogueTalk[]>();
   for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
   const newestFirst = [...live].sort((a, b) => byNewest(links.get(a)!, links.get(b)!));
@@ -144,7 +168,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       };
       job.outputs = [
         { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
-        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others])}`, compress: true },
+        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others], made)}`, compress },
         { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) },
         ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) })),
       ];
@@ -152,7 +176,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
       sitemap.push({ path: talkPath(talk), lastmod: talk.updated });
     });
     page(eventPath(slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(slug) });
-    feeds(eventPath(slug), { title: event.title, description: `Talks recorded at ${event.title}`, page: eventPath(slug), items: feedItems(list, links) });
+    feeds(eventPath(slug), { title: event.title, description: `Talks recorded at ${event.title}`, page: eventPath(slug), items: feedItems(list, links, items) });
     listed(eventPath(slug), list);
     summaries.push({ ...eventInfo, talkCount: list.length });
   }
@@ -179,7 +203,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
         });
         listed(p.path, p.items);
       }
-      if (withFeeds) feeds(base, { title: heading(name), description: `${heading(name)}, newest first`, page: base, items: feedItems(term.items, links) });
+      if (withFeeds) feeds(base, { title: heading(name), description: `${heading(name)}, newest first`, page: base, items: feedItems(term.items, links, items) });
     }
   };
   termPages(speakers, speakerPath, (name) => name, 'speaker', true);
@@ -199,7 +223,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
     });
     listed(p.path, p.items);
   }
-  feeds('/', { title: 'Video catalogue', description: 'Recorded conference talks, newest first', page: '/', items: feedItems(newestFirst, links) });
+  feeds('/', { title: 'Video catalogue', description: 'Recorded conference talks, newest first', page: '/', items: feedItems(newestFirst, links, items) });
 
   planSpeakerIndex(speakers, page);
   page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') });
@@ -226,20 +250,24 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints): SitePlan {
   const example = newestFirst[0];
   page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length });
   page('/search/', 'search', { total: live.length });
-  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress: true });
+  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
   for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod: lastUpdated(live) });
   const chunks = sitemapChunks(sitemap.sort((a, b) => (a.path < b.path ? -1 : 1)));
-  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}`, compress: true }));
+  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}`, compress }));
   const sitemapPaths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
-  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}`, compress: true });
+  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}`, compress });
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
 
   planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
   checkRedirects(talks, pages);
-  const records = newestFirst.map(searchRecord);
-  return { talks, pages, search: { key: `${prints.code}${hashOf(records)}`, records } };
+  const records = newestFirst.map((talk) => {
+    const record = searchRecord(talk);
+    made.set(record, origin(talk));
+    return record;
+  });
+  return { talks, pages, search: { key: `${prints.code}${hashOf(records, made)}`, records } };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
@@ -298,21 +326,25 @@ function lastUpdated(talks: CatalogueTalk[]): string | null {
   return last;
 }
 
-function feedItems(talks: CatalogueTalk[], links: Map<CatalogueTalk, TalkLink>): FeedItem[] {
+function feedItems(talks: CatalogueTalk[], links: Map<CatalogueTalk, TalkLink>, items: Map<CatalogueTalk, FeedItem>): FeedItem[] {
   return [...talks]
     .sort((a, b) => byNewest(links.get(a)!, links.get(b)!))
     .slice(0, FEED_ITEMS)
-    .map((talk) => ({
-      id: talk.id,
-      title: talk.title,
-      url: talkPath(talk),
-      recorded: talk.recorded,
-      updated: talk.updated,
-      speakers: talk.speakers,
-      category: talk.category,
-      summary: talk.blurb,
-      enclosure: talk.enclosure,
-    }));
+    .map((talk) => items.get(talk)!);
+}
+
+function feedItem(talk: CatalogueTalk): FeedItem {
+  return {
+    id: talk.id,
+    title: talk.title,
+    url: talkPath(talk),
+    recorded: talk.recorded,
+    updated: talk.updated,
+    speakers: talk.speakers,
+    category: talk.category,
+    summary: talk.blurb,
+    enclosure: talk.enclosure,
+  };
 }
 
 /** Every redirect must land on a page of this build: an old link that leads to a 404 is a bug. */

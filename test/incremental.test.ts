@@ -12,16 +12,16 @@ let content: string;
 let templates: string;
 let out: string;
 
-async function incremental(): Promise<BuildSummary> {
-  const result = await build({ content, templates, out, cache: path.join(root, 'cache') });
+async function incremental(compress = true): Promise<BuildSummary> {
+  const result = await build({ content, templates, out, cache: path.join(root, 'cache'), compress });
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.summary;
 }
 
 /** The incremental output must equal what a clean build of the same input writes. */
-async function expectSameAsClean(): Promise<void> {
+async function expectSameAsClean(compress = true): Promise<void> {
   const clean = path.join(root, `clean-${Date.now()}`);
-  const result = await build({ content, templates, out: clean });
+  const result = await build({ content, templates, out: clean, compress });
   expect(result.ok).toBe(true);
   expect(await contentHashes(out)).toEqual(await contentHashes(clean));
   await rm(clean, { recursive: true, force: true });
@@ -86,6 +86,22 @@ describe('incremental builds', () => {
     expect(changed.filter((p) => p.startsWith('video/')).length).toBeLessThanOrEqual(3 * (1 + 2 * 3));
     expect(summary.written + summary.removed).toBe(changed.length);
     await expectSameAsClean();
+  });
+
+  it('a build without compressed copies removes them, and the next build with them writes only them', async () => {
+    const compressed = async () => (await fg('**/*.{br,gz}', { cwd: out })).sort();
+    const copies = await compressed();
+    expect(copies.length).toBeGreaterThan(50);
+    const without = await incremental(false);
+    expect(without.written).toBe(0);
+    expect(without.removed).toBe(copies.length);
+    expect(await compressed()).toEqual([]);
+    await expectSameAsClean(false);
+    expect((await incremental(false)).written).toBe(0);
+    const again = await incremental(true);
+    expect(again.written).toBe(copies.length);
+    expect(await compressed()).toEqual(copies);
+    await expectSameAsClean(true);
   });
 
   it('touching a file without changing it rewrites nothing', async () => {
