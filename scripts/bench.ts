@@ -29,9 +29,16 @@ run('bench', async () => {
   if (values.step) return runStep(JSON.parse(values.step));
   if (values.serve) return benchServer();
   const figures = await runBench({ snapshot: values.snapshot, work: values.work, outputs: values.outputs, synthetic: !values.quick, log: (line) => process.stderr.write(`bench: ${line}\n`) });
-  await writeFile(values.json, `${JSON.stringify({ measured: new Date().toISOString(), machine: { cores: (await import('node:os')).availableParallelism(), node: process.version }, figures }, null, 2)}\n`);
+  const machine = { cores: (await import('node:os')).availableParallelism(), node: process.version };
+  // The server's figures of an earlier `--serve` run stay beside the new build figures.
+  const { serve } = await previousFigures();
+  await writeFile(values.json, `${JSON.stringify({ measured: new Date().toISOString(), machine, figures, ...(serve ? { serve } : {}) }, null, 2)}\n`);
   process.stdout.write(`${formatTable(figures)}\n\nfigures written to ${values.json}\n`);
 });
+
+async function previousFigures(): Promise<Record<string, unknown>> {
+  return readFile(values.json, 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}));
+}
 
 async function benchServer(): Promise<void> {
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -40,7 +47,7 @@ async function benchServer(): Promise<void> {
   const dir = values.dir ?? (await buildImport(values.snapshot, path.join(values.work, 'serve'), log));
   const figures = await benchServe({ dir, ...load, log });
   // Beside the build figures of an earlier run, if there are any.
-  const previous = await readFile(values.json, 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}));
+  const previous = await previousFigures();
   const machine = { cores: (await import('node:os')).availableParallelism(), node: process.version };
   await writeFile(values.json, `${JSON.stringify({ ...previous, serve: { measured: new Date().toISOString(), machine, ...load, figures } }, null, 2)}\n`);
   process.stdout.write(`${formatServeTable(figures, load)}\n\nfigures written to ${values.json}\n`);

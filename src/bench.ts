@@ -26,7 +26,7 @@ export interface StepResult {
   talks?: number;
 }
 
-export type Step = { kind: 'import'; source: string; content: string } | { kind: 'build'; content: string; out: string; cache: string };
+export type Step = { kind: 'import'; source: string; content: string } | { kind: 'build'; content: string; out: string; cache: string; compress?: boolean };
 
 /** Runs one step in this process and prints its result as JSON: the child side of `measure`. */
 export async function runStep(step: Step): Promise<void> {
@@ -35,7 +35,7 @@ export async function runStep(step: Step): Promise<void> {
     const report = await importPyvideo({ source: step.source, content: step.content });
     result = { ok: report.ok, talks: report.talks, written: report.written };
   } else {
-    const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache });
+    const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache, compress: step.compress });
     result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
   }
   process.stdout.write(`${JSON.stringify({ ...result, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
@@ -97,6 +97,8 @@ export interface CatalogueFigures {
   cold: StepResult;
   noop: StepResult;
   oneTalk: StepResult;
+  /** A cold build without the .br/.gz copies (--no-compress), as for hosts that compress as they send. */
+  plain: StepResult & { files: number; bytes: number };
   output: { files: number; bytes: number };
   /** Pages only (HTML), the part comparable with other generators' output. */
   pages: { files: number; bytes: number };
@@ -116,7 +118,12 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string };
   await writeFile(file, JSON.stringify({ ...talk, title: `${talk.title} (edited)` }, null, 2));
   const oneTalk = measure({ kind: 'build', content, out, cache });
-  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
+  const plainOut = path.join(outputs, `${name}-plain-dist`);
+  const plainCache = path.join(outputs, `${name}-plain-cache`);
+  const plain = { ...measure({ kind: 'build', content, out: plainOut, cache: plainCache, compress: false }), ...(await dirSize(plainOut)) };
+  await rm(plainOut, { recursive: true, force: true });
+  await rm(plainCache, { recursive: true, force: true });
+  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, plain, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
 }
 
 export interface BenchOptions {
@@ -166,8 +173,8 @@ const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 export function formatTable(figures: CatalogueFigures[]): string {
   const rows = [
-    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB'],
-    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --no-compress', 'its files', 'its MiB'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
     ...figures.map((f) => [
       f.name,
       f.talks.toLocaleString('en'),
@@ -176,10 +183,13 @@ export function formatTable(figures: CatalogueFigures[]): string {
       seconds(f.noop.ms),
       seconds(f.oneTalk.ms),
       Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
-      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss)),
+      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss, f.plain.rss)),
       f.output.files.toLocaleString('en'),
       (f.output.bytes / 1024 / 1024).toFixed(0),
       (f.pages.bytes / 1024 / 1024).toFixed(0),
+      seconds(f.plain.ms),
+      f.plain.files.toLocaleString('en'),
+      (f.plain.bytes / 1024 / 1024).toFixed(0),
     ]),
   ];
   const table = (r: string[][]) => r.map((row) => `| ${row.join(' | ')} |`).join('\n');
