@@ -123,6 +123,19 @@ describe('commands', () => {
     }
   });
 
+  it('build --no-compress: the same site without the .br and .gz copies', async () => {
+    const dir = await tempDir();
+    const plain = path.join(dir, 'plain', 'dist');
+    const full = path.join(dir, 'full', 'dist');
+    expect(cli('build', [...buildArgs(plain), '--no-compress']).status).toBe(0);
+    expect(cli('build', buildArgs(full)).status).toBe(0);
+    const plainFiles = (await fg('**/*', { cwd: plain })).sort();
+    const fullFiles = (await fg('**/*', { cwd: full })).sort();
+    expect(plainFiles.filter((f) => /\.(br|gz)$/.test(f))).toEqual([]);
+    expect(fullFiles.filter((f) => /\.(br|gz)$/.test(f)).length).toBeGreaterThan(50);
+    expect(plainFiles).toEqual(fullFiles.filter((f) => !/\.(br|gz)$/.test(f)));
+  });
+
   it('build: a bad catalogue fails with exit code 1 and leaves the output as it was', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);
