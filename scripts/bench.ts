@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseCommand, run } from '../src/cli.ts';
 import { formatTable, runBench, runStep } from '../src/bench.ts';
@@ -25,11 +25,12 @@ const values = parseCommand({
   },
 });
 
+const machine = { cores: availableParallelism(), node: process.version };
+
 run('bench', async () => {
   if (values.step) return runStep(JSON.parse(values.step));
   if (values.serve) return benchServer();
   const figures = await runBench({ snapshot: values.snapshot, work: values.work, outputs: values.outputs, synthetic: !values.quick, log: (line) => process.stderr.write(`bench: ${line}\n`) });
-  const machine = { cores: (await import('node:os')).availableParallelism(), node: process.version };
   // The server's figures of an earlier `--serve` run stay beside the new build figures.
   const { serve } = await previousFigures();
   await writeFile(values.json, `${JSON.stringify({ measured: new Date().toISOString(), machine, figures, ...(serve ? { serve } : {}) }, null, 2)}\n`);
@@ -48,7 +49,6 @@ async function benchServer(): Promise<void> {
   const figures = await benchServe({ dir, ...load, log });
   // Beside the build figures of an earlier run, if there are any.
   const previous = await previousFigures();
-  const machine = { cores: (await import('node:os')).availableParallelism(), node: process.version };
   await writeFile(values.json, `${JSON.stringify({ ...previous, serve: { measured: new Date().toISOString(), machine, ...load, figures } }, null, 2)}\n`);
   process.stdout.write(`${formatServeTable(figures, load)}\n\nfigures written to ${values.json}\n`);
 }
