@@ -4,7 +4,7 @@
 // the previous build's and patch only what changed.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile, rename } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +12,9 @@ import fg from 'fast-glob';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
-import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
+import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
+import { filesOf, planSearch, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR } from './search.ts';
@@ -185,6 +185,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());
+  /** The search index, written by Pagefind into a scratch folder beside the output while the build goes on. */
+  let indexing: Promise<string[]> | undefined;
+  let scratch: string | undefined;
   try {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
@@ -220,15 +223,24 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { catalogue } = loaded;
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
-    const plan = planSite(catalogue, fingerprints(theme, `${code}${hash(site.baseUrl)}`), compress);
+    const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
+    const search = planSearch(catalogue, prints.code);
+    // The search index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
+    const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
+    const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === search.key);
+    // Pagefind runs in a process of its own: started now, it indexes while this thread plans the pages.
+    if (!searchFresh) {
+      const folder = await scratchFolder(out);
+      scratch = folder;
+      indexing = buildSearchIndex(search.records, folder, search.records.length >= PARALLEL_FROM);
+      indexing.catch(() => undefined);
+    }
+    const plan = planSite(catalogue, prints, compress);
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
     for (const page of plan.pages) for (const file of filesOf(page)) manifest.set(file, page.key);
     for (const asset of assetKeys) for (const file of filesOf(asset)) manifest.set(file, asset.key);
-    // The search index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
-    const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
-    const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === plan.search.key);
     if (searchFresh) for (const [p, key] of searchFiles) manifest.set(p, key);
 
     mark('plan');
@@ -288,11 +300,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       const [results] = await Promise.all([
         renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
-          const search = searchFresh ? undefined : buildSearchIndex(plan.search.records);
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
-          for (const file of (await search) ?? []) {
-            writer.write(file.path, file.bytes);
-            manifest.set(file.path, plan.search.key);
+          for (const file of (await indexing) ?? []) {
+            writer.adopt(file, path.join(scratch!, file));
+            manifest.set(file, search.key);
           }
         })(),
       ]);
@@ -327,6 +338,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };
   } finally {
+    await indexing?.catch(() => undefined);
+    if (scratch) await rm(scratch, { recursive: true, force: true });
     await workers.close();
     await unlock?.();
   }

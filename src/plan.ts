@@ -69,8 +69,12 @@ export type PageJob = OutputSpec &
 export interface SitePlan {
   talks: TalkJob[];
   pages: PageJob[];
-  /** What the search index is built from, and the key of that index. */
-  search: { key: string; records: SearchRecord[] };
+}
+
+/** What the search index is built from, and the key of that index. */
+export interface SearchPlan {
+  key: string;
+  records: SearchRecord[];
 }
 
 /** Short fingerprints of the code and templates each kind of output is made with. */
@@ -99,6 +103,9 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  */
 const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
 
+/** The files a talk's link, feed item or search record is made from: the talk's and its event's. */
+const originOf = (talk: CatalogueTalk, events: Map<string, CatalogueEvent>) => `${token(talk)}${token(events.get(talk.event)!)}`;
+
 /**
  * The key of an input. Objects made from one talk (its link, feed item, search
  * record) stand in it for the tokens of the files they come from: hashing their
@@ -117,7 +124,6 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
   const live = catalogue.talks.filter(isLive);
   const made = new Map<object, string>();
-  const origin = (talk: CatalogueTalk) => `${token(talk)}${token(events.get(talk.event)!)}`;
   const links = new Map<CatalogueTalk, TalkLink>();
   const items = new Map<CatalogueTalk, FeedItem>();
   for (const talk of live) {
@@ -125,8 +131,8 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     const item = feedItem(talk);
     links.set(talk, link);
     items.set(talk, item);
-    made.set(link, origin(talk));
-    made.set(item, origin(talk));
+    made.set(link, originOf(talk, events));
+    made.set(item, originOf(talk, events));
   }
 
   const pages: PageJob[] = [];
@@ -262,12 +268,22 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
   checkRedirects(talks, pages);
-  const records = newestFirst.map((talk) => {
-    const record = searchRecord(talk);
-    made.set(record, origin(talk));
-    return record;
-  });
-  return { talks, pages, search: { key: `${prints.code}${hashOf(records, made)}`, records } };
+  return { talks, pages };
+}
+
+/** The search index's records, newest first. Planned apart from the pages, so that the index can be built while they are planned. */
+export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
+  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const made = new Map<object, string>();
+  const records = catalogue.talks
+    .filter(isLive)
+    .sort(byNewest)
+    .map((talk) => {
+      const record = searchRecord(talk);
+      made.set(record, originOf(talk, events));
+      return record;
+    });
+  return { key: `${code}${hashOf(records, made)}`, records };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */

@@ -1,0 +1,7 @@
+// The search index's thread (see buildSearchIndex): like the render workers, it
+// starts without a TypeScript loader, so this entry registers one.
+import { parentPort, workerData } from 'node:worker_threads';
+import { tsImport } from 'tsx/esm/api';
+
+const { writeSearchIndex } = await tsImport('./search.ts', import.meta.url);
+parentPort.postMessage(await writeSearchIndex(workerData.records, workerData.folder));
