@@ -4,7 +4,7 @@
 // the previous build's and patch only what changed.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import fg from 'fast-glob';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
-import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
+import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
 import { filesOf, planSearch, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -185,9 +185,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());
-  /** The search index, written by Pagefind into a scratch folder beside the output while the build goes on. */
-  let indexing: Promise<string[]> | undefined;
-  let scratch: string | undefined;
   try {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
@@ -229,12 +226,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
     const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === search.key);
     // Pagefind runs in a process of its own: started now, it indexes while this thread plans the pages.
-    if (!searchFresh) {
-      const folder = await scratchFolder(out);
-      scratch = folder;
-      indexing = buildSearchIndex(search.records, folder, search.records.length >= PARALLEL_FROM);
-      indexing.catch(() => undefined);
-    }
+    const indexing = searchFresh ? undefined : buildSearchIndex(search.records, search.records.length >= PARALLEL_FROM);
+    // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
+    indexing?.catch(() => undefined);
     const plan = planSite(catalogue, prints, compress);
 
     const manifest = new Map<string, string>();
@@ -302,8 +296,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           for (const file of (await indexing) ?? []) {
-            writer.adopt(file, path.join(scratch!, file));
-            manifest.set(file, search.key);
+            writer.write(file.path, file.bytes);
+            manifest.set(file.path, search.key);
           }
         })(),
       ]);
@@ -338,8 +332,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };
   } finally {
-    await indexing?.catch(() => undefined);
-    if (scratch) await rm(scratch, { recursive: true, force: true });
     await workers.close();
     await unlock?.();
   }

@@ -2,8 +2,8 @@
 // or the new one, never half of each, whenever a build stops: a full build
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fg from 'fast-glob';
@@ -31,7 +31,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
 function siblings(outDir: string) {
   const parent = path.dirname(outDir);
   const base = path.basename(outDir);
-  return { parent, staging: `.${base}.staging-`, old: `.${base}.old-`, scratch: `.${base}.scratch-` };
+  return { parent, staging: `.${base}.staging-`, old: `.${base}.old-` };
 }
 
 export function isAlive(pid: number): boolean {
@@ -45,10 +45,10 @@ export function isAlive(pid: number): boolean {
 
 /**
  * Undoes what an interrupted build left: puts back an output folder that was
- * moved aside but not replaced, and removes staging and scratch folders of dead builds.
+ * moved aside but not replaced, and removes staging folders of dead builds.
  */
 export async function recover(outDir: string): Promise<void> {
-  const { parent, staging, old, scratch } = siblings(outDir);
+  const { parent, staging, old } = siblings(outDir);
   let entries: string[];
   try {
     entries = await readdir(parent);
@@ -59,22 +59,9 @@ export async function recover(outDir: string): Promise<void> {
   const olds = entries.filter((e) => e.startsWith(old) && !isAlive(pidOf(e, old))).sort();
   if (!existsSync(outDir) && olds.length > 0) await rename(path.join(parent, olds.pop()!), outDir);
   for (const name of olds) await fse.remove(path.join(parent, name));
-  for (const prefix of [staging, scratch]) {
-    for (const name of entries.filter((e) => e.startsWith(prefix) && !isAlive(pidOf(e, prefix)))) await fse.remove(path.join(parent, name));
+  for (const name of entries.filter((e) => e.startsWith(staging) && !isAlive(pidOf(e, staging)))) {
+    await fse.remove(path.join(parent, name));
   }
-}
-
-/**
- * A new folder beside the output folder, so on its file system, for a tool
- * that writes files of its own (the search index) for the build to move into
- * the output with FileWriter.adopt.
- */
-export async function scratchFolder(outDir: string): Promise<string> {
-  const resolved = path.resolve(outDir);
-  await recover(resolved);
-  const { parent, scratch } = siblings(resolved);
-  await mkdir(parent, { recursive: true });
-  return mkdtemp(path.join(parent, `${scratch}${process.pid}-`));
 }
 
 /**
@@ -123,20 +110,8 @@ export class FileWriter {
     }
   }
 
-  /**
-   * Takes a file another program wrote (in a scratch folder on the output's
-   * file system) as `rel`, by renaming it rather than copying its bytes.
-   */
-  adopt(rel: string, from: string): void {
-    this.put(rel, statSync(from).size, (current) => current.equals(readFileSync(from)), (to) => renameSync(from, to));
-  }
-
   /** False when the file already had these bytes. */
   private writeOne(rel: string, data: Uint8Array): boolean {
-    return this.put(rel, data.byteLength, (current) => Buffer.compare(current, data) === 0, (to) => writeFileSync(to, data));
-  }
-
-  private put(rel: string, size: number, same: (current: Buffer) => boolean, store: (to: string) => void): boolean {
     const file = path.join(this.target.root, rel);
     if (this.target.mode === 'patch') {
       let current: Buffer | undefined;
@@ -145,7 +120,7 @@ export class FileWriter {
       } catch {
         current = undefined;
       }
-      if (current && current.byteLength === size && same(current)) {
+      if (current && Buffer.compare(current, data) === 0) {
         this.unchanged++;
         return false;
       }
@@ -156,11 +131,11 @@ export class FileWriter {
       this.dirs.add(dir);
     }
     if (this.target.mode === 'patch') {
-      store(path.join(this.target.root, tempName(rel, this.target.tag)));
+      writeFileSync(path.join(this.target.root, tempName(rel, this.target.tag)), data);
       this.staged.push(rel);
-    } else store(file);
+    } else writeFileSync(file, data);
     this.files++;
-    this.bytes += size;
+    this.bytes += data.byteLength;
     return true;
   }
 }

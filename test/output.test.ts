@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWriter, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
+import { FileWriter, Patch, recover, recoverPatch, Staging, tempName } from '../src/output.ts';
 import { tempDir } from './helpers.ts';
 
 describe('Staging', () => {
@@ -46,14 +46,13 @@ describe('Staging', () => {
 });
 
 describe('recover', () => {
-  it('puts back an output folder a killed build had moved aside, and clears dead staging and scratch folders', async () => {
+  it('puts back an output folder a killed build had moved aside, and clears dead staging folders', async () => {
     const root = await tempDir();
     const out = path.join(root, 'dist');
     const deadPid = 2 ** 22 + 17;
     await mkdir(path.join(root, `.dist.old-${deadPid}-x`));
     await writeFile(path.join(root, `.dist.old-${deadPid}-x`, 'index.html'), 'previous');
     await mkdir(path.join(root, `.dist.staging-${deadPid}-y`));
-    await mkdir(path.join(root, `.dist.scratch-${deadPid}-z`));
     await recover(out);
     expect(await readdir(root)).toEqual(['dist']);
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).toBe('previous');
@@ -66,42 +65,6 @@ describe('recover', () => {
     await recover(path.join(root, 'dist'));
     expect(existsSync(live)).toBe(true);
     await rename(live, path.join(root, 'gone'));
-  });
-});
-
-describe('adopt', () => {
-  it('moves a file written in a scratch folder into a fresh output', async () => {
-    const root = await tempDir();
-    const out = path.join(root, 'dist');
-    const scratch = await scratchFolder(out);
-    expect(path.dirname(scratch)).toBe(root);
-    await writeFile(path.join(scratch, 'made.txt'), 'made');
-    const staging = await Staging.open(out);
-    const writer = new FileWriter(staging.target);
-    writer.adopt('deep/made.txt', path.join(scratch, 'made.txt'));
-    expect(existsSync(path.join(scratch, 'made.txt'))).toBe(false);
-    expect([writer.files, writer.bytes]).toEqual([1, 4]);
-    await staging.commit();
-    expect(await readFile(path.join(out, 'deep/made.txt'), 'utf8')).toBe('made');
-  });
-
-  it('when patching, leaves an equal file alone and stages a changed one', async () => {
-    const root = await tempDir();
-    const out = path.join(root, 'dist');
-    await mkdir(out);
-    await writeFile(path.join(out, 'same.txt'), 'same');
-    await writeFile(path.join(out, 'other.txt'), 'before');
-    const scratch = await scratchFolder(out);
-    await writeFile(path.join(scratch, 'same.txt'), 'same');
-    await writeFile(path.join(scratch, 'other.txt'), 'after!');
-    const patch = await Patch.open(out, path.join(root, 'state'));
-    const writer = new FileWriter(patch.target);
-    writer.adopt('same.txt', path.join(scratch, 'same.txt'));
-    writer.adopt('other.txt', path.join(scratch, 'other.txt'));
-    expect([writer.unchanged, writer.staged, writer.bytes]).toEqual([1, ['other.txt'], 6]);
-    await patch.commit(writer.staged, [], []);
-    expect(await readFile(path.join(out, 'other.txt'), 'utf8')).toBe('after!');
-    expect(await readFile(path.join(out, 'same.txt'), 'utf8')).toBe('same');
   });
 });
 
