@@ -95,7 +95,6 @@ export const EVENT_NEIGHBOURS = 3;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 
-
 /**
  * What identifies a file's contribution to an output: the hash of its bytes and
  * its path, since the path gives a talk its slug and event (a renamed file has
@@ -117,7 +116,6 @@ const hashOf = (value: unknown, made?: Map<object, string>) =>
     .digest('base64url')
     .slice(0, 16);
 
-
 /** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
 export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true): SitePlan {
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
@@ -131,8 +129,9 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     const item = feedItem(talk);
     links.set(talk, link);
     items.set(talk, item);
-    made.set(link, originOf(talk, events));
-    made.set(item, originOf(talk, events));
+    const origin = originOf(talk, events);
+    made.set(link, origin);
+    made.set(item, origin);
   }
 
   const pages: PageJob[] = [];
@@ -163,7 +162,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     programme.forEach((link, position) => {
       const talk = talkOf.get(link.id)!;
       const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
-      const base = `${token(talk)}${token(event)}`;
+      const base = originOf(talk, events);
       const job: TalkJob = {
         talk,
         event: eventInfo,

@@ -18,6 +18,9 @@ export interface BatchResult {
   staged: string[];
 }
 
+/** What a batch wrote, as plain data that can come back from a worker thread. */
+const resultOf = (writer: FileWriter): BatchResult => ({ files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged });
+
 /** Renders and writes each job's outputs, reading each talk's full record from `contentDir`. */
 export function renderBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[], pages: PageJob[] = []): BatchResult {
   const writer = new FileWriter(target);
@@ -30,7 +33,7 @@ export function renderBatch(renderer: SiteRenderer, target: WriteTarget, content
       else writer.write(output.path, renderer.redirect(job.talk.title, output.target));
     }
   }
-  return { files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged };
+  return resultOf(writer);
 }
 
 /**
@@ -51,5 +54,5 @@ export function writeRecordLists(target: WriteTarget, baseUrl: string, pages: Ex
     return readFileSync(path.join(target.root, rel), 'utf8');
   };
   for (const page of pages) writer.write(page.path, videoListJson(page.input, baseUrl, page.input.items.map((id) => read(`api/v2/video/${id}`))));
-  return { files: writer.files, bytes: writer.bytes, unchanged: writer.unchanged, staged: writer.staged };
+  return resultOf(writer);
 }
