@@ -96,7 +96,10 @@ export interface CatalogueFigures {
   import?: StepResult;
   cold: StepResult;
   noop: StepResult;
+  /** A talk's title changed: its pages, the lists it is on and the search index. */
   oneTalk: StepResult;
+  /** A talk's duration changed: its API record and the pages that show it; search holds no duration. */
+  oneField: StepResult;
   /** A cold build without the .br/.gz copies (--no-compress), as for hosts that compress as they send. */
   plain: StepResult & { files: number; bytes: number };
   output: { files: number; bytes: number };
@@ -115,15 +118,17 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const noop = measure({ kind: 'build', content, out, cache });
   const [first] = (await fg('*/videos/*.json', { cwd: content })).sort();
   const file = path.join(content, first!);
-  const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string };
+  const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string; duration: number | null };
   await writeFile(file, JSON.stringify({ ...talk, title: `${talk.title} (edited)` }, null, 2));
   const oneTalk = measure({ kind: 'build', content, out, cache });
+  await writeFile(file, JSON.stringify({ ...talk, title: `${talk.title} (edited)`, duration: (talk.duration ?? 0) + 60 }, null, 2));
+  const oneField = measure({ kind: 'build', content, out, cache });
   const plainOut = path.join(outputs, `${name}-plain-dist`);
   const plainCache = path.join(outputs, `${name}-plain-cache`);
   const plain = { ...measure({ kind: 'build', content, out: plainOut, cache: plainCache, compress: false }), ...(await dirSize(plainOut)) };
   await rm(plainOut, { recursive: true, force: true });
   await rm(plainCache, { recursive: true, force: true });
-  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, plain, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
+  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, oneField, plain, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
 }
 
 export interface BenchOptions {
@@ -173,8 +178,8 @@ const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 export function formatTable(figures: CatalogueFigures[]): string {
   const rows = [
-    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one talk changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --no-compress', 'its files', 'its MiB'],
-    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one title changed', 'one duration changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --no-compress', 'its files', 'its MiB'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
     ...figures.map((f) => [
       f.name,
       f.talks.toLocaleString('en'),
@@ -182,8 +187,9 @@ export function formatTable(figures: CatalogueFigures[]): string {
       seconds(f.cold.ms),
       seconds(f.noop.ms),
       seconds(f.oneTalk.ms),
+      seconds(f.oneField.ms),
       Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
-      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss, f.plain.rss)),
+      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss, f.oneField.rss, f.plain.rss)),
       f.output.files.toLocaleString('en'),
       (f.output.bytes / 1024 / 1024).toFixed(0),
       (f.pages.bytes / 1024 / 1024).toFixed(0),

@@ -102,13 +102,13 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  */
 const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
 
-/** The files a talk's link, feed item or search record is made from: the talk's and its event's. */
+/** The files a talk's link or feed item is made from: the talk's and its event's. */
 const originOf = (talk: CatalogueTalk, events: Map<string, CatalogueEvent>) => `${token(talk)}${token(events.get(talk.event)!)}`;
 
 /**
- * The key of an input. Objects made from one talk (its link, feed item, search
- * record) stand in it for the tokens of the files they come from: hashing their
- * text again for every page that lists them would cost more than the rest of the plan.
+ * The key of an input. Objects made from one talk (its link, its feed item)
+ * stand in it for the tokens of the files they come from: hashing their text
+ * again for every page that lists them would cost more than the rest of the plan.
  */
 const hashOf = (value: unknown, made?: Map<object, string>) =>
   createHash('sha1')
@@ -270,19 +270,16 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   return { talks, pages };
 }
 
-/** The search index's records, newest first. Planned apart from the pages, so that the index can be built while they are planned. */
+/**
+ * The search index's records, newest first. Planned apart from the pages, so
+ * that the index can be built while they are planned. Keyed by the records'
+ * own text, not by the files they come from: Pagefind rebuilds the whole
+ * index, so a change to what search does not hold (a duration, a video URL,
+ * the rest of a description) must not set it off.
+ */
 export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
-  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const made = new Map<object, string>();
-  const records = catalogue.talks
-    .filter(isLive)
-    .sort(byNewest)
-    .map((talk) => {
-      const record = searchRecord(talk);
-      made.set(record, originOf(talk, events));
-      return record;
-    });
-  return { key: `${code}${hashOf(records, made)}`, records };
+  const records = catalogue.talks.filter(isLive).sort(byNewest).map(searchRecord);
+  return { key: `${code}${hashOf(records)}`, records };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
