@@ -100,7 +100,16 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  * its path, since the path gives a talk its slug and event (a renamed file has
  * the same bytes but another address).
  */
-const token = (origin: { rev: string; name: string }) => `${origin.rev}${origin.name}`;
+const token = (origin: { rev: string; name: string }): string => {
+  let known = tokens.get(origin);
+  if (known === undefined) {
+    // Short: a page's key holds the tokens of every talk it shows, and every key is kept in the build state.
+    known = createHash('sha1').update(origin.rev).update('\0').update(origin.name).digest('base64url').slice(0, 16);
+    tokens.set(origin, known);
+  }
+  return known;
+};
+const tokens = new WeakMap<object, string>();
 
 /** The files a talk's link or feed item is made from: the talk's and its event's. */
 const originOf = (talk: CatalogueTalk, events: Map<string, CatalogueEvent>) => `${token(talk)}${token(events.get(talk.event)!)}`;
@@ -257,7 +266,8 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   page('/search/', 'search', { total: live.length });
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
-  for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod: lastUpdated(live) });
+  const lastmod = lastUpdated(live);
+  for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod });
   const chunks = sitemapChunks(sitemap.sort((a, b) => (a.path < b.path ? -1 : 1)));
   chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}`, compress }));
   const sitemapPaths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);

@@ -237,8 +237,8 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
 export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo) {
   const url = talkPath(talk);
   const player = playerFor(talk);
-  // Search engines show about 160 characters of a description.
-  const description = blurb(talk.summary.trim() || talk.description, 160) || `${talk.title}, a talk at ${talk.category}`;
+  // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
+  const description = blurb(talk.blurb, 160) || `${talk.title}, a talk at ${talk.category}`;
   const image = talk.thumbnail_url;
   const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
   const video = file ?? (player?.kind === 'iframe' ? player.src : '');
