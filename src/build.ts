@@ -9,10 +9,11 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
+import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
-import { FileWriter, Patch, Staging, type WriteTarget } from './output.ts';
+import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
 import { filesOf, planSearch, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -185,6 +186,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());
+  /** Where Pagefind writes the search index, when it runs. */
+  let searchDir: string | undefined;
+  let indexing: Promise<string[]> | undefined;
   try {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
@@ -226,9 +230,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
     const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === search.key);
     // Pagefind runs in a process of its own: started now, it indexes while this thread plans the pages.
-    const indexing = searchFresh ? undefined : buildSearchIndex(search.records, search.records.length >= PARALLEL_FROM);
-    // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
-    indexing?.catch(() => undefined);
+    if (!searchFresh) {
+      searchDir = await scratchFolder(out, 'search');
+      indexing = buildSearchIndex(search.records, searchDir, search.records.length >= PARALLEL_FROM);
+      // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
+      indexing.catch(() => undefined);
+    }
     const plan = planSite(catalogue, prints, compress);
 
     const manifest = new Map<string, string>();
@@ -295,9 +302,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
-          for (const file of (await indexing) ?? []) {
-            writer.write(file.path, file.bytes);
-            manifest.set(file.path, search.key);
+          for (const name of (await indexing) ?? []) {
+            writer.move(`${SEARCH_DIR}/${name}`, path.join(searchDir!, name));
+            manifest.set(`${SEARCH_DIR}/${name}`, search.key);
           }
         })(),
       ]);
@@ -333,6 +340,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     return { ok: true, summary, catalogue };
   } finally {
     await workers.close();
+    if (searchDir) {
+      // A failed build may stop while Pagefind still writes there.
+      await indexing?.catch(() => undefined);
+      await fse.remove(searchDir);
+    }
     await unlock?.();
   }
 }

@@ -2,7 +2,7 @@
 // or the new one, never half of each, whenever a build stops: a full build
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -65,6 +65,19 @@ export async function recover(outDir: string): Promise<void> {
 }
 
 /**
+ * A folder beside the output for files another program writes (the search
+ * index), on the same filesystem so they can be renamed into place. Named like
+ * a staging folder, so that a later build removes it if this one dies.
+ */
+export async function scratchFolder(outDir: string, purpose: string): Promise<string> {
+  const { parent, staging } = siblings(path.resolve(outDir));
+  await mkdir(parent, { recursive: true });
+  const dir = path.join(parent, `${staging}${process.pid}-${Date.now().toString(36)}-${purpose}`);
+  await mkdir(dir);
+  return dir;
+}
+
+/**
  * Compressed once at build time, so a server sends them without spending CPU per request.
  * Brotli at quality 5 comes out about a sixth bigger than at 11 on our pages, at forty times the speed.
  */
@@ -110,8 +123,21 @@ export class FileWriter {
     }
   }
 
+  /**
+   * Moves `from`, a file another program wrote on the output's filesystem, to
+   * `rel`, as write would have written its bytes (`from` stays where it is when
+   * the file in place already has them).
+   */
+  move(rel: string, from: string): void {
+    this.put(rel, statSync(from).size, (current) => current.equals(readFileSync(from)), (dest) => renameSync(from, dest));
+  }
+
   /** False when the file already had these bytes. */
   private writeOne(rel: string, data: Uint8Array): boolean {
+    return this.put(rel, data.byteLength, (current) => Buffer.compare(current, data) === 0, (dest) => writeFileSync(dest, data));
+  }
+
+  private put(rel: string, size: number, same: (current: Buffer) => boolean, place: (dest: string) => void): boolean {
     const file = path.join(this.target.root, rel);
     if (this.target.mode === 'patch') {
       let current: Buffer | undefined;
@@ -120,7 +146,7 @@ export class FileWriter {
       } catch {
         current = undefined;
       }
-      if (current && Buffer.compare(current, data) === 0) {
+      if (current && current.byteLength === size && same(current)) {
         this.unchanged++;
         return false;
       }
@@ -131,11 +157,11 @@ export class FileWriter {
       this.dirs.add(dir);
     }
     if (this.target.mode === 'patch') {
-      writeFileSync(path.join(this.target.root, tempName(rel, this.target.tag)), data);
+      place(path.join(this.target.root, tempName(rel, this.target.tag)));
       this.staged.push(rel);
-    } else writeFileSync(file, data);
+    } else place(file);
     this.files++;
-    this.bytes += data.byteLength;
+    this.bytes += size;
     return true;
   }
 }
@@ -197,6 +223,7 @@ export class Patch {
 
   static async open(outDir: string, stateDir: string): Promise<Patch> {
     const resolved = path.resolve(outDir);
+    await recover(resolved);
     await recoverPatch(resolved, stateDir);
     const tag = `${process.pid}-${Date.now().toString(36)}`;
     await mkdir(stateDir, { recursive: true });

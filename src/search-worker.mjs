@@ -3,5 +3,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
 
-const { indexFiles } = await tsImport('./search.ts', import.meta.url);
-parentPort.postMessage(await indexFiles(workerData));
+const { writeIndex } = await tsImport('./search.ts', import.meta.url);
+parentPort.postMessage(await writeIndex(workerData.records, workerData.dir));

@@ -3,6 +3,7 @@
 // Pagefind splits the index into small chunks the browser fetches on demand,
 // which keeps a first query on a large catalogue well under a megabyte.
 import { Worker } from 'node:worker_threads';
+import fg from 'fast-glob';
 import * as pagefind from 'pagefind';
 import type { CatalogueTalk } from './load.ts';
 import { talkPath } from './render.ts';
@@ -40,14 +41,13 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
 // Pagefind's UI bundles are not used: the search page has a small script of its own.
 const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.[\w-]+\.pf_meta|wasm\.en\.pagefind|(fragment|index|filter)\/.+)$/;
 
-export interface SearchFile {
-  /** A path under SEARCH_DIR. */
-  path: string;
-  bytes: Uint8Array;
-}
-
-/** Builds the index files, sorted by path. */
-export async function indexFiles(records: SearchRecord[]): Promise<SearchFile[]> {
+/**
+ * Builds the index into `dir`, a fresh folder, and returns the paths of the
+ * files the site serves, relative to it and sorted. Pagefind writes them
+ * itself: handed over as data, a large catalogue's index would be held in
+ * memory whole, twice (Pagefind sends it base64-encoded).
+ */
+export async function writeIndex(records: SearchRecord[], dir: string): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en' });
   try {
@@ -59,26 +59,23 @@ export async function indexFiles(records: SearchRecord[]): Promise<SearchFile[]>
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
     }
-    const result = await index.getFiles();
-    if (result.errors.length > 0) throw new Error(`search index: ${result.errors.join('; ')}`);
-    return result.files
-      .filter((f) => KEEP.test(f.path))
-      .map((f) => ({ path: `${SEARCH_DIR}/${f.path}`, bytes: f.content }))
-      .sort((a, b) => (a.path < b.path ? -1 : 1));
+    const written = await index.writeFiles({ outputPath: dir });
+    if (written.errors.length > 0) throw new Error(`search index: ${written.errors.join('; ')}`);
+    return (await fg('**/*', { cwd: dir, onlyFiles: true, dot: true })).filter((name) => KEEP.test(name)).sort();
   } finally {
     await pagefind.close();
   }
 }
 
 /**
- * Builds the index files, with `thread` in a worker thread of its own:
- * Pagefind is fed its records over a pipe by an event loop, and the main
- * thread's is busy planning the site meanwhile.
+ * Builds the index into `dir` (see writeIndex), with `thread` in a worker
+ * thread of its own: Pagefind is fed its records over a pipe by an event
+ * loop, and the main thread's is busy planning the site meanwhile.
  */
-export function buildSearchIndex(records: SearchRecord[], thread = false): Promise<SearchFile[]> {
-  if (!thread) return indexFiles(records);
+export function buildSearchIndex(records: SearchRecord[], dir: string, thread = false): Promise<string[]> {
+  if (!thread) return writeIndex(records, dir);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./search-worker.mjs', import.meta.url), { workerData: records });
+    const worker = new Worker(new URL('./search-worker.mjs', import.meta.url), { workerData: { records, dir } });
     worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`search index: its thread stopped (exit code ${code})`)));

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,9 @@ describe('build', () => {
       expect(existsSync(path.join(out, 'video', String(record.id), record.slug, 'index.html'))).toBe(true);
       expect(existsSync(path.join(out, 'video', String(record.id), 'index.html'))).toBe(true);
     }
-    for (const file of ['index.html', '404.html', 'assets/style.css']) expect(existsSync(path.join(out, file))).toBe(true);
+    for (const file of ['index.html', '404.html', 'assets/style.css', 'pagefind/pagefind.js']) expect(existsSync(path.join(out, file))).toBe(true);
+    // Nothing of the build is left beside its output: no staging folder, no search index scratch folder.
+    expect(await readdir(path.dirname(out))).toEqual(['dist']);
   });
 
   it('builds an empty catalogue into a site that says so, with no search to load', async () => {

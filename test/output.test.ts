@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWriter, Patch, recover, recoverPatch, Staging, tempName } from '../src/output.ts';
+import { FileWriter, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
 import { tempDir } from './helpers.ts';
 
 describe('Staging', () => {
@@ -34,6 +34,21 @@ describe('Staging', () => {
     await staging.discard();
     expect(await readdir(root)).toEqual(['dist']);
     expect(await readdir(out)).toEqual(['keep.txt']);
+  });
+
+  it('moves in files another program wrote, into their folders', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const scratch = await scratchFolder(out, 'search');
+    await mkdir(path.join(scratch, 'index'));
+    await writeFile(path.join(scratch, 'index', 'a.pf_index'), 'chunk');
+    const staging = await Staging.open(out);
+    const writer = new FileWriter(staging.target);
+    writer.move('pagefind/index/a.pf_index', path.join(scratch, 'index', 'a.pf_index'));
+    await staging.commit();
+    expect(await readFile(path.join(out, 'pagefind/index/a.pf_index'), 'utf8')).toBe('chunk');
+    expect(await readdir(path.join(scratch, 'index'))).toEqual([]);
+    expect([writer.files, writer.bytes]).toEqual([1, 5]);
   });
 
   it('creates the output folder on the first build', async () => {
@@ -117,6 +132,32 @@ describe('Patch', () => {
     expect((await readdir(out, { recursive: true })).sort()).toEqual(['a', 'a/gone.txt', 'changed.txt', 'same.txt']);
     expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('before');
     expect(await readdir(state)).toEqual([]);
+  });
+
+  it('moves in files another program wrote: an equal one stays out, a changed or new one is staged like a write', async () => {
+    const { root, out, state } = await setUp();
+    const scratch = await scratchFolder(out, 'search');
+    expect(path.dirname(scratch)).toBe(root);
+    for (const [name, body] of [['same.txt', 'same'], ['changed.txt', 'after'], ['new.txt', 'new']]) await writeFile(path.join(scratch, name), body!);
+    const patch = await Patch.open(out, state);
+    const writer = new FileWriter(patch.target);
+    for (const name of ['same.txt', 'changed.txt', 'new.txt']) writer.move(name, path.join(scratch, name));
+    expect([writer.unchanged, writer.files, writer.bytes]).toEqual([1, 2, 8]);
+    expect(writer.staged).toEqual(['changed.txt', 'new.txt']);
+    expect(await readdir(scratch)).toEqual(['same.txt']);
+    await patch.commit(writer.staged, [], []);
+    expect(await readFile(path.join(out, 'changed.txt'), 'utf8')).toBe('after');
+    expect(await readFile(path.join(out, 'new.txt'), 'utf8')).toBe('new');
+  });
+
+  it('a patch clears the scratch folders of dead builds beside the output, not those of running ones', async () => {
+    const { root, out, state } = await setUp();
+    const dead = path.join(root, `.dist.staging-${2 ** 22 + 17}-x-search`);
+    await mkdir(dead);
+    const live = await scratchFolder(out, 'search');
+    await Patch.open(out, state);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   });
 
   it('a patch stopped after its journal is completed by the next build', async () => {
