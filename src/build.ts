@@ -166,6 +166,21 @@ async function renderJobs(
   }
 }
 
+/**
+ * Starts building the search index, unless the last build's holds the same
+ * records (then `kept` lists its files). Pagefind runs in a process of its
+ * own: started now, it indexes while the main thread plans the pages.
+ */
+async function startSearchIndex(catalogue: Catalogue, code: string, previous: BuildState | undefined, out: string) {
+  const { key, records } = planSearch(catalogue, code);
+  // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
+  const kept = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
+  if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept };
+  const dir = await scratchFolder(out, 'search');
+  // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
+  return { key, kept: undefined, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM) };
+}
+
 /** Phase timings on stderr when VC_TIMINGS is set: for finding where a build spends its time. */
 function timer() {
   const on = !!process.env.VC_TIMINGS;
@@ -225,24 +240,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
-    const search = planSearch(catalogue, prints.code);
-    // The search index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
-    const searchFiles = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
-    const searchFresh = searchFiles.length > 0 && searchFiles.every(([, key]) => key === search.key);
-    // Pagefind runs in a process of its own: started now, it indexes while this thread plans the pages.
-    if (!searchFresh) {
-      searchDir = await scratchFolder(out, 'search');
-      indexing = buildSearchIndex(search.records, searchDir, search.records.length >= PARALLEL_FROM);
-      // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
-      indexing.catch(() => undefined);
-    }
+    const search = await startSearchIndex(catalogue, prints.code, previous, out);
+    searchDir = search.dir;
+    indexing = search.indexing;
+    // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
+    indexing?.catch(() => undefined);
     const plan = planSite(catalogue, prints, compress);
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
     for (const page of plan.pages) for (const file of filesOf(page)) manifest.set(file, page.key);
     for (const asset of assetKeys) for (const file of filesOf(asset)) manifest.set(file, asset.key);
-    if (searchFresh) for (const [p, key] of searchFiles) manifest.set(p, key);
+    if (search.kept) for (const [p, key] of search.kept) manifest.set(p, key);
 
     mark('plan');
     // An output whose compressed copies the last build did not write (it ran without them) is written again.
@@ -282,7 +291,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (options.memory) options.memory.state = stateOf(statSync(out).ino);
     };
 
-    if (previous && searchFresh && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
+    if (previous && search.kept && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
       if (loaded.read > 0 && stateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));

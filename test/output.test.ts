@@ -138,7 +138,7 @@ describe('Patch', () => {
     const { root, out, state } = await setUp();
     const scratch = await scratchFolder(out, 'search');
     expect(path.dirname(scratch)).toBe(root);
-    for (const [name, body] of [['same.txt', 'same'], ['changed.txt', 'after'], ['new.txt', 'new']]) await writeFile(path.join(scratch, name), body!);
+    for (const [name, body] of [['same.txt', 'same'], ['changed.txt', 'after'], ['new.txt', 'new']] as const) await writeFile(path.join(scratch, name), body);
     const patch = await Patch.open(out, state);
     const writer = new FileWriter(patch.target);
     for (const name of ['same.txt', 'changed.txt', 'new.txt']) writer.move(name, path.join(scratch, name));
