@@ -65,9 +65,10 @@ export async function recover(outDir: string): Promise<void> {
 }
 
 /**
- * A folder beside the output for files another program writes (the search
- * index), on the same filesystem so they can be renamed into place. Named like
- * a staging folder, so that a later build removes it if this one dies.
+ * A folder beside the output, on the same filesystem so that what is written
+ * there can be renamed into place: the staging folder of a full build, or
+ * where another program writes files for the output (the search index). A
+ * later build removes it if this one dies.
  */
 export async function scratchFolder(outDir: string, purpose: string): Promise<string> {
   const { parent, staging } = siblings(path.resolve(outDir));
@@ -176,11 +177,7 @@ export class Staging {
   static async open(outDir: string): Promise<Staging> {
     const resolved = path.resolve(outDir);
     await recover(resolved);
-    const { parent, staging } = siblings(resolved);
-    await mkdir(parent, { recursive: true });
-    const dir = path.join(parent, `${staging}${process.pid}-${Date.now().toString(36)}`);
-    await mkdir(dir);
-    return new Staging(resolved, { root: dir, mode: 'fresh', tag: '' });
+    return new Staging(resolved, { root: await scratchFolder(resolved, 'build'), mode: 'fresh', tag: '' });
   }
 
   /** Swaps the staging folder in as the output folder. */
