@@ -201,9 +201,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());
-  /** Where Pagefind writes the search index, when it runs. */
-  let searchDir: string | undefined;
-  let indexing: Promise<string[]> | undefined;
+  /** The search index being built, if any: its folder is removed however the build ends. */
+  let search: Awaited<ReturnType<typeof startSearchIndex>> | undefined;
   try {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
@@ -240,9 +239,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
-    const search = await startSearchIndex(catalogue, prints.code, previous, out);
-    searchDir = search.dir;
-    indexing = search.indexing;
+    search = await startSearchIndex(catalogue, prints.code, previous, out);
+    const { indexing, dir: searchDir, key: searchKey } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
     const plan = planSite(catalogue, prints, compress);
@@ -313,7 +311,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           for (const name of (await indexing) ?? []) {
             writer.move(`${SEARCH_DIR}/${name}`, path.join(searchDir!, name));
-            manifest.set(`${SEARCH_DIR}/${name}`, search.key);
+            manifest.set(`${SEARCH_DIR}/${name}`, searchKey);
           }
         })(),
       ]);
@@ -349,10 +347,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     return { ok: true, summary, catalogue };
   } finally {
     await workers.close();
-    if (searchDir) {
+    if (search?.dir) {
       // A failed build may stop while Pagefind still writes there.
-      await indexing?.catch(() => undefined);
-      await fse.remove(searchDir);
+      await search.indexing?.catch(() => undefined);
+      await fse.remove(search.dir);
     }
     await unlock?.();
   }

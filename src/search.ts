@@ -44,8 +44,8 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
 /**
  * Builds the index into `dir`, a fresh folder, and returns the paths of the
  * files the site serves, relative to it and sorted. Pagefind writes them
- * itself: handed over as data, a large catalogue's index would be held in
- * memory whole, twice (Pagefind sends it base64-encoded).
+ * itself: handed over as data (base64-encoded, in one message), a large
+ * catalogue's index would be held in memory whole, several times over.
  */
 export async function writeIndex(records: SearchRecord[], dir: string): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
@@ -61,7 +61,7 @@ export async function writeIndex(records: SearchRecord[], dir: string): Promise<
     }
     const written = await index.writeFiles({ outputPath: dir });
     if (written.errors.length > 0) throw new Error(`search index: ${written.errors.join('; ')}`);
-    return (await fg('**/*', { cwd: dir, onlyFiles: true, dot: true })).filter((name) => KEEP.test(name)).sort();
+    return (await fg('**/*', { cwd: dir, onlyFiles: true })).filter((name) => KEEP.test(name)).sort();
   } finally {
     await pagefind.close();
   }
