@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { benchSearch, type SearchFigures } from './bench-search.ts';
 import { build } from './build.ts';
+import { startDev } from './dev.ts';
 import { importPyvideo } from './importer.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,9 +25,15 @@ export interface StepResult {
   outputs?: number;
   bytes?: number;
   talks?: number;
+  /** The dev server's edit loop: from saving a title to the pages rebuilt, and to the search index following them. */
+  pagesMs?: number;
+  searchMs?: number;
 }
 
-export type Step = { kind: 'import'; source: string; content: string } | { kind: 'build'; content: string; out: string; cache: string; compress?: boolean };
+export type Step =
+  | { kind: 'import'; source: string; content: string }
+  | { kind: 'build'; content: string; out: string; cache: string; compress?: boolean }
+  | { kind: 'dev'; content: string; out: string; cache: string; file: string };
 
 /** Runs one step in this process and prints its result as JSON: the child side of `measure`. */
 export async function runStep(step: Step): Promise<void> {
@@ -34,11 +41,43 @@ export async function runStep(step: Step): Promise<void> {
   if (step.kind === 'import') {
     const report = await importPyvideo({ source: step.source, content: step.content });
     result = { ok: report.ok, talks: report.talks, written: report.written };
+  } else if (step.kind === 'dev') {
+    result = await editWhileServing(step);
   } else {
     const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache, compress: step.compress });
     result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
   }
   process.stdout.write(`${JSON.stringify({ ...result, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
+}
+
+/** Starts the dev server on a built catalogue, retitles `file`, and times the two builds that follow. */
+async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<Omit<StepResult, 'ms' | 'rss'>> {
+  let saved = 0;
+  const times: number[] = [];
+  let ok = true;
+  const dev = await startDev({
+    content: step.content,
+    out: step.out,
+    cache: step.cache,
+    templates: path.join(ROOT, 'templates'),
+    host: '127.0.0.1',
+    port: 0,
+    log: (result) => {
+      ok &&= result.ok;
+      if (saved) times.push(performance.now() - saved);
+    },
+  });
+  try {
+    const talk = JSON.parse(await readFile(step.file, 'utf8')) as { title: string };
+    saved = performance.now();
+    await writeFile(step.file, JSON.stringify({ ...talk, title: `${talk.title} (edited while serving)` }, null, 2));
+    // The watcher's first event: idle() counts from there.
+    while (times.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await dev.idle();
+  } finally {
+    await dev.close();
+  }
+  return { ok: ok && times.length === 2, pagesMs: times[0], searchMs: times[1] };
 }
 
 function measure(step: Step): StepResult {
@@ -100,6 +139,8 @@ export interface CatalogueFigures {
   oneTalk: StepResult;
   /** A talk's duration changed: its API record and the pages that show it; search holds no duration. */
   oneField: StepResult;
+  /** `npm run dev` with the catalogue built: a title saved, until the pages and then the search index are rebuilt. */
+  dev: StepResult;
   /** A cold build without the .br/.gz copies (--no-compress), as for hosts that compress as they send. */
   plain: StepResult & { files: number; bytes: number };
   output: { files: number; bytes: number };
@@ -124,12 +165,13 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const oneTalk = measure({ kind: 'build', content, out, cache });
   await writeFile(file, JSON.stringify({ ...retitled, duration: (talk.duration ?? 0) + 60 }, null, 2));
   const oneField = measure({ kind: 'build', content, out, cache });
+  const dev = measure({ kind: 'dev', content, out, cache, file });
   const plainOut = path.join(outputs, `${name}-plain-dist`);
   const plainCache = path.join(outputs, `${name}-plain-cache`);
   const plain = { ...measure({ kind: 'build', content, out: plainOut, cache: plainCache, compress: false }), ...(await dirSize(plainOut)) };
   await rm(plainOut, { recursive: true, force: true });
   await rm(plainCache, { recursive: true, force: true });
-  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, oneField, plain, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
+  return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, oneField, dev, plain, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
 }
 
 export interface BenchOptions {
@@ -178,7 +220,7 @@ const millis = (ms: number) => `${Math.round(ms)} ms`;
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 export function formatTable(figures: CatalogueFigures[]): string {
-  const header = ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one title changed', 'one duration changed', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --no-compress', 'its files', 'its MiB'];
+  const header = ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one title changed', 'one duration changed', 'dev server, title saved: pages / search', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --no-compress', 'its files', 'its MiB'];
   const rows = [
     header,
     header.map((_, i) => (i === 0 ? '---' : '---:')),
@@ -190,6 +232,7 @@ export function formatTable(figures: CatalogueFigures[]): string {
       seconds(f.noop.ms),
       seconds(f.oneTalk.ms),
       seconds(f.oneField.ms),
+      `${seconds(f.dev.pagesMs ?? NaN)} / ${seconds(f.dev.searchMs ?? NaN)}`,
       Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
       mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss, f.oneField.rss, f.plain.rss)),
       f.output.files.toLocaleString('en'),

@@ -18,7 +18,7 @@ import { COMPRESSED_KINDS, kindOf } from './headers.ts';
 import { filesOf, planSearch, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
-import { buildSearchIndex, SEARCH_DIR } from './search.ts';
+import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
 import { hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
@@ -37,9 +37,24 @@ export interface BuildOptions {
   compress?: boolean;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
-  /** A long-running caller (the dev server) keeps the state here between builds, saving a read of it. */
-  memory?: { state?: BuildState };
+  /** What a long-running caller (the dev server) keeps between builds. */
+  memory?: BuildMemory;
+  /**
+   * Publish pages before the search index: a changed index is left as it is
+   * (the summary says `searchPending`) for the next build without this to
+   * replace. The dev server's edit loop, where Pagefind's whole-index rebuild
+   * would otherwise hold back every title edit by seconds.
+   */
+  deferSearch?: boolean;
+  /** Stops the build, leaving the output as it was, if it comes before the output changes. */
+  signal?: AbortSignal;
   progress?: Progress;
+}
+
+/** Kept between builds: the state saves a read of it, the search thread a start (and see SearchThread); close it when done. */
+export interface BuildMemory {
+  state?: BuildState;
+  search?: SearchThread;
 }
 
 export interface BuildSummary {
@@ -53,6 +68,8 @@ export interface BuildSummary {
   removed: number;
   bytes: number;
   incremental: boolean;
+  /** The search index still holds the previous build's records (see BuildOptions.deferSearch). */
+  searchPending?: boolean;
   ms: number;
 }
 
@@ -168,17 +185,28 @@ async function renderJobs(
 
 /**
  * Starts building the search index, unless the last build's holds the same
- * records (then `kept` lists its files). Pagefind runs in a process of its
- * own: started now, it indexes while the main thread plans the pages.
+ * records or `defer` leaves it for later (then `kept` lists its files, with
+ * their keys). Pagefind runs in a process of its own: started now, it indexes
+ * while the main thread plans the pages.
  */
-async function startSearchIndex(catalogue: Catalogue, code: string, previous: BuildState | undefined, out: string) {
+async function startSearchIndex(
+  catalogue: Catalogue,
+  code: string,
+  previous: BuildState | undefined,
+  out: string,
+  thread: () => SearchThread,
+  defer: boolean,
+  signal?: AbortSignal,
+) {
   const { key, records } = planSearch(catalogue, code);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
   const kept = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
-  if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept };
+  if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept, pending: false };
+  // Kept under their old key, which the next build sees as stale.
+  if (defer && kept.length > 0) return { key, kept, pending: true };
   const dir = await scratchFolder(out, 'search');
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { key, kept: undefined, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM) };
+  return { key, kept: undefined, pending: false, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
 }
 
 /** Phase timings on stderr when VC_TIMINGS is set: for finding where a build spends its time. */
@@ -203,6 +231,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const workers = new Workers(options.workers ?? availableParallelism());
   /** The search index being built, if any: its folder is removed however the build ends. */
   let search: Awaited<ReturnType<typeof startSearchIndex>> | undefined;
+  let ownThread: SearchThread | undefined;
+  const searchThread = () => (options.memory ? (options.memory.search ??= new SearchThread()) : (ownThread ??= new SearchThread()));
   try {
     const code = await codeFingerprint();
     const theme = await loadTheme(options.templates);
@@ -239,7 +269,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
-    search = await startSearchIndex(catalogue, prints.code, previous, out);
+    search = await startSearchIndex(catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, options.signal);
     const { indexing, dir: searchDir, key: searchKey } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
@@ -281,8 +311,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       removed: 0,
       bytes: 0,
       incremental: patching,
+      searchPending: search.pending,
       ms: 0,
     };
+    // A build that left the search index behind is not the last word on this content.
+    const settled = search.pending ? undefined : input;
     const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
     /** Keeps the state for a caller that builds again, once the output it describes is in place. */
     const remember = () => {
@@ -294,13 +327,14 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (loaded.read > 0 && stateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
-      if (stateDir) await writeUnchanged(stateDir, input, previous.outIno, summary);
+      if (stateDir) await writeUnchanged(stateDir, settled, previous.outIno, summary);
       remember();
       summary.unchanged = manifest.size;
       summary.ms = performance.now() - started;
       return { ok: true, summary, catalogue };
     }
 
+    options.signal?.throwIfAborted();
     const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
     const writer = new FileWriter(output.target);
     const staged: string[] = [];
@@ -328,6 +362,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         staged.push(...r.staged);
       }
       summary.unchanged += manifest.size - summary.written - summary.unchanged;
+      options.signal?.throwIfAborted();
       if (output instanceof Patch) {
         const move = stateDir ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
         await output.commit(staged, removes, move);
@@ -340,7 +375,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await output.discard();
       throw err;
     }
-    if (stateDir) await writeUnchanged(stateDir, input, statSync(out).ino, summary);
+    if (stateDir) await writeUnchanged(stateDir, settled, statSync(out).ino, summary);
     remember();
     mark('commit');
     summary.ms = performance.now() - started;
@@ -352,6 +387,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await search.indexing?.catch(() => undefined);
       await fse.remove(search.dir);
     }
+    await ownThread?.close();
     await unlock?.();
   }
 }

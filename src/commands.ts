@@ -119,7 +119,7 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
   const s = result.summary;
   const changes = s.incremental ? `${s.written} written, ${s.unchanged} unchanged, ${s.removed} removed` : `${s.written} written (full build)`;
   process.stdout.write(
-    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}\n`,
+    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,
   );
   return 0;
 }

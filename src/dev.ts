@@ -1,9 +1,12 @@
 // The edit loop: build, serve, watch content and templates, rebuild
 // incrementally, and tell open pages to reload (server-sent events). A failed
 // build keeps the last good output served and shows its errors on the page.
+// Pages come first: a changed search index (Pagefind rebuilds it whole, which
+// takes seconds on a large catalogue) follows in a build of its own, which a
+// newer change stops.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import chokidar from 'chokidar';
-import { build, type BuildOptions, type BuildResult } from './build.ts';
+import { build, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { startServer, type RunningServer } from './server.ts';
 
 export const DEV_EVENTS = '/__dev/events';
@@ -14,6 +17,7 @@ const CLIENT = `(() => {
   const source = new EventSource(${JSON.stringify(DEV_EVENTS)});
   let box;
   source.addEventListener('reload', () => location.reload());
+  source.addEventListener('search', () => location.pathname === '/search/' && location.reload());
   source.addEventListener('problems', (event) => {
     const lines = JSON.parse(event.data);
     if (!box) {
@@ -49,30 +53,41 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let running: Promise<void> | undefined;
   let again = false;
   let waiting = false;
+  /** Stops the search index's build when a newer change comes. */
+  let searching: AbortController | undefined;
   const { host: _host, port: _port, log: _log, ...rest } = options;
-  const buildOptions = { ...rest, memory: {} };
-  const rebuild = async () => {
-    const result = await build(buildOptions).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
+  const memory: BuildMemory = {};
+  const buildOptions = { ...rest, memory };
+  /** True when the search index is left for the next build. */
+  const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
+    const result = await build({ ...buildOptions, deferSearch, signal }).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
+    if (signal?.aborted) return false;
     options.log(result as BuildResult);
     if (result.ok) {
       problems = [];
-      send('reload', null);
-    } else {
-      problems = result.errors.map(String);
-      send('problems', problems);
+      send(deferSearch ? 'reload' : 'search', null);
+      return !!result.summary.searchPending;
     }
+    problems = result.errors.map(String);
+    send('problems', problems);
+    return false;
   };
   /** Runs builds one at a time; changes during a build cause one more build after it. */
   const schedule = () => {
     waiting = false;
     if (running) {
       again = true;
+      searching?.abort();
       return;
     }
     running = (async () => {
       do {
         again = false;
-        await rebuild();
+        if ((await rebuild(true)) && !again) {
+          searching = new AbortController();
+          await rebuild(false, searching.signal);
+          searching = undefined;
+        }
       } while (again);
       running = undefined;
     })();
@@ -120,6 +135,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       await watcher.close();
       for (const client of clients) client.end();
       await running;
+      await memory.search?.close();
       await server.close();
     },
   };

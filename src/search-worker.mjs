@@ -1,7 +1,23 @@
-// The search index's thread (see buildSearchIndex): like the render workers, it
-// starts without a TypeScript loader, so this entry registers one.
-import { parentPort, workerData } from 'node:worker_threads';
+// The search index's thread (see SearchThread): like the render workers, it
+// starts without a TypeScript loader, so this entry registers one. It builds
+// one index per message, until it is terminated; a `stop` message stops the
+// one being built.
+import { parentPort } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
 
 const { writeIndex } = await tsImport('./search.ts', import.meta.url);
-parentPort.postMessage(await writeIndex(workerData.records, workerData.dir));
+let current;
+parentPort.on('message', async (message) => {
+  if (message.stop) {
+    current?.abort();
+    return;
+  }
+  current = new AbortController();
+  try {
+    parentPort.postMessage({ files: await writeIndex(message.records, message.dir, current.signal) });
+  } catch (err) {
+    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
+  } finally {
+    current = undefined;
+  }
+});

@@ -47,37 +47,83 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
  * itself: handed over as data (base64-encoded, in one message), a large
  * catalogue's index would be held in memory whole, several times over.
  */
-export async function writeIndex(records: SearchRecord[], dir: string): Promise<string[]> {
+export async function writeIndex(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en' });
+  // Stopping Pagefind fails whatever it is doing: the build that wanted this index is gone.
+  const stop = () => void pagefind.close();
+  signal?.addEventListener('abort', stop);
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     // Pagefind answers over a pipe: many requests in flight hide its round trips.
     const IN_FLIGHT = 256;
     for (let i = 0; i < records.length; i += IN_FLIGHT) {
+      signal?.throwIfAborted();
       const replies = await Promise.all(records.slice(i, i + IN_FLIGHT).map((record) => index.addCustomRecord({ ...record, language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
     }
     const written = await index.writeFiles({ outputPath: dir });
+    signal?.throwIfAborted();
     if (written.errors.length > 0) throw new Error(`search index: ${written.errors.join('; ')}`);
     return (await fg('**/*', { cwd: dir, onlyFiles: true })).filter((name) => KEEP.test(name)).sort();
+  } catch (err) {
+    // The reason it stopped, rather than what stopping Pagefind did to its reply.
+    signal?.throwIfAborted();
+    throw err;
   } finally {
+    signal?.removeEventListener('abort', stop);
     await pagefind.close();
   }
 }
 
 /**
- * Builds the index into `dir` (see writeIndex), with `thread` in a worker
- * thread of its own: Pagefind is fed its records over a pipe by an event
- * loop, and the main thread's is busy planning the site meanwhile.
+ * A thread of its own for feeding Pagefind its records over a pipe, which
+ * takes an event loop: the main thread's is busy planning the site meanwhile.
+ * One thread serves every build of its owner: a thread that ends leaves its
+ * Pagefind process unreaped (nodejs/node#46569), a zombie for as long as a
+ * long-running owner such as the dev server lives.
  */
-export function buildSearchIndex(records: SearchRecord[], dir: string, thread = false): Promise<string[]> {
-  if (!thread) return writeIndex(records, dir);
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./search-worker.mjs', import.meta.url), { workerData: { records, dir } });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`search index: its thread stopped (exit code ${code})`)));
-  });
+export class SearchThread {
+  private worker: Worker | undefined;
+
+  /** See writeIndex; one index at a time. */
+  build(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
+    const worker = (this.worker ??= new Worker(new URL('./search-worker.mjs', import.meta.url)));
+    return new Promise<string[]>((resolve, reject) => {
+      const stop = () => worker.postMessage({ stop: true });
+      const settle = (gone: boolean) => {
+        signal?.removeEventListener('abort', stop);
+        worker.off('message', onReply).off('error', onError).off('exit', onExit);
+        if (gone) this.worker = undefined;
+      };
+      const onReply = (reply: { files?: string[]; error?: string }) => {
+        settle(false);
+        if (reply.files) resolve(reply.files);
+        else reject(signal?.aborted ? signal.reason : new Error(reply.error));
+      };
+      const onError = (err: Error) => {
+        settle(true);
+        reject(err);
+      };
+      const onExit = (code: number) => {
+        settle(true);
+        reject(new Error(`search index: its thread stopped (exit code ${code})`));
+      };
+      worker.on('message', onReply).on('error', onError).on('exit', onExit);
+      worker.postMessage({ records, dir });
+      if (signal?.aborted) stop();
+      else signal?.addEventListener('abort', stop);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+    this.worker = undefined;
+  }
+}
+
+/** Builds the index into `dir` (see writeIndex), in `thread` if given, else fed by this thread's event loop. */
+export function buildSearchIndex(records: SearchRecord[], dir: string, thread?: SearchThread, signal?: AbortSignal): Promise<string[]> {
+  return thread ? thread.build(records, dir, signal) : writeIndex(records, dir, signal);
 }

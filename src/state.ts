@@ -101,7 +101,8 @@ export function readUnchanged(stateDir: string, input: string, outDir: string): 
   }
 }
 
-export async function writeUnchanged(stateDir: string, input: string, outIno: number, totals: Totals): Promise<void> {
+/** Without `input`, as after a build that left work for the next one (BuildOptions.deferSearch), no build counts as a no-op. */
+export async function writeUnchanged(stateDir: string, input: string | undefined, outIno: number, totals: Totals): Promise<void> {
   const { events, talks, drafts, outputs } = totals;
-  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input, outIno, events, talks, drafts, outputs }));
+  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: input ?? null, outIno, events, talks, drafts, outputs }));
 }

@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 describe('npm run dev', () => {
-  it('rebuilds on save, reloads open pages, and shows content errors while serving the last good build', async () => {
+  it('rebuilds on save, reloads open pages, then updates the search index, and shows content errors while serving the last good build', async () => {
     const root = await tempDir('vc-dev-');
     const content = path.join(root, 'content');
     await cp(DEMO_CONTENT, content, { recursive: true });
@@ -58,9 +58,16 @@ describe('npm run dev', () => {
     const stream = await events(new URL(DEV_EVENTS, dev.url).href);
     const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
     const original = await readFile(file, 'utf8');
+    const searchEntry = async () => (await raw(dev!.url, 'GET', '/pagefind/pagefind-entry.json')).text;
+    const entry = await searchEntry();
     await writeFile(file, original.replace(/^title: .*$/m, 'title: "Edited while the dev server ran"'));
     await stream.next('reload');
     expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
+    // The pages came first; the search index, which holds titles, follows in a build of its own.
+    expect(results.at(-1)).toMatchObject({ ok: true, summary: { searchPending: true } });
+    await stream.next('search');
+    expect(results.at(-1)).toMatchObject({ ok: true, summary: { searchPending: false } });
+    expect(await searchEntry()).not.toBe(entry);
 
     await writeFile(file, `${original}tittle: typo\n`);
     const problems = (await stream.next('problems')) as string[];

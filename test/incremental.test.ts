@@ -1,6 +1,6 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -174,6 +174,42 @@ describe('incremental builds', () => {
     expect(await fingerprint(out)).toEqual(before);
     await writeFile(file, good.replace(/^title: .*$/m, 'title: Fixed'));
     expect((await incremental()).incremental).toBe(true);
+    await expectSameAsClean();
+  });
+
+  it('a build that defers the search index publishes the pages, and the next build writes the index alone', async () => {
+    const index = async () => fingerprint(path.join(out, 'pagefind'));
+    const before = await index();
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Searchable under a new title"');
+    const pages = (await build({ content, templates, out, cache: path.join(root, 'cache'), deferSearch: true })) as { ok: true; summary: BuildSummary };
+    expect(pages.summary.searchPending).toBe(true);
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Searchable under a new title');
+    expect(await index()).toEqual(before);
+
+    const afterPages = await fingerprint(out);
+    const search = await incremental();
+    expect(search.searchPending).toBe(false);
+    const changed = touched(afterPages, await fingerprint(out));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.filter((p) => !p.startsWith('pagefind/'))).toEqual([]);
+    await expectSameAsClean();
+    expect((await incremental()).written).toBe(0);
+  });
+
+  it('a build stopped while the search index is made leaves the output and its state as they were', async () => {
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Stopped halfway"');
+    const before = await fingerprint(out);
+    const stop = new AbortController();
+    // Rendering starts once Pagefind is at work on the index.
+    const progress = { start: () => stop.abort(), tick: () => undefined, done: () => undefined };
+    await expect(build({ content, templates, out, cache: path.join(root, 'cache'), signal: stop.signal, progress })).rejects.toThrow(/abort/i);
+    expect(await fingerprint(out)).toEqual(before);
+    expect(await fg('**/.*.vc-*', { cwd: out, dot: true })).toEqual([]);
+    expect((await readdir(root)).filter((name) => name.startsWith('.dist.'))).toEqual([]);
+
+    const next = await incremental();
+    expect(next.written).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Stopped halfway');
     await expectSameAsClean();
   });
 });
