@@ -89,28 +89,26 @@ export class SearchThread {
 
   /** See writeIndex; one index at a time. */
   build(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
-    const worker = (this.worker ??= new Worker(new URL('./search-worker.mjs', import.meta.url)));
+    const worker = this.worker ?? this.start();
+    // Only a thread at work keeps the process alive: an owner that never closes it still exits.
+    worker.ref();
     return new Promise<string[]>((resolve, reject) => {
       const stop = () => worker.postMessage({ stop: true });
-      const settle = (gone: boolean) => {
+      const settle = () => {
         signal?.removeEventListener('abort', stop);
-        worker.off('message', onReply).off('error', onError).off('exit', onExit);
-        if (gone) this.worker = undefined;
+        worker.off('message', onReply).off('error', reject).off('exit', onExit);
+        worker.unref();
       };
       const onReply = (reply: { files?: string[]; error?: string }) => {
-        settle(false);
+        settle();
         if (reply.files) resolve(reply.files);
         else reject(signal?.aborted ? signal.reason : new Error(reply.error));
       };
-      const onError = (err: Error) => {
-        settle(true);
-        reject(err);
-      };
       const onExit = (code: number) => {
-        settle(true);
+        settle();
         reject(new Error(`search index: its thread stopped (exit code ${code})`));
       };
-      worker.on('message', onReply).on('error', onError).on('exit', onExit);
+      worker.on('message', onReply).once('error', reject).once('exit', onExit);
       worker.postMessage({ records, dir });
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);
@@ -119,7 +117,17 @@ export class SearchThread {
 
   async close(): Promise<void> {
     await this.worker?.terminate();
-    this.worker = undefined;
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./search-worker.mjs', import.meta.url));
+    // A thread that died is replaced by the next build; its error, if any, goes to the build it served, and must not take the process down when it served none.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      if (this.worker === worker) this.worker = undefined;
+    });
+    this.worker = worker;
+    return worker;
   }
 }
 
