@@ -343,7 +343,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
-          for (const name of (await indexing) ?? []) {
+          const names = (await indexing) ?? [];
+          // A thread of the build's own is done: its heap goes now, not with the build.
+          await ownThread?.close();
+          for (const name of names) {
             writer.move(`${SEARCH_DIR}/${name}`, path.join(searchDir!, name));
             manifest.set(`${SEARCH_DIR}/${name}`, searchKey);
           }
