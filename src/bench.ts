@@ -50,6 +50,14 @@ export async function runStep(step: Step): Promise<void> {
   process.stdout.write(`${JSON.stringify({ ...result, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
 }
 
+type TalkFields = { title: string; duration: number | null };
+
+/** Rewrites a talk file (JSON, as the import writes it) with `change` made to its fields. */
+async function editTalk(file: string, change: (talk: TalkFields) => TalkFields): Promise<void> {
+  const talk = JSON.parse(await readFile(file, 'utf8')) as TalkFields;
+  await writeFile(file, JSON.stringify(change(talk), null, 2));
+}
+
 /** Starts the dev server on a built catalogue, retitles `file`, and times the two builds that follow. */
 async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<Omit<StepResult, 'ms' | 'rss'>> {
   let saved = 0;
@@ -68,9 +76,8 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
     },
   });
   try {
-    const talk = JSON.parse(await readFile(step.file, 'utf8')) as { title: string };
     saved = performance.now();
-    await writeFile(step.file, JSON.stringify({ ...talk, title: `${talk.title} (edited while serving)` }, null, 2));
+    await editTalk(step.file, (talk) => ({ ...talk, title: `${talk.title} (edited while serving)` }));
     // The watcher's first event: idle() counts from there.
     while (times.length === 0) await new Promise((r) => setTimeout(r, 10));
     await dev.idle();
@@ -161,11 +168,9 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const noop = measure({ kind: 'build', content, out, cache });
   const [first] = (await fg('*/videos/*.json', { cwd: content })).sort();
   const file = path.join(content, first!);
-  const talk = JSON.parse(await readFile(file, 'utf8')) as { title: string; duration: number | null };
-  const retitled = { ...talk, title: `${talk.title} (edited)` };
-  await writeFile(file, JSON.stringify(retitled, null, 2));
+  await editTalk(file, (talk) => ({ ...talk, title: `${talk.title} (edited)` }));
   const oneTalk = measure({ kind: 'build', content, out, cache });
-  await writeFile(file, JSON.stringify({ ...retitled, duration: (talk.duration ?? 0) + 60 }, null, 2));
+  await editTalk(file, (talk) => ({ ...talk, duration: (talk.duration ?? 0) + 60 }));
   const oneField = measure({ kind: 'build', content, out, cache });
   const dev = measure({ kind: 'dev', content, out, cache, file });
   const plainOut = path.join(outputs, `${name}-plain-dist`);

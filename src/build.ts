@@ -200,7 +200,9 @@ async function startSearchIndex(
 ) {
   const { key, records } = planSearch(catalogue, code);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
-  const kept = previous ? [...previous.manifest].filter(([p]) => p.startsWith(`${SEARCH_DIR}/`)) : [];
+  // Picked out of the manifest without copying it whole: it lists every file of the site.
+  const kept: [string, string][] = [];
+  if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${SEARCH_DIR}/`)) kept.push(entry);
   if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept, pending: false };
   // Kept under their old key, which the next build sees as stale.
   if (defer && kept.length > 0) return { key, kept, pending: true };
