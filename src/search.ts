@@ -50,9 +50,7 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
 export async function writeIndex(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en' });
-  // Stopping Pagefind fails whatever it is doing: the build that wanted this index is gone.
   const stop = () => void pagefind.close();
-  signal?.addEventListener('abort', stop);
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     // Pagefind answers over a pipe: many requests in flight hide its round trips.
@@ -63,6 +61,10 @@ export async function writeIndex(records: SearchRecord[], dir: string, signal?: 
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
     }
+    signal?.throwIfAborted();
+    // Writing takes seconds on a large catalogue: a stop then closes Pagefind, which fails the write. Not while
+    // records are still being sent (a stop waits for the batch in flight): writes cut off make Pagefind's client log errors.
+    signal?.addEventListener('abort', stop);
     const written = await index.writeFiles({ outputPath: dir });
     signal?.throwIfAborted();
     if (written.errors.length > 0) throw new Error(`search index: ${written.errors.join('; ')}`);

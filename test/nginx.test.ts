@@ -110,7 +110,8 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
 
   it('PUT, PATCH and DELETE on a record: 405 with Allow', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
-      const res = await raw(nginx!.url, method, '/api/v2/video/12', { 'content-type': 'application/json' }, '{"title": "x"}');
+      // On a connection of its own: after refusing a request with a body, nginx at times answered the next request on the same kept-alive connection with a 400.
+      const res = await raw(nginx!.url, method, '/api/v2/video/12', { 'content-type': 'application/json', connection: 'close' }, '{"title": "x"}');
       expect(res.status, method).toBe(405);
       expect(pick(res, ['allow', 'vary'])).toEqual({ allow: RECORD_ALLOW, vary: 'Accept' });
       expect(JSON.parse(res.text)).toEqual({ detail: `Method "${method}" not allowed.` });

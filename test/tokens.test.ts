@@ -17,7 +17,8 @@ describe('tokens', () => {
     const entries = await readTokens(file);
     expect(verifyToken(entries, alice)).toBe('alice');
     expect(verifyToken(entries, bob)).toBe('bob');
-    expect(verifyToken(entries, `${alice.slice(0, -1)}0`)).toBeUndefined();
+    // One character changed (a token ends in "0" one time in 64).
+    expect(verifyToken(entries, `${alice.slice(0, -1)}${alice.endsWith('0') ? '1' : '0'}`)).toBeUndefined();
     expect(verifyToken(entries, '')).toBeUndefined();
   });
 
