@@ -83,8 +83,13 @@ function earliestAdded(talks: readonly CatalogueTalk[]): string | null {
  * 48 bits keep it a safe JavaScript integer with collisions out of reach.
  */
 export function speakerId(slug: string): number {
-  return Number.parseInt(createHash('sha1').update(slug).digest('hex').slice(0, 12), 16);
+  let id = speakerIds.get(slug);
+  if (id === undefined) speakerIds.set(slug, (id = Number.parseInt(createHash('sha1').update(slug).digest('hex').slice(0, 12), 16)));
+  return id;
 }
+
+/** Every build lists every speaker: each slug is hashed once per process. */
+const speakerIds = new Map<string, number>();
 
 export function speakerItems(speakers: readonly { slug: string; names: readonly string[] }[]): SpeakerItem[] {
   const items = speakers.map((term) => ({ id: speakerId(term.slug), name: term.names[0]!, slug: term.slug }));

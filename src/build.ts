@@ -15,7 +15,7 @@ import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSearch, planSite, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
+import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
@@ -51,9 +51,10 @@ export interface BuildOptions {
   progress?: Progress;
 }
 
-/** Kept between builds: the state saves a read of it, the search thread a start (and see SearchThread); close it when done. */
+/** Kept between builds: the state saves a read of it, the plan's parts replanning them, the search thread a start (and see SearchThread); close it when done. */
 export interface BuildMemory {
   state?: BuildState;
+  plan?: PlanMemo;
   search?: SearchThread;
 }
 
@@ -275,7 +276,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { indexing, dir: searchDir, key: searchKey } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
-    const plan = planSite(catalogue, prints, compress);
+    const plan = planSite(catalogue, prints, compress, options.memory ? (options.memory.plan ??= new PlanMemo()) : undefined);
 
     const manifest = new Map<string, string>();
     for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
@@ -286,10 +287,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark('plan');
     // An output whose compressed copies the last build did not write (it ran without them) is written again.
     const changed = (o: OutputSpec) => filesOf(o).some((file) => previous?.manifest.get(file) !== o.key);
-    const talkJobs = plan.talks.filter((job) => {
-      job.outputs = job.outputs.filter(changed);
-      return job.outputs.length > 0;
-    });
+    // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
+    const talkJobs: TalkJob[] = [];
+    for (const job of plan.talks) {
+      const outputs = job.outputs.filter(changed);
+      if (outputs.length > 0) talkJobs.push({ ...job, outputs });
+    }
     const changedPages = plan.pages.filter(changed);
     const recordLists = changedPages.filter((p) => p.kind === 'video-list');
     const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');

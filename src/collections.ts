@@ -42,7 +42,6 @@ export interface Term<T> {
 export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly string[], slugOf: (name: string) => string = termSlug): Term<T>[] {
   const terms = new Map<string, { names: Map<string, number>; items: T[] }>();
   for (const item of items) {
-    const seen = new Set<string>();
     for (const name of pick(item)) {
       if (name.trim() === '') continue;
       const slug = slugOf(name);
@@ -50,8 +49,7 @@ export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly 
       if (!term) terms.set(slug, (term = { names: new Map(), items: [] }));
       term.names.set(name, (term.names.get(name) ?? 0) + 1);
       // A talk that names the same term twice (two spellings of one tag) is listed once.
-      if (!seen.has(slug)) term.items.push(item);
-      seen.add(slug);
+      if (term.items.at(-1) !== item) term.items.push(item);
     }
   }
   return [...terms]

@@ -204,6 +204,23 @@ export interface LoadOptions {
 
 const BATCH = 500;
 
+/**
+ * The catalogue's objects made from cached files, by the cached value: a load
+ * that reuses the cache (the dev server's next build) gives an unchanged file
+ * the same object, so that what is worked out from it (its token, its part of
+ * the plan) is looked up, not done again.
+ */
+const catalogueTalks = new WeakMap<TalkDigest, CatalogueTalk>();
+const catalogueEvents = new WeakMap<EventFields, CatalogueEvent>();
+
+function remembered<K extends object, V>(made: WeakMap<K, V>, from: K, fits: (known: V) => boolean, make: () => V): V {
+  const known = made.get(from);
+  if (known && fits(known)) return known;
+  const value = make();
+  made.set(from, value);
+  return value;
+}
+
 /** Reads every content file under `dir`; errors name files relative to the working directory, as compilers do. */
 export async function loadContent(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const display = path.relative(process.cwd(), path.resolve(dir)) || '.';
@@ -255,7 +272,9 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     }
     if (!loaded) continue;
     cache.set(name, { stat: statKey(stats!), rev: loaded.rev, value: loaded.value });
-    events.set(slug, { ...loaded.value, slug, file: shown(name), name, rev: loaded.rev });
+    const { value, rev } = loaded;
+    const file = shown(name);
+    events.set(slug, remembered(catalogueEvents, value, (e) => e.file === file && e.name === name, () => ({ ...value, slug, file, name, rev })));
   }
 
   // Talk files: from the cache when unchanged, the rest read here or in other threads.
@@ -328,7 +347,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       continue;
     }
     slugOwners.set(slugKey, file);
-    talks.push({ ...digest, slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
+    const category = event?.title ?? digest.category ?? '';
+    talks.push(remembered(catalogueTalks, digest, (t) => t.category === category && t.file === file && t.name === name, () => ({ ...digest, slug, category, event: eventSlug, file, name, rev })));
   }
 
   talks.sort((a, b) => a.id - b.id);

@@ -22,7 +22,6 @@ import {
   type EventSummary,
   type PageInputs,
   type PageTemplate,
-  type TalkLink,
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
@@ -38,7 +37,14 @@ export interface OutputSpec {
 }
 
 /** The files an output is written as: itself, and its compressed copies. */
-export const filesOf = (o: OutputSpec) => (o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]);
+export function filesOf(o: OutputSpec): readonly string[] {
+  let files = outputFiles.get(o);
+  if (!files) outputFiles.set(o, (files = o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]));
+  return files;
+}
+
+/** Kept with the output, which a memo of the plan (PlanMemo) gives again to the next build. */
+const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 
 export type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
 
@@ -125,74 +131,131 @@ const hashOf = (value: unknown, made?: Map<object, string>) =>
     .digest('base64url')
     .slice(0, 16);
 
+/**
+ * Parts of a plan kept between builds by a long-running caller (the dev
+ * server), each under a signature of everything it is made from: after an
+ * edit, only the parts the edited files are in are planned again. What a plan
+ * no longer uses is dropped; another code, templates or options drop it all.
+ * The parts are shared between plans: nothing may change them.
+ */
+export class PlanMemo {
+  private context = '';
+  private last = new Map<string, unknown>();
+  private next = new Map<string, unknown>();
+
+  begin(context: string): void {
+    if (context !== this.context) this.last = new Map();
+    this.context = context;
+    this.next = new Map();
+  }
+
+  get<T>(signature: string, make: () => T): T {
+    let value = this.next.get(signature) ?? this.last.get(signature);
+    if (value === undefined) value = make();
+    this.next.set(signature, value);
+    return value as T;
+  }
+
+  /** A plan that ends before this (it threw) leaves the parts of the last one that did. */
+  end(): void {
+    this.last = this.next;
+    this.next = new Map();
+  }
+}
+
+/** Pages and the sitemap entries of those among them that are HTML pages. */
+interface Part {
+  pages: PageJob[];
+  sitemap: SitemapEntry[];
+}
+
 /** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
-export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true): SitePlan {
+export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true, memo?: PlanMemo): SitePlan {
+  memo?.begin(`${JSON.stringify(prints)}${compress}`);
+  /** The signature is only made when there is a memo to look it up in. */
+  const part = <T>(signature: () => string, make: () => T): T => (memo ? memo.get(signature(), make) : make());
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
   const live = catalogue.talks.filter(isLive);
+  const originCache = new Map<CatalogueTalk, string>();
+  const origin = (talk: CatalogueTalk) => {
+    let known = originCache.get(talk);
+    if (known === undefined) originCache.set(talk, (known = originOf(talk, events)));
+    return known;
+  };
+  const origins = (talks: readonly CatalogueTalk[]) => talks.map(origin).join('');
   const made = new Map<object, string>();
-  const links = new Map<CatalogueTalk, TalkLink>();
-  const items = new Map<CatalogueTalk, FeedItem>();
-  for (const talk of live) {
-    const link = talkLink(talk);
-    const item = feedItem(talk);
-    links.set(talk, link);
-    items.set(talk, item);
-    const origin = originOf(talk, events);
-    made.set(link, origin);
-    made.set(item, origin);
-  }
+  /** A talk's link or feed item, made once per plan; keys hash its origin in its place (see hashOf). */
+  const madeFrom = <V extends object>(make: (talk: CatalogueTalk) => V) => {
+    const known = new Map<CatalogueTalk, V>();
+    return (talk: CatalogueTalk): V => {
+      let value = known.get(talk);
+      if (!value) {
+        known.set(talk, (value = make(talk)));
+        made.set(value, origin(talk));
+      }
+      return value;
+    };
+  };
+  const linkOf = madeFrom(talkLink);
+  const itemOf = madeFrom(feedItem);
 
-  const pages: PageJob[] = [];
   const page = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) =>
-    pages.push({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input, made)}`, compress } as PageJob);
-  const feeds = (base: string, input: Omit<FeedInput, 'path'>) => {
-    const feed = { ...input, path: base };
+    ({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input, made)}`, compress }) as PageJob;
+  /** The feeds of a list: its newest talks (`talks` are newest first). */
+  const feeds = (base: string, title: string, description: string, talks: readonly CatalogueTalk[]): PageJob[] => {
+    const feed: FeedInput = { title, description, page: base, items: talks.slice(0, FEED_ITEMS).map(itemOf), path: base };
     const key = hashOf(feed, made);
-    for (const format of ['atom', 'rss', 'json'] as const) {
-      // Not precompressed: three feeds per speaker and tag would add two files each for what feed readers rarely fetch.
-      pages.push({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${key}` });
-    }
+    // Not precompressed: three feeds per speaker and tag would add two files each for what feed readers rarely fetch.
+    return (['atom', 'rss', 'json'] as const).map((format) => ({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${key}` }));
+  };
+  const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
+
+  /** An event: its talks' records, pages and redirects, and the event's page and feeds. */
+  const eventPart = (event: CatalogueEvent, list: CatalogueTalk[]) => {
+    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
+    const programme = list.map(linkOf).sort(byProgramme);
+    const talkOf = new Map(list.map((talk) => [talk.id, talk]));
+    const jobs = programme.map((link, position): TalkJob => {
+      const talk = talkOf.get(link.id)!;
+      const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
+      const base = origin(talk);
+      const prev = programme[position - 1];
+      const next = programme[position + 1];
+      const others = around.filter((other) => other.id !== talk.id);
+      const redirect = (path: string): TalkOutput => ({ kind: 'redirect', path, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) });
+      const outputs: TalkOutput[] = [
+        { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
+        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([prev, next, others], made)}`, compress },
+        redirect(`video/${talk.id}/index.html`),
+        ...talk.aliases.map((alias) => redirect(aliasFile(alias))),
+      ];
+      return { talk, event: eventInfo, prev, next, others, outputs };
+    });
+    const newest = [...list].sort(byNewest);
+    const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), event.title, `Talks recorded at ${event.title}`, newest)];
+    const sitemap = [listed(eventPath(event.slug), list), ...jobs.map(({ talk }) => ({ path: talkPath(talk), lastmod: talk.updated }))];
+    return { jobs, pages, sitemap, summary: { ...eventInfo, talkCount: list.length } };
   };
 
   const byEvent = new Map<string, CatalogueTalk[]>();
   for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
-  const newestFirst = [...live].sort((a, b) => byNewest(links.get(a)!, links.get(b)!));
-  const sitemap: SitemapEntry[] = [];
-  const listed = (sitePath: string, talks: CatalogueTalk[]) => sitemap.push({ path: sitePath, lastmod: lastUpdated(talks) });
+  const newestFirst = [...live].sort(byNewest);
 
   const talks: TalkJob[] = [];
+  const pages: PageJob[] = [];
+  const sitemap: SitemapEntry[] = [];
+  const add = (p: Part) => {
+    pages.push(...p.pages);
+    sitemap.push(...p.sitemap);
+  };
   const summaries: EventSummary[] = [];
   for (const [slug, list] of byEvent) {
     const event = events.get(slug)!;
-    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
-    const programme = list.map((talk) => links.get(talk)!).sort(byProgramme);
-    const talkOf = new Map(list.map((talk) => [talk.id, talk]));
-    programme.forEach((link, position) => {
-      const talk = talkOf.get(link.id)!;
-      const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
-      const base = originOf(talk, events);
-      const job: TalkJob = {
-        talk,
-        event: eventInfo,
-        prev: programme[position - 1],
-        next: programme[position + 1],
-        others: around.filter((other) => other.id !== talk.id),
-        outputs: [],
-      };
-      job.outputs = [
-        { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
-        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([job.prev, job.next, job.others], made)}`, compress },
-        { kind: 'redirect', path: `video/${talk.id}/index.html`, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) },
-        ...talk.aliases.map((alias) => ({ kind: 'redirect' as const, path: aliasFile(alias), key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) })),
-      ];
-      talks.push(job);
-      sitemap.push({ path: talkPath(talk), lastmod: talk.updated });
-    });
-    page(eventPath(slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(slug) });
-    feeds(eventPath(slug), { title: event.title, description: `Talks recorded at ${event.title}`, page: eventPath(slug), items: feedItems(list, links, items) });
-    listed(eventPath(slug), list);
-    summaries.push({ ...eventInfo, talkCount: list.length });
+    const planned = part(() => `event\0${token(event)}${list.map(token).join('')}`, () => eventPart(event, list));
+    talks.push(...planned.jobs);
+    add(planned);
+    summaries.push(planned.summary);
   }
   talks.sort((a, b) => a.talk.id - b.talk.id);
   summaries.sort(byEventDate);
@@ -200,70 +263,68 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   const speakers = groupByTerm(newestFirst, (talk) => talk.speakers);
   const tags = groupByTerm(newestFirst, (talk) => talk.tags);
   const languages = groupByTerm(newestFirst, (talk) => [talk.language]);
-  const termPages = (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) => {
-    for (const term of terms) {
-      const base = pathOf(term.slug);
-      const name = term.names[0]!;
-      for (const p of paginate(term.items, PAGE_SIZE, base)) {
-        page(p.path, 'listing', {
-          title: heading(name),
-          kind,
-          names: term.names,
-          path: base,
-          total: term.items.length,
+  /** A list of talks, newest first: a part per page of it, and one for its feeds (the newest talks) if `feed` names them. */
+  const listParts = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], feed?: { base: string; title: string; description: string }) => {
+    for (const p of paginate(talks, PAGE_SIZE, list.path)) {
+      const signature = () => `${list.kind}\0${list.path}\0${list.names.join('\0')}\0${p.number}/${p.count}/${talks.length}\0${origins(p.items)}`;
+      const planned = part(signature, () => ({
+        job: page(p.path, 'listing', {
+          ...list,
+          total: talks.length,
           page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
-          talks: p.items.map((talk) => links.get(talk)!),
-          feeds: withFeeds ? base : undefined,
-        });
-        listed(p.path, p.items);
-      }
-      if (withFeeds) feeds(base, { title: heading(name), description: `${heading(name)}, newest first`, page: base, items: feedItems(term.items, links, items) });
+          talks: p.items.map(linkOf),
+          feeds: feed?.base,
+        }),
+        entry: listed(p.path, p.items),
+      }));
+      pages.push(planned.job);
+      sitemap.push(planned.entry);
+    }
+    if (feed) {
+      const newest = talks.slice(0, FEED_ITEMS);
+      pages.push(...part(() => `feed\0${feed.base}\0${feed.title}\0${origins(newest)}`, () => feeds(feed.base, feed.title, feed.description, newest)));
     }
   };
-  termPages(speakers, speakerPath, (name) => name, 'speaker', true);
-  termPages(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
-  termPages(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
+  const termParts = (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) => {
+    for (const term of terms) {
+      const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
+      listParts(list, term.items, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
+    }
+  };
+  termParts(speakers, speakerPath, (name) => name, 'speaker', true);
+  termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
+  termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
+  listParts({ title: 'All talks', kind: 'all', names: [], path: '/talks/' }, newestFirst, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' });
 
-  for (const p of paginate(newestFirst, PAGE_SIZE, '/talks/')) {
-    page(p.path, 'listing', {
-      title: 'All talks',
-      kind: 'all',
-      names: [],
-      path: '/talks/',
-      total: newestFirst.length,
-      page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
-      talks: p.items.map((talk) => links.get(talk)!),
-      feeds: '/',
-    });
-    listed(p.path, p.items);
-  }
-  feeds('/', { title: 'Video catalogue', description: 'Recorded conference talks, newest first', page: '/', items: feedItems(newestFirst, links, items) });
-
-  planSpeakerIndex(speakers, page);
-  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') });
-  page('/languages/', 'terms', {
-    title: 'Languages',
-    path: '/languages/',
-    total: languages.length,
-    letters: [],
-    groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
-  });
+  planSpeakerIndex(speakers, (sitePath, template, input) => pages.push(page(sitePath, template, input)));
+  pages.push(page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
+  pages.push(
+    page('/languages/', 'terms', {
+      title: 'Languages',
+      path: '/languages/',
+      total: languages.length,
+      letters: [],
+      groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
+    }),
+  );
 
   const series = new Map<string, EventSummary[]>();
   for (const summary of summaries) {
     const name = seriesOf(summary.title);
     (series.get(name) ?? series.set(name, []).get(name)!).push(summary);
   }
-  page('/events/', 'events', { total: summaries.length, series: [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list })) });
+  pages.push(page('/events/', 'events', { total: summaries.length, series: [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list })) }));
 
-  page('/', 'home', {
-    totals: { talks: live.length, events: summaries.length, speakers: speakers.length, tags: tags.length, languages: languages.length },
-    newest: newestFirst.slice(0, NEWEST_ON_HOME).map((talk) => links.get(talk)!),
-    events: summaries.slice(0, EVENTS_ON_HOME),
-  });
+  pages.push(
+    page('/', 'home', {
+      totals: { talks: live.length, events: summaries.length, speakers: speakers.length, tags: tags.length, languages: languages.length },
+      newest: newestFirst.slice(0, NEWEST_ON_HOME).map(linkOf),
+      events: summaries.slice(0, EVENTS_ON_HOME),
+    }),
+  );
   const example = newestFirst[0];
-  page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length });
-  page('/search/', 'search', { total: live.length });
+  pages.push(page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
+  pages.push(page('/search/', 'search', { total: live.length }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
   const lastmod = lastUpdated(live);
@@ -276,7 +337,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
 
   planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
-  checkRedirects(talks, pages);
+  memo?.end();
   return { talks, pages };
 }
 
@@ -288,9 +349,24 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * the rest of a description) must not set it off.
  */
 export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
-  const records = catalogue.talks.filter(isLive).sort(byNewest).map(searchRecord);
-  return { key: `${code}${hashOf(records)}`, records };
+  const key = createHash('sha1');
+  const records = catalogue.talks
+    .filter(isLive)
+    .sort(byNewest)
+    .map((talk) => {
+      let known = searchRecords.get(talk);
+      if (!known) {
+        const record = searchRecord(talk);
+        searchRecords.set(talk, (known = { record, key: hashOf(record) }));
+      }
+      key.update(known.key);
+      return known.record;
+    });
+  return { key: `${code}${key.digest('base64url').slice(0, 16)}`, records };
 }
+
+/** Kept with the talk object, which a load gives again for an unchanged file (the dev server's next build). */
+const searchRecords = new WeakMap<CatalogueTalk, { record: SearchRecord; key: string }>();
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
 function planApiLists(
@@ -342,17 +418,10 @@ function eventFields(event: CatalogueEvent) {
   return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description };
 }
 
-function lastUpdated(talks: CatalogueTalk[]): string | null {
+function lastUpdated(talks: readonly CatalogueTalk[]): string | null {
   let last: string | null = null;
   for (const talk of talks) if (last === null || talk.updated > last) last = talk.updated;
   return last;
-}
-
-function feedItems(talks: CatalogueTalk[], links: Map<CatalogueTalk, TalkLink>, items: Map<CatalogueTalk, FeedItem>): FeedItem[] {
-  return [...talks]
-    .sort((a, b) => byNewest(links.get(a)!, links.get(b)!))
-    .slice(0, FEED_ITEMS)
-    .map((talk) => items.get(talk)!);
 }
 
 function feedItem(talk: CatalogueTalk): FeedItem {
@@ -367,15 +436,4 @@ function feedItem(talk: CatalogueTalk): FeedItem {
     summary: talk.blurb,
     enclosure: talk.enclosure,
   };
-}
-
-/** Every redirect must land on a page of this build: an old link that leads to a 404 is a bug. */
-function checkRedirects(talks: TalkJob[], pages: PageJob[]): void {
-  const files = new Set<string>(pages.map((p) => p.path));
-  for (const job of talks) for (const o of job.outputs) if (o.kind === 'page') files.add(o.path);
-  for (const job of talks) {
-    for (const o of job.outputs) {
-      if (o.kind === 'redirect' && !files.has(fileOf(o.target))) throw new Error(`redirect ${o.path} points at ${o.target}, which this build does not write`);
-    }
-  }
 }

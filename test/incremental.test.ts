@@ -3,17 +3,19 @@
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { build, type BuildSummary } from '../src/build.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { build, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 let root: string;
 let content: string;
 let templates: string;
 let out: string;
+/** What builds share when they run in one process, as the dev server's do; none for builds run one by one. */
+let memory: BuildMemory | undefined;
 
 async function incremental(compress = true): Promise<BuildSummary> {
-  const result = await build({ content, templates, out, cache: path.join(root, 'cache'), compress });
+  const result = await build({ content, templates, out, cache: path.join(root, 'cache'), compress, memory });
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.summary;
 }
@@ -53,8 +55,13 @@ beforeEach(async () => {
   out = path.join(root, 'dist');
   await cp(DEMO_CONTENT, content, { recursive: true });
   await cp(TEMPLATES, templates, { recursive: true });
+  memory = undefined;
   const first = await incremental();
   expect(first.incremental).toBe(false);
+});
+
+afterEach(async () => {
+  await memory?.search?.close();
 });
 
 describe('incremental builds', () => {
@@ -122,7 +129,18 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
-  it('additions, removals, event and asset changes, in sequence, always equal a clean build', async () => {
+  it.each(['one by one', 'in one process'])('additions, removals, edits, event and asset changes, in sequence, always equal a clean build (builds run %s)', async (how) => {
+    if (how === 'in one process') memory = {};
+    await edit(await talkFile(14), /^duration: .*$/m, 'duration: 4321');
+    await incremental();
+    await expectSameAsClean();
+    await edit(await talkFile(14), /^title: .*$/m, 'title: "Aaa: first in every list"');
+    await incremental();
+    await expectSameAsClean();
+    await edit(await talkFile(14), /^tags:\n(?:\s+- .*\n)+/m, 'tags: [a-tag-of-its-own]\n');
+    await incremental();
+    await expectSameAsClean();
+
     const removed = await talkFile(12);
     await rm(removed);
     await incremental();

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLive, loadContent, loadFullTalk } from '../src/load.ts';
-import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT } from './helpers.ts';
+import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, tempDir } from './helpers.ts';
 
 describe('the bad content corpus', () => {
   it('has cases', () => expect(BAD_CASES.length).toBeGreaterThanOrEqual(10));
@@ -51,6 +51,33 @@ describe('loading with a cache', () => {
     const second = await loadContent(DEMO_CONTENT, { cache: first.cache });
     expect(second.read).toBe(0);
     expect(second.catalogue).toEqual(first.catalogue);
+  });
+
+  it('gives an unchanged file the object the last load made of it, and a changed one a new object', async () => {
+    const content = path.join(await tempDir('vc-load-'), 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const first = await loadContent(content);
+    const edited = first.catalogue.talks[0]!;
+    const file = path.join(content, edited.name);
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^(\s*"?title"?\s*:).*$/m, '$1 "Edited"'));
+    const second = await loadContent(content, { cache: first.cache });
+    expect(second.read).toBe(1);
+    const talk = (load: typeof first, id: number) => load.catalogue.talks.find((t) => t.id === id)!;
+    expect(talk(second, edited.id)).not.toBe(edited);
+    expect(talk(second, edited.id).title).toBe('Edited');
+    const yamlEvents = first.catalogue.events.filter((e) => e.name.endsWith('.yaml'));
+    const other = first.catalogue.talks.find((t) => t.event !== edited.event && yamlEvents.some((e) => e.slug === t.event))!;
+    expect(talk(second, other.id)).toBe(other);
+    expect(second.catalogue.events).toEqual(first.catalogue.events);
+    second.catalogue.events.forEach((event, i) => expect(event).toBe(first.catalogue.events[i]));
+
+    // A renamed event gives its talks another category: new objects for them, the others stay.
+    const category = path.join(content, yamlEvents.find((e) => e.slug === other.event)!.name);
+    await writeFile(category, (await readFile(category, 'utf8')).replace(/^title:.*$/m, 'title: Renamed'));
+    const third = await loadContent(content, { cache: second.cache });
+    expect(talk(third, other.id)).not.toBe(other);
+    expect(talk(third, other.id).category).toBe('Renamed');
+    expect(talk(third, edited.id)).toBe(talk(second, edited.id));
   });
 
   it('reads in batches elsewhere when there are many files, with the same result', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
-import { planSearch } from '../src/plan.ts';
+import { planSearch, planSite, PlanMemo, type Fingerprints, type SitePlan } from '../src/plan.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
 let catalogue: Catalogue;
@@ -36,5 +36,58 @@ describe('planSearch', () => {
     for (const change of [{ title: 'Another title' }, { speakers: ['Someone Else'] }, { tags: ['new-tag'] }, { language: 'Spanish' }, { recorded: '2001-01-01' }, { blurb: 'Another excerpt' }]) {
       expect(planSearch(withTalk12(change), 'c').key, JSON.stringify(change)).not.toBe(key);
     }
+  });
+});
+
+describe('planSite with a memo', () => {
+  let revision = 0;
+  /** A talk changed as a new read of its file gives it: a new object with a new rev. */
+  const editTalk = (id: number, change: Partial<CatalogueTalk>) => (c: Catalogue): Catalogue => ({
+    ...c,
+    talks: c.talks.map((t) => (t.id === id ? { ...t, ...change, rev: `${t.rev}-${++revision}` } : t)),
+  });
+  const prints: Fingerprints = { code: 'c', templates: { talk: 't1', listing: 'l1' } };
+  const fresh = (c: Catalogue, p = prints) => JSON.stringify(planSite(c, p));
+
+  it('plans what a plan without one does, after each change of a sequence', () => {
+    const memo = new PlanMemo();
+    const withMemo = (c: Catalogue, p = prints) => JSON.stringify(planSite(c, p, true, memo));
+    const firstEvent = catalogue.events[0]!;
+    const steps: [string, (c: Catalogue) => Catalogue][] = [
+      ['nothing', (c) => c],
+      ['a duration', editTalk(12, { duration: 12_345 })],
+      ['a title that moves the talk in its lists', editTalk(12, { title: 'Zz: last of all' })],
+      ['tags', editTalk(12, { tags: ['a-tag-of-its-own'] })],
+      ['speakers', editTalk(13, { speakers: ['Someone Else', ...(catalogue.talks.find((t) => t.id === 13)?.speakers ?? [])] })],
+      ['the recording date, which orders every list', editTalk(14, { recorded: '1999-01-01' })],
+      ['a talk made a draft', editTalk(12, { state: 2 })],
+      ['a talk removed', (c) => ({ ...c, talks: c.talks.filter((t) => t.id !== 13) })],
+      ['an event renamed', (c) => ({ ...c, events: c.events.map((e) => (e === firstEvent ? { ...e, title: 'Renamed', rev: `${e.rev}-${++revision}` } : e)) })],
+    ];
+    let current = catalogue;
+    for (const [name, change] of steps) {
+      current = change(current);
+      expect(withMemo(current), name).toBe(fresh(current));
+    }
+    const otherTemplate = { ...prints, templates: { ...prints.templates, talk: 't2' } };
+    expect(withMemo(current, otherTemplate)).toBe(fresh(current, otherTemplate));
+  });
+
+  it("plans the parts an edit did not touch once, and the edited talk's parts again", () => {
+    const memo = new PlanMemo();
+    const first = planSite(catalogue, prints, true, memo);
+    const edited = editTalk(12, { duration: 12_345 })(catalogue);
+    const second = planSite(edited, prints, true, memo);
+    const job = (plan: SitePlan, id: number) => plan.talks.find((j) => j.talk.id === id)!;
+    const event = catalogue.talks.find((t) => t.id === 12)!.event;
+    const elsewhere = catalogue.talks.find((t) => t.state === 1 && t.event !== event)!;
+    expect(job(second, elsewhere.id)).toBe(job(first, elsewhere.id));
+    expect(job(second, 12)).not.toBe(job(first, 12));
+    expect(job(second, 12).outputs[0]!.key).not.toBe(job(first, 12).outputs[0]!.key);
+    const listing = (plan: SitePlan, path: string) => plan.pages.find((p) => p.path === path)!;
+    const without12 = first.pages.find((p) => p.kind === 'page' && p.template === 'listing' && !p.input.talks.some((link) => link.id === 12))!;
+    expect(listing(second, without12.path)).toBe(without12);
+    const ownEvent = `events/${event}/index.html`;
+    expect(listing(second, ownEvent).key).not.toBe(listing(first, ownEvent).key);
   });
 });
