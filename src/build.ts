@@ -247,7 +247,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
     const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
-    if (stateDir && !options.clean) {
+    // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
+    const warm = !options.memory || options.memory.state !== undefined;
+    if (stateDir && !options.clean && warm) {
       const same = readUnchanged(stateDir, input, out);
       if (same) {
         mark('nothing changed');

@@ -74,6 +74,17 @@ describe('incremental builds', () => {
     expect(await fingerprint(out)).toEqual(before);
   });
 
+  it('a build that keeps memory (the dev server) loads and plans on its first run even with nothing changed, and writes nothing', async () => {
+    memory = {};
+    const before = await fingerprint(out);
+    const first = await incremental();
+    expect(first.written).toBe(0);
+    expect(first.removed).toBe(0);
+    expect(memory.state?.manifest.size).toBe(first.outputs);
+    expect(memory.plan).toBeDefined();
+    expect(await fingerprint(out)).toEqual(before);
+  });
+
   it('one changed talk rewrites its record, its page and the pages that list it, nothing else', async () => {
     const before = await fingerprint(out);
     const file = await talkFile(12);
