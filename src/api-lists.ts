@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { LIST_PAGE_SIZE, type ListName } from './headers.ts';
 import type { CatalogueEvent, CatalogueTalk } from './load.ts';
+import { cached } from './memo.ts';
 import { inertJson } from './record.ts';
 
 /** One page of a list endpoint. */
@@ -83,9 +84,7 @@ function earliestAdded(talks: readonly CatalogueTalk[]): string | null {
  * 48 bits keep it a safe JavaScript integer with collisions out of reach.
  */
 export function speakerId(slug: string): number {
-  let id = speakerIds.get(slug);
-  if (id === undefined) speakerIds.set(slug, (id = Number.parseInt(createHash('sha1').update(slug).digest('hex').slice(0, 12), 16)));
-  return id;
+  return cached(speakerIds, slug, () => Number.parseInt(createHash('sha1').update(slug).digest('hex').slice(0, 12), 16));
 }
 
 /** Every build lists every speaker: each slug is hashed once per process. */

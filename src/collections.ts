@@ -3,6 +3,7 @@
 // over the catalogue in memory.
 import { createHash } from 'node:crypto';
 import slugify from '@sindresorhus/slugify';
+import { cached } from './memo.ts';
 
 const SLUG_OPTIONS = {
   decamelize: false,
@@ -22,12 +23,7 @@ const slugs = new Map<string, string>();
  * does not cover (Chinese, Japanese, ...) get a stable slug made from a hash.
  */
 export function termSlug(name: string): string {
-  let slug = slugs.get(name);
-  if (slug === undefined) {
-    slug = slugify(name, SLUG_OPTIONS) || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`;
-    slugs.set(name, slug);
-  }
-  return slug;
+  return cached(slugs, name, () => slugify(name, SLUG_OPTIONS) || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`);
 }
 
 /** A speaker, tag or language and the talks filed under it; spellings that slug the same share one. */

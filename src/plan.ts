@@ -9,6 +9,7 @@ import { categoryFile, ENCODINGS, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
+import { cached } from './memo.ts';
 import {
   byEventDate,
   byNewest,
@@ -37,11 +38,8 @@ export interface OutputSpec {
 }
 
 /** The files an output is written as: itself, and its compressed copies. */
-export function filesOf(o: OutputSpec): readonly string[] {
-  let files = outputFiles.get(o);
-  if (!files) outputFiles.set(o, (files = o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]));
-  return files;
-}
+export const filesOf = (o: OutputSpec): readonly string[] =>
+  cached(outputFiles, o, () => (o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]));
 
 /** Kept with the output, which a memo of the plan (PlanMemo) gives again to the next build. */
 const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
@@ -106,15 +104,9 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  * its path, since the path gives a talk its slug and event (a renamed file has
  * the same bytes but another address).
  */
-const token = (origin: { rev: string; name: string }): string => {
-  let known = tokens.get(origin);
-  if (known === undefined) {
-    // Short: a page's key holds the tokens of every talk it shows, and every key is kept in the build state.
-    known = createHash('sha1').update(origin.rev).update('\0').update(origin.name).digest('base64url').slice(0, 16);
-    tokens.set(origin, known);
-  }
-  return known;
-};
+const token = (origin: { rev: string; name: string }): string =>
+  // Short: a page's key holds the tokens of every talk it shows, and every key is kept in the build state.
+  cached(tokens, origin, () => createHash('sha1').update(origin.rev).update('\0').update(origin.name).digest('base64url').slice(0, 16));
 const tokens = new WeakMap<object, string>();
 
 /** The files a talk's link or feed item is made from: the talk's and its event's. */
@@ -150,8 +142,7 @@ export class PlanMemo {
   }
 
   get<T>(signature: string, make: () => T): T {
-    let value = this.next.get(signature) ?? this.last.get(signature);
-    if (value === undefined) value = make();
+    const value = this.last.get(signature) ?? make();
     this.next.set(signature, value);
     return value as T;
   }
@@ -178,24 +169,18 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
   const live = catalogue.talks.filter(isLive);
   const originCache = new Map<CatalogueTalk, string>();
-  const origin = (talk: CatalogueTalk) => {
-    let known = originCache.get(talk);
-    if (known === undefined) originCache.set(talk, (known = originOf(talk, events)));
-    return known;
-  };
+  const origin = (talk: CatalogueTalk) => cached(originCache, talk, () => originOf(talk, events));
   const origins = (talks: readonly CatalogueTalk[]) => talks.map(origin).join('');
   const made = new Map<object, string>();
   /** A talk's link or feed item, made once per plan; keys hash its origin in its place (see hashOf). */
   const madeFrom = <V extends object>(make: (talk: CatalogueTalk) => V) => {
     const known = new Map<CatalogueTalk, V>();
-    return (talk: CatalogueTalk): V => {
-      let value = known.get(talk);
-      if (!value) {
-        known.set(talk, (value = make(talk)));
+    return (talk: CatalogueTalk): V =>
+      cached(known, talk, () => {
+        const value = make(talk);
         made.set(value, origin(talk));
-      }
-      return value;
-    };
+        return value;
+      });
   };
   const linkOf = madeFrom(talkLink);
   const itemOf = madeFrom(feedItem);
@@ -354,11 +339,10 @@ export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
     .filter(isLive)
     .sort(byNewest)
     .map((talk) => {
-      let known = searchRecords.get(talk);
-      if (!known) {
+      const known = cached(searchRecords, talk, () => {
         const record = searchRecord(talk);
-        searchRecords.set(talk, (known = { record, key: hashOf(record) }));
-      }
+        return { record, key: hashOf(record) };
+      });
       key.update(known.key);
       return known.record;
     });
