@@ -12,7 +12,7 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks } from './load.ts';
+import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks, type WatchedListing } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
 import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
@@ -21,7 +21,7 @@ import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.
 import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
-import { hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState } from './state.ts';
+import { forgetState, hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
 
 export interface BuildOptions {
   content: string;
@@ -56,6 +56,16 @@ export interface BuildMemory {
   state?: BuildState;
   plan?: PlanMemo;
   search?: SearchThread;
+  /** Given by a caller that watches the content folder: builds take their listing from it. */
+  listing?: WatchedListing;
+  /**
+   * Set by a caller that writes the state itself when it is idle (saveState),
+   * so that its builds do not wait for it: each build then removes the state
+   * it would have replaced before it changes the output, and leaves its own here.
+   */
+  saveLater?: boolean;
+  /** What saveState writes besides `state`. */
+  unsaved?: { stateDir: string; out: string; input: string | undefined; totals: Totals };
 }
 
 export interface BuildSummary {
@@ -101,13 +111,16 @@ export async function loadTheme(dir: string): Promise<Theme> {
 }
 
 /** A fingerprint of this program's own source, so that a changed generator rebuilds everything it makes. */
-async function codeFingerprint(): Promise<string> {
+async function fingerprintCode(): Promise<string> {
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const names = (await readdir(dir)).filter((n) => /\.(ts|mjs)$/.test(n)).sort();
   const h = createHash('sha1');
   for (const name of names) h.update(name).update(await readFile(path.join(dir, name)));
   return h.digest('base64url').slice(0, 10);
 }
+
+/** Once per process: the code a process runs does not change under it. */
+let codeFingerprint: Promise<string> | undefined;
 
 function fingerprints(theme: Theme, code: string): Fingerprints {
   const layout = theme.templates.layout ?? '';
@@ -212,6 +225,21 @@ async function startSearchIndex(
   return { key, kept: undefined, pending: false, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
 }
 
+/** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
+export async function saveState(memory: BuildMemory): Promise<void> {
+  const { state, unsaved } = memory;
+  memory.unsaved = undefined;
+  if (!state || !unsaved) return;
+  const unlock = await lockState(unsaved.stateDir);
+  try {
+    if (!existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
+    await rename(...(await writeStateNext(unsaved.stateDir, state)));
+    await writeUnchanged(unsaved.stateDir, unsaved.input, state.outIno, unsaved.totals);
+  } finally {
+    await unlock();
+  }
+}
+
 /** Phase timings on stderr when VC_TIMINGS is set: for finding where a build spends its time. */
 function timer() {
   const on = !!process.env.VC_TIMINGS;
@@ -237,11 +265,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   let ownThread: SearchThread | undefined;
   const searchThread = () => (options.memory ? (options.memory.search ??= new SearchThread()) : (ownThread ??= new SearchThread()));
   try {
-    const code = await codeFingerprint();
+    const code = await (codeFingerprint ??= fingerprintCode());
     const theme = await loadTheme(options.templates);
-    const entries = await listContent(options.content);
+    const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
-    const cold = !stateDir || options.clean || !hasState(stateDir);
+    const cold = !stateDir || options.clean || (!options.memory?.state && !hasState(stateDir));
     if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
     const compress = options.compress ?? true;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
@@ -324,18 +352,21 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build that left the search index behind is not the last word on this content.
     const settled = search.pending ? undefined : input;
     const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
-    /** Keeps the state for a caller that builds again, once the output it describes is in place. */
-    const remember = () => {
-      if (options.memory) options.memory.state = stateOf(statSync(out).ino);
+    const saveLater = options.memory?.saveLater ? stateDir : undefined;
+    /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
+    const remember = async () => {
+      const outIno = statSync(out).ino;
+      if (options.memory) options.memory.state = stateOf(outIno);
+      if (saveLater) options.memory!.unsaved = { stateDir: saveLater, out, input: settled, totals: summary };
+      else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
 
     if (previous && search.kept && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
-      if (loaded.read > 0 && stateDir) {
+      if (loaded.read > 0 && stateDir && !saveLater) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
-      if (stateDir) await writeUnchanged(stateDir, settled, previous.outIno, summary);
-      remember();
+      await remember();
       summary.unchanged = manifest.size;
       summary.ms = performance.now() - started;
       return { ok: true, summary, catalogue };
@@ -373,11 +404,17 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
       summary.unchanged += manifest.size - summary.written - summary.unchanged;
       options.signal?.throwIfAborted();
+      // The state on disk describes the output as it is: gone before the output changes, it is saved again later.
+      if (saveLater) {
+        options.memory!.unsaved = undefined;
+        await forgetState(saveLater);
+      }
+      const writeState = stateDir && !saveLater;
       if (output instanceof Patch) {
-        const move = stateDir ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
+        const move = writeState ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
         await output.commit(staged, removes, move);
       } else {
-        const move = stateDir ? await writeStateNext(stateDir, stateOf(statSync(output.target.root).ino)) : undefined;
+        const move = writeState ? await writeStateNext(stateDir, stateOf(statSync(output.target.root).ino)) : undefined;
         await output.commit();
         if (move) await rename(...move);
       }
@@ -385,8 +422,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await output.discard();
       throw err;
     }
-    if (stateDir) await writeUnchanged(stateDir, settled, statSync(out).ino, summary);
-    remember();
+    await remember();
     mark('commit');
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };

@@ -5,12 +5,16 @@
 // takes seconds on a large catalogue) follows in a build of its own, which a
 // newer change stops.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
 import chokidar from 'chokidar';
-import { build, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
+import { build, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
+import { WatchedListing } from './load.ts';
 import { startServer, type RunningServer } from './server.ts';
 
 export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
+/** Quiet time after the last build before the build state is written. */
+const SAVE_AFTER = 1000;
 
 // Loaded from our own origin, so the pages' Content-Security-Policy allows it.
 const CLIENT = `(() => {
@@ -56,7 +60,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   /** Stops the search index's build when a newer change comes. */
   let searching: AbortController | undefined;
   const { host: _host, port: _port, log: _log, ...rest } = options;
-  const memory: BuildMemory = {};
+  // The build state is written once the builds have settled: an edit's build need not wait for it.
+  const memory: BuildMemory = { listing: new WatchedListing(options.content), saveLater: true };
+  let saving: NodeJS.Timeout | undefined;
   const buildOptions = { ...rest, memory };
   /** True when the search index is left for the next build. */
   const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
@@ -80,6 +86,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       searching?.abort();
       return;
     }
+    clearTimeout(saving);
     running = (async () => {
       do {
         again = false;
@@ -90,6 +97,16 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         }
       } while (again);
       running = undefined;
+      saving = setTimeout(save, SAVE_AFTER);
+    })();
+  };
+  /** Runs as a build would: a change meanwhile waits for it. */
+  const save = () => {
+    if (running) return;
+    running = (async () => {
+      await saveState(memory).catch((err: unknown) => process.stderr.write(`dev: could not save the build state: ${String(err)}\n`));
+      running = undefined;
+      if (again) schedule();
     })();
   };
 
@@ -117,7 +134,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   let timer: NodeJS.Timeout | undefined;
   const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true });
-  watcher.on('all', () => {
+  const contentDir = path.resolve(options.content);
+  watcher.on('all', (event, changed) => {
+    const name = path.relative(contentDir, path.resolve(changed)).split(path.sep).join('/');
+    // A folder added or removed: the next build lists the content afresh.
+    if (!name.startsWith('../')) memory.listing!.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
     clearTimeout(timer);
     waiting = true;
     // Editors save in bursts (temp file, rename, chmod): wait for the burst to end.
@@ -132,9 +153,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     },
     async close() {
       clearTimeout(timer);
+      clearTimeout(saving);
       await watcher.close();
       for (const client of clients) client.end();
       await running;
+      await saveState(memory);
       await memory.search?.close();
       await server.close();
     },

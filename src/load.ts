@@ -170,11 +170,55 @@ export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: numb
 /** Every content file under `dir` with the three numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
   const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter((n) => DATA_FILE.test(n)).sort();
-  // Only the numbers are kept: a full Stats object per file would weigh more than the catalogue.
-  return names.map((name) => {
-    const { size, mtimeMs, ino } = statSync(path.join(dir, name));
-    return { path: name, stats: { size, mtimeMs, ino } };
-  });
+  return names.map((name) => ({ path: name, stats: statOf(dir, name)! }));
+}
+
+/** Only the numbers are kept: a full Stats object per file would weigh more than the catalogue. */
+function statOf(dir: string, name: string): ContentEntry['stats'] {
+  const stats = statSync(path.join(dir, name), { throwIfNoEntry: false });
+  return stats?.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino } : undefined;
+}
+
+/**
+ * The content listing kept up to date from a watcher's events, so that a build
+ * after an edit stats the files the watcher saw change, not the whole folder.
+ */
+export class WatchedListing {
+  private entries: ContentEntry[] | undefined;
+  private changed: Set<string> | 'all' = 'all';
+
+  constructor(readonly dir: string) {}
+
+  /** A file was added, changed or removed (its path inside the folder); without one, the next listing is made afresh. */
+  saw(name?: string): void {
+    if (name === undefined) this.changed = 'all';
+    else if (this.changed !== 'all') this.changed.add(name);
+  }
+
+  /** The listing as listContent would give it now. */
+  async current(): Promise<ContentEntry[]> {
+    const changed = this.changed;
+    this.changed = new Set();
+    this.entries = changed === 'all' || !this.entries ? await listContent(this.dir) : patchListing(this.dir, this.entries, changed);
+    return this.entries;
+  }
+}
+
+/** `entries` with the files named in `changed` stated again: added, updated or dropped. */
+function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>): ContentEntry[] {
+  const byPath = new Map(entries.map((e) => [e.path, e]));
+  let added = false;
+  for (const name of changed) {
+    // As fast-glob lists them: no dot files or dot folders.
+    const stats = DATA_FILE.test(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
+    if (!stats) byPath.delete(name);
+    else {
+      added ||= !byPath.has(name);
+      byPath.set(name, { path: name, stats });
+    }
+  }
+  const patched = [...byPath.values()];
+  return added ? patched.sort((a, b) => (a.path < b.path ? -1 : 1)) : patched;
 }
 
 /** How many of `entries` a load with `cache` would have to read. */

@@ -48,6 +48,11 @@ export async function writeStateNext(stateDir: string, state: BuildState): Promi
   return [next, path.join(stateDir, stateFile(state.code))];
 }
 
+/** Removes the state and the no-op record (see writeUnchanged) before the output they describe changes. */
+export async function forgetState(stateDir: string): Promise<void> {
+  for (const name of await readdir(stateDir).catch(() => [])) if (/^state-.*\.v8$/.test(name) || name === UNCHANGED_FILE) await rm(path.join(stateDir, name), { force: true });
+}
+
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
 export async function lockState(stateDir: string): Promise<() => Promise<void>> {
   await mkdir(stateDir, { recursive: true });

@@ -1,9 +1,9 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BuildResult } from '../src/build.ts';
+import { build, type BuildResult } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevServer } from '../src/dev.ts';
 import { DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
@@ -77,9 +77,25 @@ describe('npm run dev', () => {
     await writeFile(file, original);
     await stream.next('reload');
     expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toMatch(/^asyncio in Production/);
+
+    // The watcher's events keep the build's listing of the content: added and removed files are seen.
+    const added = path.join(content, 'tidewater-python-2024', 'videos', 'added-while-running.yaml');
+    await writeFile(added, 'id: 901\ntitle: Added while the dev server ran\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\n');
+    await stream.next('reload');
+    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/901')).text).title).toBe('Added while the dev server ran');
+    await rm(added);
+    await stream.next('reload');
+    expect((await raw(dev.url, 'GET', '/api/v2/video/901')).status).toBe(404);
     stream.close();
     await dev.idle();
     expect(results.some((r) => !r.ok)).toBe(true);
     expect(results.at(-1)?.ok).toBe(true);
+
+    // Its builds leave the state for when it is idle or stops: once stopped, a build finds nothing to do and loads nothing.
+    await dev.close();
+    dev = undefined;
+    const next = await build({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache') });
+    expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
+    expect(next.ok && next.catalogue).toBeUndefined();
   });
 });

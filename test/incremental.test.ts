@@ -4,7 +4,8 @@ import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { build, type BuildMemory, type BuildSummary } from '../src/build.ts';
+import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
+import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 let root: string;
@@ -85,6 +86,27 @@ describe('incremental builds', () => {
     expect(await fingerprint(out)).toEqual(before);
   });
 
+  it('a build that leaves its state for later (the dev server) removes the saved state before it changes the output; saveState writes it back', async () => {
+    const stateDir = stateDirFor(path.join(root, 'cache'), out);
+    const saved = () => fg('state-*.v8', { cwd: stateDir });
+    memory = { saveLater: true };
+    await incremental();
+    expect(await saved()).toHaveLength(1);
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Saved later"');
+    expect((await incremental()).written).toBeGreaterThan(0);
+    // A build in another process now finds no state that describes the output it would patch.
+    expect(await saved()).toEqual([]);
+    expect(hasState(stateDir)).toBe(false);
+    await saveState(memory);
+    expect(memory.unsaved).toBeUndefined();
+    expect(await saved()).toHaveLength(1);
+    // The saved state is the last word: a build in another process finds nothing to do without loading anything.
+    const next = await build({ content, templates, out, cache: path.join(root, 'cache') });
+    expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
+    expect(next.ok && next.catalogue).toBeUndefined();
+    await expectSameAsClean();
+  });
+
   it('one changed talk rewrites its record, its page and the pages that list it, nothing else', async () => {
     const before = await fingerprint(out);
     const file = await talkFile(12);
@@ -141,7 +163,7 @@ describe('incremental builds', () => {
   });
 
   it.each(['one by one', 'in one process'])('additions, removals, edits, event and asset changes, in sequence, always equal a clean build (builds run %s)', async (how) => {
-    if (how === 'in one process') memory = {};
+    if (how === 'in one process') memory = { saveLater: true };
     await edit(await talkFile(14), /^duration: .*$/m, 'duration: 4321');
     await incremental();
     await expectSameAsClean();

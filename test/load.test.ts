@@ -1,7 +1,7 @@
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLive, loadContent, loadFullTalk } from '../src/load.ts';
+import { isLive, listContent, loadContent, loadFullTalk, WatchedListing } from '../src/load.ts';
 import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, tempDir } from './helpers.ts';
 
 describe('the bad content corpus', () => {
@@ -92,5 +92,34 @@ describe('loading with a cache', () => {
     expect(calls).toBe(1);
     expect(viaBatches.catalogue).toEqual(inline.catalogue);
     expect(viaBatches.errors).toEqual([]);
+  });
+});
+
+describe('a watched listing', () => {
+  it('equals a fresh listing after the files the watcher saw change are stated again, and lists afresh when told it cannot say', async () => {
+    const content = path.join(await tempDir('vc-listing-'), 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const listing = new WatchedListing(content);
+    expect(await listing.current()).toEqual(await listContent(content));
+
+    const [first, second] = (await listContent(content)).map((e) => e.path).filter((p) => p.includes('/videos/'));
+    await writeFile(path.join(content, first!), `${await readFile(path.join(content, first!), 'utf8')}\n`);
+    await rm(path.join(content, second!));
+    const added = 'aaa-new-event/videos/a-new-talk.yaml';
+    await mkdir(path.join(content, 'aaa-new-event', 'videos'), { recursive: true });
+    await writeFile(path.join(content, added), 'title: New\n');
+    await writeFile(path.join(content, 'aaa-new-event', 'videos', '.a-new-talk.yaml.swp'), 'x');
+    await writeFile(path.join(content, 'aaa-new-event', 'notes.txt'), 'x');
+    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt']) listing.saw(name);
+    const patched = await listing.current();
+    expect(patched).toEqual(await listContent(content));
+    expect(patched.map((e) => e.path)).toContain(added);
+    expect(patched.map((e) => e.path)).not.toContain(second);
+
+    // Unseen changes stay unseen until the watcher says it cannot tell what changed.
+    await rm(path.join(content, added));
+    expect(await listing.current()).toEqual(patched);
+    listing.saw();
+    expect(await listing.current()).toEqual(await listContent(content));
   });
 });
