@@ -309,14 +309,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const plan = planSite(catalogue, prints, compress, options.memory ? (options.memory.plan ??= new PlanMemo()) : undefined);
 
     const manifest = new Map<string, string>();
-    for (const job of plan.talks) for (const o of job.outputs) for (const file of filesOf(o)) manifest.set(file, o.key);
-    for (const page of plan.pages) for (const file of filesOf(page)) manifest.set(file, page.key);
-    for (const asset of assetKeys) for (const file of filesOf(asset)) manifest.set(file, asset.key);
-    if (search.kept) for (const [p, key] of search.kept) manifest.set(p, key);
-
-    mark('plan');
-    // An output whose compressed copies the last build did not write (it ran without them) is written again.
-    const changed = (o: OutputSpec) => filesOf(o).some((file) => previous?.manifest.get(file) !== o.key);
+    /**
+     * Lists an output's files in the manifest; true when one of them is not in place with its key
+     * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
+     */
+    const changed = (o: OutputSpec) => {
+      let moved = false;
+      for (const file of filesOf(o)) {
+        manifest.set(file, o.key);
+        if (previous?.manifest.get(file) !== o.key) moved = true;
+      }
+      return moved;
+    };
     // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
     const talkJobs: TalkJob[] = [];
     for (const job of plan.talks) {
@@ -324,15 +328,22 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (outputs.length > 0) talkJobs.push({ ...job, outputs });
     }
     const changedPages = plan.pages.filter(changed);
+    const assets = assetKeys.filter(changed);
+    if (search.kept) for (const [p, key] of search.kept) manifest.set(p, key);
+    mark('plan');
+
     const recordLists = changedPages.filter((p) => p.kind === 'video-list');
     const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');
-    const assets = assetKeys.filter(changed);
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     const patching = stateDir !== undefined && !options.clean && existsSync(out);
-    const existing = previous ? [...previous.manifest.keys()] : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
+    const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
     // Removals are known once the search index has been built (if it needs to be), see below.
-    const removable = () => existing.filter((p) => !manifest.has(p)).sort();
+    const removable = () => {
+      const gone: string[] = [];
+      for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
+      return gone.sort();
+    };
 
     mark('diff');
     const live = catalogue.talks.filter(isLive).length;

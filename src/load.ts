@@ -170,7 +170,11 @@ export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: numb
 /** Every content file under `dir` with the three numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
   const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter((n) => DATA_FILE.test(n)).sort();
-  return names.map((name) => ({ path: name, stats: statOf(dir, name)! }));
+  // A file removed between the listing and its stat is not there.
+  return names.flatMap((name) => {
+    const stats = statOf(dir, name);
+    return stats ? [{ path: name, stats }] : [];
+  });
 }
 
 /** Only the numbers are kept: a full Stats object per file would weigh more than the catalogue. */
