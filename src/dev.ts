@@ -61,7 +61,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let searching: AbortController | undefined;
   const { host: _host, port: _port, log: _log, ...rest } = options;
   // The build state is written once the builds have settled: an edit's build need not wait for it.
-  const memory: BuildMemory = { listing: new WatchedListing(options.content), saveLater: true };
+  const listing = new WatchedListing(options.content);
+  const memory: BuildMemory = { listing, saveLater: true };
   let saving: NodeJS.Timeout | undefined;
   const buildOptions = { ...rest, memory };
   /** True when the search index is left for the next build. */
@@ -138,7 +139,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   watcher.on('all', (event, changed) => {
     const name = path.relative(contentDir, path.resolve(changed)).split(path.sep).join('/');
     // A folder added or removed: the next build lists the content afresh.
-    if (!name.startsWith('../')) memory.listing!.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
+    if (!name.startsWith('../')) listing.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
     clearTimeout(timer);
     waiting = true;
     // Editors save in bursts (temp file, rename, chmod): wait for the burst to end.
