@@ -310,10 +310,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
     const manifest = new Map<string, string>();
     /**
-     * Lists an output's files in the manifest; true when one of them is not in place with its key
+     * Enters an output's files in the manifest; true when one of them is not in place with its key
      * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
      */
-    const changed = (o: OutputSpec) => {
+    const enterChanged = (o: OutputSpec) => {
       let moved = false;
       for (const file of filesOf(o)) {
         manifest.set(file, o.key);
@@ -324,11 +324,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
     const talkJobs: TalkJob[] = [];
     for (const job of plan.talks) {
-      const outputs = job.outputs.filter(changed);
+      const outputs = job.outputs.filter(enterChanged);
       if (outputs.length > 0) talkJobs.push({ ...job, outputs });
     }
-    const changedPages = plan.pages.filter(changed);
-    const assets = assetKeys.filter(changed);
+    const changedPages = plan.pages.filter(enterChanged);
+    const assets = assetKeys.filter(enterChanged);
     if (search.kept) for (const [p, key] of search.kept) manifest.set(p, key);
     mark('plan');
 
@@ -363,18 +363,19 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build that left the search index behind is not the last word on this content.
     const settled = search.pending ? undefined : input;
     const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
-    const saveLater = options.memory?.saveLater ? stateDir : undefined;
+    /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
+    const deferredStateDir = options.memory?.saveLater ? stateDir : undefined;
     /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
     const remember = async () => {
       const outIno = statSync(out).ino;
       if (options.memory) options.memory.state = stateOf(outIno);
-      if (saveLater) options.memory!.unsaved = { stateDir: saveLater, out, input: settled, totals: summary };
+      if (deferredStateDir) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
       else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
 
     if (previous && search.kept && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
-      if (loaded.read > 0 && stateDir && !saveLater) {
+      if (loaded.read > 0 && stateDir && !deferredStateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
       await remember();
@@ -416,11 +417,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       summary.unchanged += manifest.size - summary.written - summary.unchanged;
       options.signal?.throwIfAborted();
       // The state on disk describes the output as it is: gone before the output changes, it is saved again later.
-      if (saveLater) {
+      if (deferredStateDir) {
         options.memory!.unsaved = undefined;
-        await forgetState(saveLater);
+        await forgetState(deferredStateDir);
       }
-      const writeState = stateDir && !saveLater;
+      const writeState = stateDir && !deferredStateDir;
       if (output instanceof Patch) {
         const move = writeState ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
         await output.commit(staged, removes, move);
