@@ -53,24 +53,23 @@ export function byRecordedThenTitle(a: Pick<CatalogueTalk, 'recorded' | 'title' 
   return a.id - b.id;
 }
 
-/** Every event, by title then slug, with the ids of its live talks. */
-export function categoryItems(events: readonly CatalogueEvent[], liveByEvent: ReadonlyMap<string, readonly CatalogueTalk[]>): CategoryItem[] {
-  return events
-    .map((event) => {
-      const talks = [...(liveByEvent.get(event.slug) ?? [])].sort((a, b) => a.id - b.id);
-      return {
-        videos: talks.map((talk) => talk.id),
-        title: event.title,
-        description: event.description,
-        url: event.url,
-        start_date: event.start_date,
-        whiteboard: event.whiteboard,
-        slug: event.slug,
-        added: event.added ?? earliestAdded(talks),
-      };
-    })
-    .sort((a, b) => (a.title !== b.title ? (a.title < b.title ? -1 : 1) : a.slug < b.slug ? -1 : 1));
+/** An event with the ids of its live talks. */
+export function categoryItem(event: CatalogueEvent, live: readonly CatalogueTalk[]): CategoryItem {
+  const talks = [...live].sort((a, b) => a.id - b.id);
+  return {
+    videos: talks.map((talk) => talk.id),
+    title: event.title,
+    description: event.description,
+    url: event.url,
+    start_date: event.start_date,
+    whiteboard: event.whiteboard,
+    slug: event.slug,
+    added: event.added ?? earliestAdded(talks),
+  };
 }
+
+/** The category list's order: by title, then slug. */
+export const byTitleThenSlug = (a: CategoryItem, b: CategoryItem) => (a.title !== b.title ? (a.title < b.title ? -1 : 1) : a.slug < b.slug ? -1 : 1);
 
 function earliestAdded(talks: readonly CatalogueTalk[]): string | null {
   let first: string | null = null;

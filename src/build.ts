@@ -12,16 +12,16 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type ReadTalks, type WatchedListing } from './load.ts';
+import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type LoadBasis, type ReadTalks, type WatchedListing } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type TalkJob } from './plan.ts';
+import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type Part, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
-import { forgetState, hasState, lockState, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
+import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
 
 export interface BuildOptions {
   content: string;
@@ -58,6 +58,8 @@ export interface BuildMemory {
   search?: SearchThread;
   /** Given by a caller that watches the content folder: builds take their listing from it. */
   listing?: WatchedListing;
+  /** The last load's basis: a build after an edit of a few talk files reads and checks those alone. */
+  loaded?: LoadBasis;
   /**
    * Set by a caller that writes the state itself when it is idle (saveState),
    * so that its builds do not wait for it: each build then removes the state
@@ -66,6 +68,12 @@ export interface BuildMemory {
   saveLater?: boolean;
   /** What saveState writes besides `state`. */
   unsaved?: { stateDir: string; out: string; input: string | undefined; totals: Totals };
+  /**
+   * What the state's manifest was made from: the plan by part (see SitePlan.parts), the assets
+   * and the search index's files. The next build patches that manifest, comparing only the
+   * parts it planned anew, instead of making it whole.
+   */
+  written?: { manifest: Map<string, string>; parts: Part[]; assets: OutputSpec[]; search: string[] };
 }
 
 export interface BuildSummary {
@@ -210,13 +218,17 @@ async function startSearchIndex(
   out: string,
   thread: () => SearchThread,
   defer: boolean,
+  memo: PlanMemo | undefined,
+  /** The last build's index files, if known; else they are picked out of its manifest. */
+  known: string[] | undefined,
   signal?: AbortSignal,
 ) {
-  const { key, records } = planSearch(catalogue, code);
+  const { key, records } = planSearch(catalogue, code, memo);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
   // Picked out of the manifest without copying it whole: it lists every file of the site.
   const kept: [string, string][] = [];
-  if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${SEARCH_DIR}/`)) kept.push(entry);
+  if (known) for (const file of known) kept.push([file, previous!.manifest.get(file)!]);
+  else if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${SEARCH_DIR}/`)) kept.push(entry);
   if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept, pending: false };
   // Kept under their old key, which the next build sees as stale.
   if (defer && kept.length > 0) return { key, kept, pending: true };
@@ -263,6 +275,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   /** The search index being built, if any: its folder is removed however the build ends. */
   let search: Awaited<ReturnType<typeof startSearchIndex>> | undefined;
   let ownThread: SearchThread | undefined;
+  /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
+  let patch: ManifestPatch | undefined;
   const searchThread = () => (options.memory ? (options.memory.search ??= new SearchThread()) : (ownThread ??= new SearchThread()));
   try {
     const code = await (codeFingerprint ??= fingerprintCode());
@@ -295,20 +309,39 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
       parallelFrom: PARALLEL_FROM,
+      basis: options.memory?.loaded,
     });
+    if (options.memory) options.memory.loaded = loaded.basis;
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new SiteRenderer(theme.templates, site);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
-    search = await startSearchIndex(catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, options.signal);
+    const memo = options.memory ? (options.memory.plan ??= new PlanMemo()) : undefined;
+    const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
+    search = await startSearchIndex(catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
     const { indexing, dir: searchDir, key: searchKey } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
-    const plan = planSite(catalogue, prints, compress, options.memory ? (options.memory.plan ??= new PlanMemo()) : undefined);
+    mark('plan search');
+    const plan = planSite(catalogue, prints, compress, memo);
 
-    const manifest = new Map<string, string>();
+    mark('plan pages');
+    // The parts planned anew, and the written plan's that this one no longer has (a memo gives an unchanged part again).
+    let fresh = plan.parts;
+    let dropped: Part[] = [];
+    if (written) {
+      const before = new Set(written.parts);
+      const now = new Set(plan.parts);
+      fresh = plan.parts.filter((p) => !before.has(p));
+      dropped = written.parts.filter((p) => !now.has(p));
+    }
+    // Patched when most of the plan is as written, else made whole.
+    patch = written && fresh.length < plan.parts.length / 2 ? new ManifestPatch(written.manifest) : undefined;
+    const manifest = patch?.manifest ?? new Map<string, string>();
+    const was = patch ? (file: string) => patch!.before(file) : (file: string) => previous?.manifest.get(file);
+    const enter = patch ? (file: string, key: string) => patch!.set(file, key) : (file: string, key: string) => manifest.set(file, key);
     /**
      * Enters an output's files in the manifest; true when one of them is not in place with its key
      * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
@@ -316,21 +349,30 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const enterChanged = (o: OutputSpec) => {
       let moved = false;
       for (const file of filesOf(o)) {
-        manifest.set(file, o.key);
-        if (previous?.manifest.get(file) !== o.key) moved = true;
+        if (was(file) !== o.key) moved = true;
+        enter(file, o.key);
       }
       return moved;
     };
+    if (patch) {
+      const gone = [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets];
+      for (const o of gone) for (const file of filesOf(o)) patch.delete(file);
+      if (!search.kept) for (const file of written!.search) patch.delete(file);
+    }
     // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
     const talkJobs: TalkJob[] = [];
-    for (const job of plan.talks) {
-      const outputs = job.outputs.filter(enterChanged);
-      if (outputs.length > 0) talkJobs.push({ ...job, outputs });
+    const changedPages: PageJob[] = [];
+    for (const p of patch ? fresh : plan.parts) {
+      for (const job of p.talks) {
+        const outputs = job.outputs.filter(enterChanged);
+        if (outputs.length > 0) talkJobs.push({ ...job, outputs });
+      }
+      for (const page of p.pages) if (enterChanged(page)) changedPages.push(page);
     }
-    const changedPages = plan.pages.filter(enterChanged);
     const assets = assetKeys.filter(enterChanged);
-    if (search.kept) for (const [p, key] of search.kept) manifest.set(p, key);
-    mark('plan');
+    if (search.kept && !patch) for (const [p, key] of search.kept) manifest.set(p, key);
+    let searchFiles = search.kept?.map(([file]) => file) ?? [];
+    mark('diff');
 
     const recordLists = changedPages.filter((p) => p.kind === 'video-list');
     const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');
@@ -340,12 +382,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
     // Removals are known once the search index has been built (if it needs to be), see below.
     const removable = () => {
+      if (patch) return patch.removed();
       const gone: string[] = [];
       for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
       return gone.sort();
     };
 
-    mark('diff');
+    mark('list output');
     const live = catalogue.talks.filter(isLive).length;
     const summary: BuildSummary = {
       events: catalogue.events.length,
@@ -368,7 +411,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
     const remember = async () => {
       const outIno = statSync(out).ino;
-      if (options.memory) options.memory.state = stateOf(outIno);
+      if (options.memory) {
+        options.memory.state = stateOf(outIno);
+        options.memory.written = { manifest, parts: plan.parts, assets: assetKeys, search: searchFiles };
+      }
       if (deferredStateDir) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
       else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
@@ -398,8 +444,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           await ownThread?.close();
           for (const name of names) {
             writer.move(`${SEARCH_DIR}/${name}`, path.join(searchDir!, name));
-            manifest.set(`${SEARCH_DIR}/${name}`, searchKey);
+            enter(`${SEARCH_DIR}/${name}`, searchKey);
           }
+          if (indexing) searchFiles = names.map((name) => `${SEARCH_DIR}/${name}`);
         })(),
       ]);
       // After the talks: made from the record files they write.
@@ -438,6 +485,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark('commit');
     summary.ms = performance.now() - started;
     return { ok: true, summary, catalogue };
+  } catch (err) {
+    patch?.undo();
+    throw err;
   } finally {
     await workers.close();
     if (search?.dir) {

@@ -48,14 +48,87 @@ export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly 
       if (term.items.at(-1) !== item) term.items.push(item);
     }
   }
-  return [...terms]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([slug, term]) => ({
-      slug,
-      names: [...term.names].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([name]) => name),
-      items: term.items,
-    }));
+  return [...terms].sort(([a], [b]) => bySlug(a, b)).map(([slug, term]) => ({ slug, names: mostUsedFirst(term.names), items: term.items }));
 }
+
+/**
+ * What groupByTerm gives for the items after an edit, worked out from the terms
+ * before it: only the terms of the `removed` and `added` items are made again,
+ * the others are the same objects. `compare` is the items' order, and total.
+ */
+export function regroupByTerm<T>(
+  previous: readonly Term<T>[],
+  removed: readonly T[],
+  added: readonly T[],
+  pick: (item: T) => readonly string[],
+  compare: (a: T, b: T) => number,
+  slugOf: (name: string) => string = termSlug,
+): Term<T>[] {
+  const touched = new Map<string, { removed: Set<T>; added: T[]; uses: Map<string, number> }>();
+  /** Enters the item under the terms it names, counting the uses of each spelling it gives (`by`: 1 added, -1 removed). */
+  const enter = (item: T, by: number) => {
+    const seen = new Set<string>();
+    for (const name of pick(item)) {
+      if (name.trim() === '') continue;
+      const slug = slugOf(name);
+      const change = cached(touched, slug, () => ({ removed: new Set<T>(), added: [], uses: new Map() }));
+      change.uses.set(name, (change.uses.get(name) ?? 0) + by);
+      if (seen.has(slug)) continue;
+      seen.add(slug);
+      if (by < 0) change.removed.add(item);
+      else change.added.push(item);
+    }
+  };
+  for (const item of removed) enter(item, -1);
+  for (const item of added) enter(item, 1);
+  const before = new Map<string, Term<T>>();
+  for (const term of previous) if (touched.has(term.slug)) before.set(term.slug, term);
+  const remade = new Map<string, Term<T> | undefined>();
+  for (const [slug, { removed, added, uses }] of touched) {
+    const kept = before.get(slug);
+    const items = resorted(kept?.items ?? [], removed, added, compare);
+    // An edit that leaves the spellings' counts as they were (a new title) leaves their order too.
+    let names = kept && [...uses.values()].every((n) => n === 0) ? kept.names : undefined;
+    if (!names && items.length > 0) {
+      const counts = new Map<string, number>();
+      for (const item of items) for (const name of pick(item)) if (name.trim() !== '' && slugOf(name) === slug) counts.set(name, (counts.get(name) ?? 0) + 1);
+      names = mostUsedFirst(counts);
+    }
+    remade.set(slug, items.length > 0 ? { slug, names: names!, items } : undefined);
+  }
+  const fresh = [...touched.keys()].filter((slug) => !before.has(slug)).sort(bySlug);
+  const terms: Term<T>[] = [];
+  const keep = (term: Term<T> | undefined) => term && terms.push(term);
+  let next = 0;
+  for (const term of previous) {
+    while (next < fresh.length && fresh[next]! < term.slug) keep(remade.get(fresh[next++]!));
+    keep(remade.has(term.slug) ? remade.get(term.slug) : term);
+  }
+  while (next < fresh.length) keep(remade.get(fresh[next++]!));
+  return terms;
+}
+
+/**
+ * `sorted` (in the order of `compare`, which must be total) without `removed`
+ * and with `added`: what sorting the new items again gives, in one pass.
+ */
+export function resorted<T>(sorted: readonly T[], removed: ReadonlySet<T>, added: readonly T[], compare: (a: T, b: T) => number): T[] {
+  const incoming = [...added].sort(compare);
+  const items: T[] = [];
+  let next = 0;
+  for (const item of sorted) {
+    if (removed.has(item)) continue;
+    while (next < incoming.length && compare(incoming[next]!, item) < 0) items.push(incoming[next++]!);
+    items.push(item);
+  }
+  while (next < incoming.length) items.push(incoming[next++]!);
+  return items;
+}
+
+const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Spellings by how often they are used, then alphabetically. */
+const mostUsedFirst = (counts: Map<string, number>) => [...counts].sort((a, b) => b[1] - a[1] || bySlug(a[0], b[0])).map(([name]) => name);
 
 /** The A–Z section a slug is filed under: a letter, "0-9" or "other". */
 export function initialOf(slug: string): string {

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { resorted } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb } from './markdown.ts';
@@ -79,6 +80,30 @@ export interface LoadResult {
   cache: LoadCache;
   /** Files read this time (the others came from the cache). */
   read: number;
+  /** Given when there are no errors: what the next load may start from (LoadOptions.basis). */
+  basis?: LoadBasis;
+}
+
+/**
+ * What a load without errors leaves for the next one (the dev server's next
+ * build): the listing it was made from, and who holds each id, slug and
+ * output path, which the checks across files need. A load after an edit of a
+ * few talk files then reads and checks those alone. The next load takes it
+ * over: it is changed in place.
+ */
+export interface LoadBasis {
+  dir: string;
+  entries: ContentEntry[];
+  catalogue: Catalogue;
+  cache: LoadCache;
+  /** By file name. */
+  talks: Map<string, CatalogueTalk>;
+  /** Id → file name. */
+  ids: Map<number, string>;
+  /** `<event>/<slug>` → file name. */
+  slugs: Map<string, string>;
+  /** Output path of a page, short link or alias → the id of the talk it is for. */
+  claims: Map<string, number>;
 }
 
 /** Reads many talk files, in whatever thread it runs; errors travel as plain objects. */
@@ -208,21 +233,23 @@ export class WatchedListing {
   }
 }
 
-/** `entries` with the files named in `changed` stated again: added, updated or dropped. */
+/** `entries` with the files named in `changed` stated again: added, updated or dropped. The others stay the same objects. */
 function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>): ContentEntry[] {
-  const byPath = new Map(entries.map((e) => [e.path, e]));
-  let added = false;
+  const patched = [...entries];
   for (const name of changed) {
     // As fast-glob lists them: no dot files or dot folders.
     const stats = DATA_FILE.test(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
-    if (!stats) byPath.delete(name);
-    else {
-      added ||= !byPath.has(name);
-      byPath.set(name, { path: name, stats });
+    let at = 0;
+    for (let end = patched.length; at < end; ) {
+      const middle = (at + end) >>> 1;
+      if (patched[middle]!.path < name) at = middle + 1;
+      else end = middle;
     }
+    const there = patched[at]?.path === name;
+    if (stats) patched.splice(at, there ? 1 : 0, { path: name, stats });
+    else if (there) patched.splice(at, 1);
   }
-  const patched = [...byPath.values()];
-  return added ? patched.sort((a, b) => (a.path < b.path ? -1 : 1)) : patched;
+  return patched;
 }
 
 /** How many of `entries` a load with `cache` would have to read. */
@@ -248,7 +275,12 @@ export interface LoadOptions {
   parallel?: (task: Parameters<ReadTalks>[0]) => Promise<ReturnType<ReadTalks>>;
   /** Files to read before `parallel` is worth using: below that, handing them over costs more than it saves. */
   parallelFrom?: number;
+  /** The last load's basis: a load that only edits, adds or removes a few talk files starts from it. */
+  basis?: LoadBasis;
 }
+
+/** Beyond this many files changed, a load starts afresh. */
+const CHANGED_AT_MOST = 200;
 
 const BATCH = 500;
 
@@ -274,6 +306,10 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const display = path.relative(process.cwd(), path.resolve(dir)) || '.';
   const shown = (name: string) => shownIn(display, name);
   const entries = options.entries ?? (await listContent(dir));
+  if (options.basis?.dir === dir) {
+    const loaded = loadChanged(dir, display, entries, options.basis);
+    if (loaded) return loaded;
+  }
   const previous = options.cache ?? new Map();
   const cache: LoadCache = new Map();
   const errors: ContentError[] = [];
@@ -391,23 +427,114 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const slugKey = `${eventSlug}/${slug}`;
     const slugOwner = slugOwners.get(slugKey);
     if (slugOwner) {
-      errors.push(new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${slugOwner}; rename one of them`));
+      errors.push(new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${shown(slugOwner)}; rename one of them`));
       continue;
     }
-    slugOwners.set(slugKey, file);
-    const category = event?.title ?? digest.category ?? '';
-    talks.push(remembered(catalogueTalks, digest, (t) => t.category === category && t.file === file && t.name === name, () => ({ ...digest, slug, category, event: eventSlug, file, name, rev })));
+    slugOwners.set(slugKey, name);
+    talks.push(catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev }));
   }
 
-  talks.sort((a, b) => a.id - b.id);
-  errors.push(...aliasConflicts(talks, (talk, field) => locate(talk.name, field)));
-  return {
-    catalogue: { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks },
-    errors: sortErrors(errors),
-    files: entries.length,
-    cache,
-    read,
+  talks.sort(byId);
+  const claimed = claims(talks, (talk, field) => locate(talk.name, field));
+  errors.push(...claimed.errors);
+  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks };
+  const basis = errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
+  return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
+}
+
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+
+/** The catalogue's talk for a digest: the same object as last time for an unchanged file. */
+function catalogueTalk(digest: TalkDigest, resolved: Omit<CatalogueTalk, keyof TalkDigest> & { slug: string; category: string }): CatalogueTalk {
+  const { category, file, name } = resolved;
+  return remembered(catalogueTalks, digest, (t) => t.category === category && t.file === file && t.name === name, () => ({ ...digest, ...resolved }));
+}
+
+/**
+ * The load that starts from the last one's basis, when only talk files were
+ * edited, added or removed and nothing is wrong with them. Undefined otherwise:
+ * a full load then finds and words every error as it does from scratch.
+ */
+function loadChanged(dir: string, display: string, entries: ContentEntry[], basis: LoadBasis): LoadResult | undefined {
+  // Both listings are by path; an entry the listing kept is the same object.
+  const changed: ContentEntry[] = [];
+  const removed: string[] = [];
+  for (let i = 0, j = 0; i < basis.entries.length || j < entries.length; ) {
+    const a = basis.entries[i];
+    const b = entries[j];
+    if (a !== undefined && a === b) {
+      i++;
+      j++;
+    } else if (b === undefined || (a !== undefined && a.path < b.path)) {
+      removed.push(a!.path);
+      i++;
+    } else {
+      if (a?.path === b.path) i++;
+      changed.push(b);
+      j++;
+    }
+  }
+  if (changed.length + removed.length > CHANGED_AT_MOST) return undefined;
+  const events = new Map(basis.catalogue.events.map((e) => [e.slug, e]));
+  const eventOf = (name: string) => {
+    const parts = name.split('/');
+    return parts.length === 3 && parts[1] === 'videos' ? events.get(parts[0]!) : undefined;
   };
+  if (![...changed.map((e) => e.path), ...removed].every(eventOf)) return undefined;
+
+  const toRead = changed.filter((e) => basis.cache.get(e.path)?.stat !== statKey(e.stats!)).map((e) => e.path);
+  const read = new Map(readTalks({ dir, display, names: toRead }).map((r) => [r.name, r]));
+  const stale = new Set([...removed, ...changed.map((e) => e.path)].flatMap((name) => basis.talks.get(name) ?? []));
+  const freed = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
+  for (const talk of stale) {
+    freed.ids.add(talk.id);
+    freed.slugs.add(`${talk.event}/${talk.slug}`);
+    for (const claim of claimsOf(talk)) freed.claims.add(claim);
+  }
+  const taken = <K>(owners: Map<K, unknown>, free: Set<K>, fresh: Set<K>, key: K) => (owners.has(key) && !free.has(key)) || fresh.has(key);
+  const fresh = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
+  const made: CatalogueTalk[] = [];
+  const cached: [string, LoadCache extends Map<string, infer V> ? V : never][] = [];
+  for (const { path: name, stats } of changed) {
+    const result = read.get(name);
+    const known = basis.cache.get(name);
+    if (result && !result.ok) return undefined;
+    const { rev, digest } = result ? result : { rev: known!.rev, digest: known!.value as TalkDigest };
+    const event = eventOf(name)!;
+    const stem = name.split('/')[2]!.replace(DATA_FILE, '');
+    const slug = digest.slug ?? stem;
+    if ((digest.slug === undefined && !isSlug(stem)) || (digest.category !== undefined && digest.category !== event.title)) return undefined;
+    if (taken(basis.ids, freed.ids, fresh.ids, digest.id) || taken(basis.slugs, freed.slugs, fresh.slugs, `${event.slug}/${slug}`)) return undefined;
+    fresh.ids.add(digest.id);
+    fresh.slugs.add(`${event.slug}/${slug}`);
+    made.push(catalogueTalk(digest, { slug, category: event.title, event: event.slug, file: shownIn(display, name), name, rev }));
+    cached.push([name, { stat: statKey(stats!), rev, value: digest }]);
+  }
+  for (const talk of made) {
+    for (const claim of claimsOf(talk)) {
+      if (taken(basis.claims, freed.claims, fresh.claims, claim)) return undefined;
+      fresh.claims.add(claim);
+    }
+  }
+
+  // Nothing is wrong: the basis becomes this load's.
+  for (const talk of stale) {
+    basis.talks.delete(talk.name);
+    if (basis.ids.get(talk.id) === talk.name) basis.ids.delete(talk.id);
+    if (basis.slugs.get(`${talk.event}/${talk.slug}`) === talk.name) basis.slugs.delete(`${talk.event}/${talk.slug}`);
+    for (const claim of claimsOf(talk)) if (basis.claims.get(claim) === talk.id) basis.claims.delete(claim);
+  }
+  for (const name of removed) basis.cache.delete(name);
+  for (const [name, entry] of cached) basis.cache.set(name, entry);
+  for (const talk of made) {
+    basis.talks.set(talk.name, talk);
+    basis.ids.set(talk.id, talk.name);
+    basis.slugs.set(`${talk.event}/${talk.slug}`, talk.name);
+    for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
+  }
+  basis.entries = entries;
+  basis.catalogue = { events: basis.catalogue.events, talks: resorted(basis.catalogue.talks, stale, made, byId) };
+  return { catalogue: basis.catalogue, errors: [], files: entries.length, cache: basis.cache, read: toRead.length, basis };
 }
 
 /** The path a redirect for `alias` is written to, relative to the output folder. */
@@ -416,21 +543,33 @@ export function aliasFile(alias: string): string {
   return rel.endsWith('.html') ? rel : `${rel.replace(/\/?$/, '/')}index.html`;
 }
 
-/** Aliases that would overwrite a talk's page, its short link or another alias. */
-function aliasConflicts(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: FieldPath) => Position): ContentError[] {
-  const owners = new Map<string, string>();
+/** The output paths a talk's files take: its page, its short link and its aliases. */
+function claimsOf(talk: CatalogueTalk): string[] {
+  return [`video/${talk.id}/${talk.slug}/index.html`, `video/${talk.id}/index.html`, ...talk.aliases.map(aliasFile)];
+}
+
+/** Who each output path of the talks' pages, short links and aliases is for; an alias that would overwrite another's is an error. */
+function claims(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: FieldPath) => Position) {
+  const owners = new Map<string, number>();
   for (const talk of talks) {
-    owners.set(`video/${talk.id}/${talk.slug}/index.html`, `the page of talk ${talk.id}`);
-    owners.set(`video/${talk.id}/index.html`, `the short link of talk ${talk.id}`);
+    owners.set(`video/${talk.id}/${talk.slug}/index.html`, talk.id);
+    owners.set(`video/${talk.id}/index.html`, talk.id);
   }
   const errors: ContentError[] = [];
+  const talkOf = new Map(talks.map((t) => [t.id, t]));
   for (const talk of talks) {
     talk.aliases.forEach((alias, i) => {
       const file = aliasFile(alias);
       const owner = owners.get(file);
-      if (owner) errors.push(new ContentError(talk.file, locate(talk, ['aliases', i]), `aliases[${i}]`, `"${alias}" is already ${owner}; remove it`));
-      else owners.set(file, `an alias of talk ${talk.id} (${talk.file})`);
+      if (owner === undefined) owners.set(file, talk.id);
+      else errors.push(new ContentError(talk.file, locate(talk, ['aliases', i]), `aliases[${i}]`, `"${alias}" is already ${whatIs(file, talkOf.get(owner)!)}; remove it`));
     });
   }
-  return errors;
+  return { owners, errors };
+}
+
+function whatIs(file: string, talk: CatalogueTalk): string {
+  if (file === `video/${talk.id}/${talk.slug}/index.html`) return `the page of talk ${talk.id}`;
+  if (file === `video/${talk.id}/index.html`) return `the short link of talk ${talk.id}`;
+  return `an alias of talk ${talk.id} (${talk.file})`;
 }

@@ -3,8 +3,9 @@
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
 import { createHash } from 'node:crypto';
-import { byRecordedThenTitle, categoryItems, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
-import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import { byTitleThenSlug, categoryItem, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
+import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
+import { fileOf, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
 import { categoryFile, ENCODINGS, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -71,8 +72,18 @@ export type PageJob = OutputSpec &
   );
 
 export interface SitePlan {
+  /** In the order of the parts. */
   talks: TalkJob[];
   pages: PageJob[];
+  /** The same jobs, as planned together: a memo gives a part again, the same object, when nothing it is made from changed. */
+  parts: Part[];
+}
+
+/** Outputs planned together: talks' files, other pages, and the sitemap entries of its HTML pages. */
+export interface Part {
+  talks: TalkJob[];
+  pages: PageJob[];
+  sitemap: SitemapEntry[];
 }
 
 /** What the search index is built from, and the key of that index. */
@@ -123,54 +134,90 @@ const hashOf = (value: unknown, made?: Map<object, string>) =>
     .digest('base64url')
     .slice(0, 16);
 
+/** A part of the plan, what it was made from, and the parts made within it. */
+interface Memoised {
+  from: readonly unknown[];
+  value: unknown;
+  within: Map<string, Memoised>;
+}
+
+/** The parts of one level of a plan, each looked up among the last plan's at that level. */
+class Parts {
+  readonly next = new Map<string, Memoised>();
+
+  constructor(private readonly last: Map<string, Memoised>) {}
+
+  /** The part under `name`: the last plan's if it was made `from` the same values (the same objects, in the same order). */
+  get<T>(name: string, from: readonly unknown[], make: (within: Parts) => T): T {
+    const known = this.last.get(name);
+    if (known && sameValues(known.from, from)) {
+      this.next.set(name, known);
+      return known.value as T;
+    }
+    // Made again: the parts within it are looked up among those it had.
+    const within = new Parts(known?.within ?? new Map());
+    const value = make(within);
+    this.next.set(name, { from, value, within: within.next });
+    return value;
+  }
+}
+
 /**
  * Parts of a plan kept between builds by a long-running caller (the dev
- * server), each under a signature of everything it is made from: after an
- * edit, only the parts the edited files are in are planned again. What a plan
- * no longer uses is dropped; another code, templates or options drop it all.
- * The parts are shared between plans: nothing may change them.
+ * server): after an edit, only the parts made from an edited file are planned
+ * again, and the catalogue's index is worked out from the last one. What a
+ * plan no longer uses is dropped; another code, templates, options or event
+ * file drops it all. The parts are shared between plans: nothing may change them.
  */
 export class PlanMemo {
   private context = '';
-  private last = new Map<string, unknown>();
-  private next = new Map<string, unknown>();
+  private last = new Map<string, Memoised>();
+  private index: CatalogueIndex | undefined;
 
-  begin(context: string): void {
+  indexOf(catalogue: Catalogue): CatalogueIndex {
+    return (this.index = indexCatalogue(catalogue.talks, this.index));
+  }
+
+  begin(context: string): Parts {
     if (context !== this.context) this.last = new Map();
     this.context = context;
-    this.next = new Map();
+    return new Parts(this.last);
   }
 
-  get<T>(signature: string, make: () => T): T {
-    const value = this.last.get(signature) ?? make();
-    this.next.set(signature, value);
-    return value as T;
-  }
-
-  /** A plan that ends before this (it threw) leaves the parts of the last one that did. */
-  end(): void {
-    this.last = this.next;
-    this.next = new Map();
+  /** Keeps the parts of a plan that ended: one that threw leaves those of the last one that did. */
+  end(parts: Parts): void {
+    this.last = parts.next;
   }
 }
 
-/** Pages and the sitemap entries of those among them that are HTML pages. */
-interface Part {
-  pages: PageJob[];
-  sitemap: SitemapEntry[];
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
+
+/** Adds a page made with a template. */
+type PageOf = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) => void;
+
+/** A part of the plan, made again unless a memo has it made from the same values; `make` plans the parts within it. */
+type PartOf = <T>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T) => T;
+
+/** What a memo has, or makes, for a level of a plan; what a part is made from is only listed when there is a memo. */
+const partOf =
+  (parts: Parts | undefined): PartOf =>
+  (name, from, make) =>
+    parts ? parts.get(name, from(), (within) => make(partOf(within))) : make(partOf(undefined));
 
 /** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
 export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true, memo?: PlanMemo): SitePlan {
-  memo?.begin(`${JSON.stringify(prints)}${compress}`);
-  /** The signature is only made when there is a memo to look it up in. */
-  const part = <T>(signature: () => string, make: () => T): T => (memo ? memo.get(signature(), make) : make());
+  // A talk's link shows its event's title: an edited event file replans everything.
+  const top = memo?.begin(`${JSON.stringify(prints)}${compress}${catalogue.events.map(token).join('')}`);
+  const part = partOf(top);
+  const { live, newestFirst, speakers, tags, languages, byRecorded } = memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks);
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const live = catalogue.talks.filter(isLive);
   const originCache = new Map<CatalogueTalk, string>();
   const origin = (talk: CatalogueTalk) => cached(originCache, talk, () => originOf(talk, events));
-  const origins = (talks: readonly CatalogueTalk[]) => talks.map(origin).join('');
   const made = new Map<object, string>();
   /** A talk's link or feed item, made once per plan; keys hash its origin in its place (see hashOf). */
   const madeFrom = <V extends object>(make: (talk: CatalogueTalk) => V) => {
@@ -219,40 +266,29 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     });
     const newest = [...list].sort(byNewest);
     const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), event.title, `Talks recorded at ${event.title}`, newest)];
-    const sitemap = [listed(eventPath(event.slug), list), ...jobs.map(({ talk }) => ({ path: talkPath(talk), lastmod: talk.updated }))];
-    return { jobs, pages, sitemap, summary: { ...eventInfo, talkCount: list.length } };
+    // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
+    const sitemap = [listed(eventPath(event.slug), list), ...jobs.map(({ talk }) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { talks: jobs, pages, sitemap, summary: { ...eventInfo, talkCount: list.length } };
   };
 
   const byEvent = new Map<string, CatalogueTalk[]>();
   for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
-  const newestFirst = [...live].sort(byNewest);
 
-  const talks: TalkJob[] = [];
-  const pages: PageJob[] = [];
-  const sitemap: SitemapEntry[] = [];
-  const add = (p: Part) => {
-    pages.push(...p.pages);
-    sitemap.push(...p.sitemap);
-  };
+  const parts: Part[] = [];
   const summaries: EventSummary[] = [];
   for (const [slug, list] of byEvent) {
-    const event = events.get(slug)!;
-    const planned = part(() => `event\0${token(event)}${list.map(token).join('')}`, () => eventPart(event, list));
-    talks.push(...planned.jobs);
-    add(planned);
+    const planned = part(`event\0${slug}`, () => list, () => eventPart(events.get(slug)!, list));
+    parts.push(planned);
     summaries.push(planned.summary);
   }
-  talks.sort((a, b) => a.talk.id - b.talk.id);
   summaries.sort(byEventDate);
 
-  const speakers = groupByTerm(newestFirst, (talk) => talk.speakers);
-  const tags = groupByTerm(newestFirst, (talk) => talk.tags);
-  const languages = groupByTerm(newestFirst, (talk) => [talk.language]);
   /** A list of talks, newest first: a part per page of it, and one for its feeds (the newest talks) if `feed` names them. */
-  const listParts = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], feed?: { base: string; title: string; description: string }) => {
+  const listPart = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], part: PartOf, feed?: { base: string; title: string; description: string }): Part => {
+    const pages: PageJob[] = [];
+    const sitemap: SitemapEntry[] = [];
     for (const p of paginate(talks, PAGE_SIZE, list.path)) {
-      const signature = () => `${list.kind}\0${list.path}\0${list.names.join('\0')}\0${p.number}/${p.count}/${talks.length}\0${origins(p.items)}`;
-      const planned = part(signature, () => ({
+      const planned = part(p.path, () => [list.title, list.names.join('\0'), feed?.base, p.count, talks.length, ...p.items], () => ({
         job: page(p.path, 'listing', {
           ...list,
           total: talks.length,
@@ -267,24 +303,42 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     }
     if (feed) {
       const newest = talks.slice(0, FEED_ITEMS);
-      pages.push(...part(() => `feed\0${feed.base}\0${feed.title}\0${origins(newest)}`, () => feeds(feed.base, feed.title, feed.description, newest)));
+      pages.push(...part('feeds', () => [feed.title, feed.description, ...newest], () => feeds(feed.base, feed.title, feed.description, newest)));
     }
+    return { talks: [], pages, sitemap };
   };
+  /** A part per term: a term the edit did not touch is the same object, and so is its part. */
   const termParts = (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) => {
     for (const term of terms) {
-      const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
-      listParts(list, term.items, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
+      const planned = part(`${kind}\0${term.slug}`, () => [term], (within) => {
+        const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
+        return listPart(list, term.items, within, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
+      });
+      parts.push(planned);
     }
   };
   termParts(speakers, speakerPath, (name) => name, 'speaker', true);
   termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
   termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
-  listParts({ title: 'All talks', kind: 'all', names: [], path: '/talks/' }, newestFirst, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' });
+  const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
+  parts.push(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' })));
+  planApiLists(byRecorded, speakers, origin, prints.code, part, parts);
 
-  planSpeakerIndex(speakers, (sitePath, template, input) => pages.push(page(sitePath, template, input)));
-  pages.push(page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
-  pages.push(
-    page('/languages/', 'terms', {
+  /** Pages made from the whole catalogue, planned again every time. */
+  const pages: PageJob[] = [];
+  /** An index of terms, planned again when a term comes, goes, or changes its name or count. */
+  const termIndex = (name: string, terms: Term<CatalogueTalk>[], make: (add: PageOf) => void) =>
+    parts.push(
+      part(name, () => termFacts(terms), (): Part => {
+        const pages: PageJob[] = [];
+        make((sitePath, template, input) => pages.push(page(sitePath, template, input)));
+        return { talks: [], pages, sitemap: [] };
+      }),
+    );
+  termIndex('speaker-index', speakers, (add) => planSpeakerIndex(speakers, add));
+  termIndex('tag-index', tags, (add) => add('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
+  termIndex('language-index', languages, (add) =>
+    add('/languages/', 'terms', {
       title: 'Languages',
       path: '/languages/',
       total: languages.length,
@@ -312,18 +366,36 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   pages.push(page('/search/', 'search', { total: live.length }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
-  const lastmod = lastUpdated(live);
-  for (const sitePath of ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/']) sitemap.push({ path: sitePath, lastmod });
-  const chunks = sitemapChunks(sitemap.sort((a, b) => (a.path < b.path ? -1 : 1)));
-  chunks.forEach((chunk, i) => pages.push({ kind: 'sitemap', input: chunk, path: `sitemaps/${i + 1}.xml`, key: `${prints.code}${hashOf(chunk)}`, compress }));
-  const sitemapPaths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
-  pages.push({ kind: 'sitemap-index', input: sitemapPaths, path: 'sitemap.xml', key: `${prints.code}${hashOf(sitemapPaths)}`, compress });
-  pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
+  const categories = catalogue.events.map((event) => {
+    const list = byEvent.get(event.slug) ?? [];
+    return part(`category\0${event.slug}`, () => [event, ...list], () => {
+      const item = categoryItem(event, list);
+      return { item, talks: [], pages: [{ kind: 'category', input: item, path: categoryFile(item.slug), key: `${prints.code}${hashOf(item)}` } as PageJob], sitemap: [] };
+    });
+  });
+  parts.push(...categories);
+  const items = categories.map((c) => c.item).sort(byTitleThenSlug);
+  const categoryLists = (): Part => ({
+    talks: [],
+    pages: listPages('category', items).map((list): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', list.page), key: `${prints.code}${hashOf(list)}` })),
+    sitemap: [],
+  });
+  parts.push(part('category-lists', () => items, categoryLists));
 
-  planApiLists(catalogue, live, byEvent, speakers, prints.code, pages);
+  const lastmod = lastUpdated(live);
+  const head = ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/'].map((sitePath) => ({ path: sitePath, lastmod }));
+  pages.push(...planSitemaps([head, ...parts.map((p) => p.sitemap)], prints.code, compress));
+  pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
-  memo?.end();
-  return { talks, pages };
+  parts.push({ talks: [], pages, sitemap: [] });
+  if (top) memo!.end(top);
+  const talkJobs: TalkJob[] = [];
+  const pageJobs: PageJob[] = [];
+  for (const p of parts) {
+    for (const job of p.talks) talkJobs.push(job);
+    for (const job of p.pages) pageJobs.push(job);
+  }
+  return { talks: talkJobs, pages: pageJobs, parts };
 }
 
 /**
@@ -333,19 +405,17 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * index, so a change to what search does not hold (a duration, a video URL,
  * the rest of a description) must not set it off.
  */
-export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
+export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo): SearchPlan {
   const key = createHash('sha1');
-  const records = catalogue.talks
-    .filter(isLive)
-    .sort(byNewest)
-    .map((talk) => {
-      const known = cached(searchRecords, talk, () => {
-        const record = searchRecord(talk);
-        return { record, key: hashOf(record) };
-      });
-      key.update(known.key);
-      return known.record;
+  const newestFirst = memo ? memo.indexOf(catalogue).newestFirst : catalogue.talks.filter(isLive).sort(byNewest);
+  const records = newestFirst.map((talk) => {
+    const known = cached(searchRecords, talk, () => {
+      const record = searchRecord(talk);
+      return { record, key: hashOf(record) };
     });
+    key.update(known.key);
+    return known.record;
+  });
   return { key: `${code}${key.digest('base64url').slice(0, 16)}`, records };
 }
 
@@ -353,27 +423,28 @@ export function planSearch(catalogue: Catalogue, code: string): SearchPlan {
 const searchRecords = new WeakMap<CatalogueTalk, { record: SearchRecord; key: string }>();
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
-function planApiLists(
-  catalogue: Catalogue,
-  live: CatalogueTalk[],
-  byEvent: Map<string, CatalogueTalk[]>,
-  speakers: Term<CatalogueTalk>[],
-  code: string,
-  pages: PageJob[],
-): void {
-  const eventRev = new Map(catalogue.events.map((e) => [e.slug, token(e)]));
-  for (const list of listPages('video', [...live].sort(byRecordedThenTitle))) {
-    const key = `${code}${list.count}/${list.page}${list.items.map((talk) => `${token(talk)}${eventRev.get(talk.event)}`).join('')}`;
-    pages.push({ kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', list.page), key });
-  }
-  const categories = categoryItems(catalogue.events, byEvent);
-  for (const list of listPages('category', categories)) pages.push({ kind: 'category-list', input: list, path: listFile('category', list.page), key: `${code}${hashOf(list)}` });
-  for (const item of categories) pages.push({ kind: 'category', input: item, path: categoryFile(item.slug), key: `${code}${hashOf(item)}` });
-  for (const list of listPages('speaker', speakerItems(speakers))) pages.push({ kind: 'speaker-list', input: list, path: listFile('speaker', list.page), key: `${code}${hashOf(list)}` });
+function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf, parts: Part[]): void {
+  const videoLists = (part: PartOf): Part => ({
+    talks: [],
+    pages: listPages('video', byRecorded).map((list) =>
+      part(String(list.page), () => [list.count, ...list.items], (): PageJob => {
+        const key = `${code}${list.count}/${list.page}${list.items.map(origin).join('')}`;
+        return { kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', list.page), key };
+      }),
+    ),
+    sitemap: [],
+  });
+  parts.push(part('video-lists', () => [byRecorded], videoLists));
+  const speakerLists = (): Part => ({
+    talks: [],
+    pages: listPages('speaker', speakerItems(speakers)).map((list): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', list.page), key: `${code}${hashOf(list)}` })),
+    sitemap: [],
+  });
+  parts.push(part('speaker-lists', () => termFacts(speakers), speakerLists));
 }
 
 /** The speakers index: one page, or for many speakers an A–Z page per letter. */
-function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) => void) {
+function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: PageOf) {
   if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
     page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(speakers, speakerPath, '') });
     return;
@@ -384,6 +455,33 @@ function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: <T extends Page
     page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
   }
 }
+
+/** What lists of terms show of each: its slug, its name and how many talks it has. */
+function termFacts(terms: Term<CatalogueTalk>[]): unknown[] {
+  const facts: unknown[] = [];
+  for (const term of terms) facts.push(term.slug, term.names[0], term.items.length);
+  return facts;
+}
+
+/**
+ * The sitemaps and their index. A sitemap is keyed by the spans of the parts'
+ * entries it holds, each part's entries hashed once: a memo gives the same
+ * entries again for a part an edit did not touch.
+ */
+function planSitemaps(lists: SitemapEntry[][], code: string, compress: boolean): PageJob[] {
+  const chunks = sitemapChunks(lists);
+  const jobs = chunks.map((chunk, i): PageJob => {
+    const key = createHash('sha1');
+    for (const { list, start, end } of chunk.spans) key.update(`${entriesKey(lists[list]!)}${start}/${end}\n`);
+    return { kind: 'sitemap', input: chunk.entries, path: `sitemaps/${i + 1}.xml`, key: `${code}${key.digest('base64url').slice(0, 16)}`, compress };
+  });
+  const paths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
+  jobs.push({ kind: 'sitemap-index', input: paths, path: 'sitemap.xml', key: `${code}${hashOf(paths)}`, compress });
+  return jobs;
+}
+
+const entriesKey = (entries: SitemapEntry[]) => cached(entryKeys, entries, () => hashOf(entries));
+const entryKeys = new WeakMap<SitemapEntry[], string>();
 
 const termLink = (term: Term<unknown>, pathOf: (slug: string) => string): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
 

@@ -1,5 +1,8 @@
 // Sitemaps for search engines (sitemaps.org protocol): an index pointing at
 // sitemaps of at most 50,000 URLs each, and robots.txt pointing at the index.
+// The protocol asks for no order: entries come in the order the plan lists
+// its pages, so that an edit changes the sitemaps its pages are in, not the
+// order of every URL after them.
 import { escapeMarkup } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
@@ -20,10 +23,31 @@ const w3c = (dateTime: string) => `${dateTime.slice(0, 19)}Z`;
 /** Paths must be URL-encoded in a sitemap; the site's are already, except for characters that slugs never hold. */
 const loc = (site: SiteInfo, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);
 
-export function sitemapChunks<T>(entries: T[], limit = SITEMAP_LIMIT): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < entries.length; i += limit) chunks.push(entries.slice(i, i + limit));
-  return chunks.length > 0 ? chunks : [[]];
+/** Where a sitemap's entries come from: entries `start` to `end` of list `list`. */
+export interface Span {
+  list: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Lists of entries, one after another, cut into sitemaps of at most `limit`.
+ * Each says which spans of which lists it holds, so that it can be keyed by
+ * theirs. No entries make one empty sitemap, so that the index has one.
+ */
+export function sitemapChunks<T>(lists: readonly (readonly T[])[], limit = SITEMAP_LIMIT): { entries: T[]; spans: Span[] }[] {
+  const chunks = [{ entries: [] as T[], spans: [] as Span[] }];
+  lists.forEach((entries, list) => {
+    for (let start = 0; start < entries.length; ) {
+      if (chunks.at(-1)!.entries.length === limit) chunks.push({ entries: [], spans: [] });
+      const chunk = chunks.at(-1)!;
+      const end = Math.min(entries.length, start + limit - chunk.entries.length);
+      for (let i = start; i < end; i++) chunk.entries.push(entries[i]!);
+      chunk.spans.push({ list, start, end });
+      start = end;
+    }
+  });
+  return chunks;
 }
 
 export function sitemapXml(entries: SitemapEntry[], site: SiteInfo): string {

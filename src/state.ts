@@ -20,6 +20,51 @@ export interface BuildState {
   load: LoadCache;
 }
 
+/**
+ * A manifest changed in place, that can be put back as it was: a build that
+ * patches the last build's manifest rather than making one whole (see
+ * BuildMemory.written) leaves it as it found it when it fails.
+ */
+export class ManifestPatch {
+  /** The key each file changed had before the patch (undefined: it was not there). */
+  private readonly was = new Map<string, string | undefined>();
+
+  constructor(readonly manifest: Map<string, string>) {}
+
+  before(file: string): string | undefined {
+    return this.was.has(file) ? this.was.get(file) : this.manifest.get(file);
+  }
+
+  set(file: string, key: string): void {
+    this.keep(file);
+    this.manifest.set(file, key);
+  }
+
+  delete(file: string): void {
+    this.keep(file);
+    this.manifest.delete(file);
+  }
+
+  /** Files the patch took out and did not put back, sorted. */
+  removed(): string[] {
+    const gone: string[] = [];
+    for (const [file, was] of this.was) if (was !== undefined && !this.manifest.has(file)) gone.push(file);
+    return gone.sort();
+  }
+
+  undo(): void {
+    for (const [file, was] of this.was) {
+      if (was === undefined) this.manifest.delete(file);
+      else this.manifest.set(file, was);
+    }
+    this.was.clear();
+  }
+
+  private keep(file: string): void {
+    if (!this.was.has(file)) this.was.set(file, this.manifest.get(file));
+  }
+}
+
 /** Named by the code fingerprint, so a build of another version does not even read it. */
 const stateFile = (code: string) => `state-${code}.v8`;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byRecordedThenTitle, categoryItems, listPages, listUrl, speakerId, speakerItems } from '../src/api-lists.ts';
+import { byRecordedThenTitle, byTitleThenSlug, categoryItem, listPages, listUrl, speakerId, speakerItems } from '../src/api-lists.ts';
 import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import type { CatalogueEvent, CatalogueTalk } from '../src/load.ts';
@@ -40,9 +40,15 @@ describe('list pages', () => {
 
   it('dates an event without `added` by its earliest talk, and lists only live talks', () => {
     const event = { slug: 'conf', title: 'Conf', description: '', url: '', start_date: null, end_date: null, whiteboard: '' } as unknown as CatalogueEvent;
-    const [item] = categoryItems([event], new Map([['conf', [talk(5, null, 'x', '2020-05-01T00:00:00'), talk(2, null, 'y', '2019-01-01T00:00:00')]]]));
+    const item = categoryItem(event, [talk(5, null, 'x', '2020-05-01T00:00:00'), talk(2, null, 'y', '2019-01-01T00:00:00')]);
     expect(item).toMatchObject({ videos: [2, 5], added: '2019-01-01T00:00:00', slug: 'conf' });
-    expect(categoryItems([{ ...event, added: '2018-01-01T00:00:00' } as CatalogueEvent], new Map())[0]).toMatchObject({ videos: [], added: '2018-01-01T00:00:00' });
+    expect(categoryItem({ ...event, added: '2018-01-01T00:00:00' } as CatalogueEvent, [])).toMatchObject({ videos: [], added: '2018-01-01T00:00:00' });
+  });
+
+  it('lists events by title, then slug', () => {
+    const item = (title: string, slug: string) => categoryItem({ slug, title, description: '', url: '', start_date: null, whiteboard: '' } as unknown as CatalogueEvent, []);
+    const items = [item('PyCon', 'pycon-b'), item('DjangoCon', 'djangocon'), item('PyCon', 'pycon-a')].sort(byTitleThenSlug);
+    expect(items.map((i) => i.slug)).toEqual(['djangocon', 'pycon-a', 'pycon-b']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileOf, groupByTerm, initialOf, paginate, seriesOf, termSlug } from '../src/collections.ts';
+import { fileOf, groupByTerm, initialOf, paginate, regroupByTerm, resorted, seriesOf, termSlug } from '../src/collections.ts';
 
 describe('termSlug', () => {
   it('makes URL slugs of names and tags, keeping C, C++ and C# apart', () => {
@@ -37,6 +37,39 @@ describe('groupByTerm', () => {
     const terms = groupByTerm([{ tags: ['web', 'Web', '  '] }], (t) => t.tags);
     expect(terms).toHaveLength(1);
     expect(terms[0]!.items).toHaveLength(1);
+  });
+});
+
+describe('resorted and regroupByTerm', () => {
+  type Talk = { id: number; rank: number; tags: string[] };
+  const byRank = (a: Talk, b: Talk) => a.rank - b.rank || a.id - b.id;
+  const spellings = ['web', 'Web', 'WEB', 'django', 'Django', 'data', 'C', 'C++', '  ', 'ml'];
+  /** A small deterministic generator, so that a failure can be replayed. */
+  const random = (seed: number) => () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+
+  it('give what sorting and grouping again give, after random edits, additions and removals', () => {
+    const next = random(7);
+    const pickFrom = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+    const talkWith = (id: number): Talk => ({ id, rank: Math.floor(next() * 20), tags: Array.from({ length: Math.floor(next() * 4) }, () => pickFrom(spellings)) });
+    let talks = Array.from({ length: 60 }, (_, i) => talkWith(i));
+    let sorted = [...talks].sort(byRank);
+    let terms = groupByTerm(sorted, (t) => t.tags);
+    let nextId = 60;
+    for (let step = 0; step < 300; step++) {
+      const removed = talks.filter(() => next() < 0.05);
+      const replaced = removed.filter(() => next() < 0.7).map((t) => talkWith(t.id));
+      const added = [...replaced, ...Array.from({ length: Math.floor(next() * 3) }, () => talkWith(nextId++))];
+      talks = [...talks.filter((t) => !removed.includes(t)), ...added];
+      const before = new Map(terms.map((term) => [term.slug, term]));
+      sorted = resorted(sorted, new Set(removed), added, byRank);
+      terms = regroupByTerm(terms, removed, added, (t) => t.tags, byRank);
+      const again = [...talks].sort(byRank);
+      expect(sorted).toEqual(again);
+      expect(terms).toEqual(groupByTerm(again, (t) => t.tags));
+      const edited = new Set([...removed, ...added]);
+      const untouched = (term: { items: Talk[] } | undefined) => term && !term.items.some((t) => edited.has(t));
+      for (const term of terms) if (untouched(term) && untouched(before.get(term.slug))) expect(term).toBe(before.get(term.slug));
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
+import { WatchedListing } from '../src/load.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -47,6 +48,12 @@ async function edit(file: string, from: RegExp, to: string): Promise<void> {
   const text = await readFile(file, 'utf8');
   expect(text).toMatch(from);
   await writeFile(file, text.replace(from, to));
+  seen(file);
+}
+
+/** Tells a watched listing (the dev server's) what changed in the content folder, as its watcher would. */
+function seen(file: string): void {
+  if (memory?.listing && file.startsWith(`${content}${path.sep}`)) memory.listing.saw(path.relative(content, file).split(path.sep).join('/'));
 }
 
 beforeEach(async () => {
@@ -163,7 +170,7 @@ describe('incremental builds', () => {
   });
 
   it.each(['one by one', 'in one process'])('additions, removals, edits, event and asset changes, in sequence, always equal a clean build (builds run %s)', async (how) => {
-    if (how === 'in one process') memory = { saveLater: true };
+    if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
     await edit(await talkFile(14), /^duration: .*$/m, 'duration: 4321');
     await incremental();
     await expectSameAsClean();
@@ -176,15 +183,18 @@ describe('incremental builds', () => {
 
     const removed = await talkFile(12);
     await rm(removed);
+    seen(removed);
     await incremental();
     expect(await fg('video/12/**', { cwd: out })).toEqual([]);
     expect(await fg('api/v2/video/12', { cwd: out })).toEqual([]);
     await expectSameAsClean();
 
+    const added = path.join(content, 'tidewater-python-2024', 'videos', 'a-brand-new-talk.yaml');
     await writeFile(
-      path.join(content, 'tidewater-python-2024', 'videos', 'a-brand-new-talk.yaml'),
+      added,
       'id: 900\ntitle: A brand new talk\nspeakers: [Someone New]\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\naliases: [/old/new-talk.html]\n',
     );
+    seen(added);
     await incremental();
     expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/900'), 'utf8')).title).toBe('A brand new talk');
     expect(await readFile(path.join(out, 'old/new-talk.html'), 'utf8')).toContain('/video/900/a-brand-new-talk/');
@@ -193,6 +203,8 @@ describe('incremental builds', () => {
     const renamed = path.join(content, 'tidewater-python-2024', 'videos', 'a-brand-new-talk.yaml');
     await cp(renamed, path.join(path.dirname(renamed), 'a-renamed-talk.yaml'));
     await rm(renamed);
+    seen(renamed);
+    seen(path.join(path.dirname(renamed), 'a-renamed-talk.yaml'));
     await incremental();
     expect(await readFile(path.join(out, 'video/900/index.html'), 'utf8')).toContain('/video/900/a-renamed-talk/');
     await expectSameAsClean();
@@ -243,6 +255,20 @@ describe('incremental builds', () => {
     const changed = touched(afterPages, await fingerprint(out));
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.filter((p) => !p.startsWith('pagefind/'))).toEqual([]);
+    await expectSameAsClean();
+    expect((await incremental()).written).toBe(0);
+  });
+
+  it('a build in one process stopped after it planned leaves what the process keeps as it was', async () => {
+    memory = { saveLater: true, listing: new WatchedListing(content) };
+    await incremental();
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Stopped once"');
+    const stop = new AbortController();
+    const progress = { start: () => stop.abort(), tick: () => undefined, done: () => undefined };
+    await expect(build({ content, templates, out, cache: path.join(root, 'cache'), memory, signal: stop.signal, progress })).rejects.toThrow(/abort/i);
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).not.toBe('Stopped once');
+    expect((await incremental()).written).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Stopped once');
     await expectSameAsClean();
     expect((await incremental()).written).toBe(0);
   });

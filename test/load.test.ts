@@ -95,6 +95,55 @@ describe('loading with a cache', () => {
   });
 });
 
+describe('loading from the last load\'s basis', () => {
+  it('gives what a load from scratch gives after each edit, and takes over the basis while nothing is wrong', async () => {
+    const content = path.join(await tempDir('vc-load-'), 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const listing = new WatchedListing(content);
+    let last = await loadContent(content, { entries: await listing.current() });
+    const talk12 = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
+    const original = await readFile(path.join(content, talk12), 'utf8');
+    const write = async (name: string, text: string) => {
+      await mkdir(path.dirname(path.join(content, name)), { recursive: true });
+      await writeFile(path.join(content, name), text);
+      listing.saw(name);
+    };
+    const remove = async (name: string) => {
+      await rm(path.join(content, name));
+      listing.saw(name);
+    };
+    const added = 'tidewater-python-2024/videos/a-talk-added-later.yaml';
+    const talk = (id: number, more = '') => `id: ${id}\ntitle: Added later\nadded: 2024-06-01T00:00:00\nupdated: 2024-06-01T00:00:00.000\n${more}`;
+    const steps: [string, () => Promise<void>, 'taken over' | 'from scratch'][] = [
+      ['a new title', () => write(talk12, original.replace(/^title: .*$/m, 'title: "A new title"')), 'taken over'],
+      ['a talk added', () => write(added, talk(9001, 'aliases: [/old/added-later.html]\n')), 'taken over'],
+      ['an id already used', () => write(added, talk(12)), 'from scratch'],
+      ['the id put right', () => write(added, talk(9002)), 'from scratch'],
+      ['a slug already used', () => write(added, talk(9002, 'slug: asyncio-in-production-lessons\n')), 'from scratch'],
+      ['an alias that is another talk\'s page', () => write(added, talk(9002, 'aliases: [/video/12/asyncio-in-production-lessons/]\n')), 'from scratch'],
+      ['a file that does not parse', () => write(added, 'id: [9002\n'), 'from scratch'],
+      ['the id put right again', () => write(added, talk(9002)), 'from scratch'],
+      ['the id talk 12 gives up taken by another', () => write(talk12, original.replace(/^id: 12$/m, 'id: 9003')).then(() => write(added, talk(12))), 'taken over'],
+      ['talk 12 removed', () => remove(talk12), 'taken over'],
+      ['the added talk removed', () => remove(added), 'taken over'],
+      ['an event renamed', () => write('tidewater-python-2024/category.yaml', 'title: Renamed\n'), 'from scratch'],
+    ];
+    for (const [name, change, expected] of steps) {
+      await change();
+      const next = await loadContent(content, { entries: await listing.current(), cache: last.cache, basis: last.basis });
+      const scratch = await loadContent(content);
+      expect(next.errors.map(String), name).toEqual(scratch.errors.map(String));
+      expect(next.catalogue, name).toEqual(scratch.catalogue);
+      expect(next.basis === undefined, name).toBe(scratch.errors.length > 0);
+      if (expected === 'taken over') {
+        expect(next.basis, name).toBe(last.basis);
+        expect(next.read, name).toBeLessThanOrEqual(2);
+      } else if (next.basis) expect(next.basis, name).not.toBe(last.basis);
+      last = next;
+    }
+  });
+});
+
 describe('a watched listing', () => {
   it('equals a fresh listing after the files the watcher saw change are stated again, and lists afresh when told it cannot say', async () => {
     const content = path.join(await tempDir('vc-listing-'), 'content');

@@ -8,9 +8,13 @@ describe('sitemaps', () => {
   it('split at the protocol limit of 50,000 URLs', () => {
     expect(SITEMAP_LIMIT).toBe(50_000);
     const entries = Array.from({ length: 120_001 }, (_, i) => i);
-    expect(sitemapChunks(entries).map((c) => c.length)).toEqual([50_000, 50_000, 20_001]);
-    expect(sitemapChunks([1, 2, 3], 2)).toEqual([[1, 2], [3]]);
-    expect(sitemapChunks([])).toEqual([[]]);
+    expect(sitemapChunks([entries]).map((c) => c.entries.length)).toEqual([50_000, 50_000, 20_001]);
+    expect(sitemapChunks([[1, 2, 3], [], [4], [5, 6]], 2)).toEqual([
+      { entries: [1, 2], spans: [{ list: 0, start: 0, end: 2 }] },
+      { entries: [3, 4], spans: [{ list: 0, start: 2, end: 3 }, { list: 2, start: 0, end: 1 }] },
+      { entries: [5, 6], spans: [{ list: 3, start: 0, end: 2 }] },
+    ]);
+    expect(sitemapChunks([])).toEqual([{ entries: [], spans: [] }]);
   });
 
   it('list absolute, escaped URLs with W3C lastmod dates', () => {
