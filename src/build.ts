@@ -15,7 +15,7 @@ import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type LoadBasis, type ReadTalks, type WatchedListing } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type Part, type TalkJob } from './plan.ts';
+import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type Part, type SitePlan, type TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
 import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
@@ -237,6 +237,63 @@ async function startSearchIndex(
   return { key, kept: undefined, pending: false, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
 }
 
+/**
+ * The plan against the last build's manifest: this build's manifest, and the
+ * outputs not in place with their keys. Given what the last build wrote
+ * (BuildMemory.written) and most of the plan as it was, that manifest is
+ * patched: only the parts planned anew are compared, and the files of the
+ * parts this plan no longer has are taken out. Otherwise it is made whole.
+ */
+function diffPlan<A extends OutputSpec>(
+  plan: SitePlan,
+  assets: A[],
+  previous: BuildState | undefined,
+  written: BuildMemory['written'],
+  /** The last build's search index files, when this build keeps them. */
+  kept: [string, string][] | undefined,
+) {
+  // A memo gives a part the plan did not change again, the same object.
+  let fresh = plan.parts;
+  let dropped: Part[] = [];
+  if (written) {
+    const before = new Set(written.parts);
+    const now = new Set(plan.parts);
+    fresh = plan.parts.filter((p) => !before.has(p));
+    dropped = written.parts.filter((p) => !now.has(p));
+  }
+  const patch = written && fresh.length < plan.parts.length / 2 ? new ManifestPatch(written.manifest) : undefined;
+  const manifest = patch?.manifest ?? new Map<string, string>();
+  const was = patch ? (file: string) => patch.before(file) : (file: string) => previous?.manifest.get(file);
+  const enter = patch ? (file: string, key: string) => patch.set(file, key) : (file: string, key: string) => void manifest.set(file, key);
+  /**
+   * Enters an output's files in the manifest; true when one of them is not in place with its key
+   * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
+   */
+  const enterChanged = (o: OutputSpec) => {
+    let moved = false;
+    for (const file of filesOf(o)) {
+      if (was(file) !== o.key) moved = true;
+      enter(file, o.key);
+    }
+    return moved;
+  };
+  if (patch) {
+    for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets]) for (const file of filesOf(o)) patch.delete(file);
+    if (!kept) for (const file of written!.search) patch.delete(file);
+  } else if (kept) for (const [file, key] of kept) manifest.set(file, key);
+  // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
+  const talkJobs: TalkJob[] = [];
+  const pages: PageJob[] = [];
+  for (const p of patch ? fresh : plan.parts) {
+    for (const job of p.talks) {
+      const outputs = job.outputs.filter(enterChanged);
+      if (outputs.length > 0) talkJobs.push({ ...job, outputs });
+    }
+    for (const page of p.pages) if (enterChanged(page)) pages.push(page);
+  }
+  return { manifest, patch, enter, talkJobs, pages, assets: assets.filter(enterChanged) };
+}
+
 /** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
 export async function saveState(memory: BuildMemory): Promise<void> {
   const { state, unsaved } = memory;
@@ -328,49 +385,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const plan = planSite(catalogue, prints, compress, memo);
 
     mark('plan pages');
-    // The parts planned anew, and the written plan's that this one no longer has (a memo gives an unchanged part again).
-    let fresh = plan.parts;
-    let dropped: Part[] = [];
-    if (written) {
-      const before = new Set(written.parts);
-      const now = new Set(plan.parts);
-      fresh = plan.parts.filter((p) => !before.has(p));
-      dropped = written.parts.filter((p) => !now.has(p));
-    }
-    // Patched when most of the plan is as written, else made whole.
-    patch = written && fresh.length < plan.parts.length / 2 ? new ManifestPatch(written.manifest) : undefined;
-    const manifest = patch?.manifest ?? new Map<string, string>();
-    const was = patch ? (file: string) => patch!.before(file) : (file: string) => previous?.manifest.get(file);
-    const enter = patch ? (file: string, key: string) => patch!.set(file, key) : (file: string, key: string) => manifest.set(file, key);
-    /**
-     * Enters an output's files in the manifest; true when one of them is not in place with its key
-     * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
-     */
-    const enterChanged = (o: OutputSpec) => {
-      let moved = false;
-      for (const file of filesOf(o)) {
-        if (was(file) !== o.key) moved = true;
-        enter(file, o.key);
-      }
-      return moved;
-    };
-    if (patch) {
-      const gone = [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets];
-      for (const o of gone) for (const file of filesOf(o)) patch.delete(file);
-      if (!search.kept) for (const file of written!.search) patch.delete(file);
-    }
-    // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
-    const talkJobs: TalkJob[] = [];
-    const changedPages: PageJob[] = [];
-    for (const p of patch ? fresh : plan.parts) {
-      for (const job of p.talks) {
-        const outputs = job.outputs.filter(enterChanged);
-        if (outputs.length > 0) talkJobs.push({ ...job, outputs });
-      }
-      for (const page of p.pages) if (enterChanged(page)) changedPages.push(page);
-    }
-    const assets = assetKeys.filter(enterChanged);
-    if (search.kept && !patch) for (const [p, key] of search.kept) manifest.set(p, key);
+    const diff = diffPlan(plan, assetKeys, previous, written, search.kept);
+    patch = diff.patch;
+    const { manifest, enter, talkJobs, pages: changedPages, assets } = diff;
     let searchFiles = search.kept?.map(([file]) => file) ?? [];
     mark('diff');
 

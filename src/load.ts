@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { resorted } from './collections.ts';
+import { cached } from './memo.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb } from './markdown.ts';
@@ -120,7 +121,10 @@ export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
 }
 
-const statKey = (s: { size: number; mtimeMs: number; ino: number }) => `${s.size}:${s.mtimeMs}:${s.ino}`;
+type Stats = NonNullable<ContentEntry['stats']>;
+/** Made once per stat: a watched listing keeps the stats of the files it did not see change. */
+const statKey = (s: Stats) => cached(statKeys, s, () => `${s.size}:${s.mtimeMs}:${s.ino}`);
+const statKeys = new WeakMap<Stats, string>();
 const shownIn = (display: string, name: string) => path.posix.join(display.split(path.sep).join('/'), name);
 
 type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: ContentError[] };
@@ -262,9 +266,9 @@ export function countStale(entries: ContentEntry[], cache: LoadCache | undefined
 
 /** One string that changes whenever any content file is added, removed, or changes size, mtime or inode. */
 export function contentSignature(entries: ContentEntry[]): string {
-  const h = createHash('sha1');
-  for (const e of entries) h.update(`${e.path}\0${statKey(e.stats!)}\n`);
-  return h.digest('base64url');
+  return createHash('sha1')
+    .update(entries.map((e) => `${e.path}\0${statKey(e.stats!)}\n`).join(''))
+    .digest('base64url');
 }
 
 export interface LoadOptions {

@@ -78,14 +78,14 @@ describe('planSite with a memo', () => {
     const first = planSite(catalogue, prints, true, memo);
     const edited = editTalk(12, { duration: 12_345 })(catalogue);
     const second = planSite(edited, prints, true, memo);
-    const job = (plan: SitePlan, id: number) => plan.talks.find((j) => j.talk.id === id)!;
+    const job = (plan: SitePlan, id: number) => plan.parts.flatMap((p) => p.talks).find((j) => j.talk.id === id)!;
     const event = catalogue.talks.find((t) => t.id === 12)!.event;
     const elsewhere = catalogue.talks.find((t) => t.state === 1 && t.event !== event)!;
     expect(job(second, elsewhere.id)).toBe(job(first, elsewhere.id));
     expect(job(second, 12)).not.toBe(job(first, 12));
     expect(job(second, 12).outputs[0]!.key).not.toBe(job(first, 12).outputs[0]!.key);
-    const listing = (plan: SitePlan, path: string) => plan.pages.find((p) => p.path === path)!;
-    const without12 = first.pages.find((p) => p.kind === 'page' && p.template === 'listing' && !p.input.talks.some((link) => link.id === 12))!;
+    const listing = (plan: SitePlan, path: string) => plan.parts.flatMap((p) => p.pages).find((p) => p.path === path)!;
+    const without12 = first.parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'listing' && !p.input.talks.some((link) => link.id === 12))!;
     expect(listing(second, without12.path)).toBe(without12);
     const ownEvent = `events/${event}/index.html`;
     expect(listing(second, ownEvent).key).not.toBe(listing(first, ownEvent).key);

@@ -70,13 +70,14 @@ describe('pages', () => {
 
   it('are valid HTML, every one of them', async () => {
     const validator = new HtmlValidate({ extends: ['html-validate:standard'], rules: { 'no-trailing-whitespace': 'off' } });
-    const plan = planSite(catalogue, { code: '', templates: {} });
+    const { parts } = planSite(catalogue, { code: '', templates: {} });
+    const jobs = parts.flatMap((p) => p.pages);
     const pages: { path: string; body: string }[] = [];
-    for (const page of plan.pages) if (page.kind === 'page') pages.push({ path: page.path, body: renderer.output(page) });
-    expect(new Set(plan.pages.filter((p) => p.kind === 'page').map((p) => p.kind === 'page' && p.template))).toEqual(
+    for (const page of jobs) if (page.kind === 'page') pages.push({ path: page.path, body: renderer.output(page) });
+    expect(new Set(jobs.filter((p) => p.kind === 'page').map((p) => p.kind === 'page' && p.template))).toEqual(
       new Set(['home', 'events', 'event', 'listing', 'terms', 'search', 'api', 'not-found']),
     );
-    for (const job of plan.talks) {
+    for (const job of parts.flatMap((p) => p.talks)) {
       for (const o of job.outputs) {
         if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }) });
         if (o.kind === 'redirect') pages.push({ path: o.path, body: renderer.redirect(job.talk.title, o.target) });
@@ -144,7 +145,7 @@ describe('pages', () => {
 
   it('list every live talk on its event page and no draft', () => {
     const plan = planSite(catalogue, { code: '', templates: {} });
-    const html = plan.pages.map((p) => (p.kind === 'page' && p.template === 'event' ? renderer.output(p) : '')).join('');
+    const html = plan.parts.flatMap((p) => p.pages).map((p) => (p.kind === 'page' && p.template === 'event' ? renderer.output(p) : '')).join('');
     for (const talk of catalogue.talks) {
       const link = `href="/video/${talk.id}/${talk.slug}/"`;
       if (talk.state === 1) expect(html).toContain(link);
