@@ -366,6 +366,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
       parallelFrom: PARALLEL_FROM,
+      remember: options.memory !== undefined,
       basis: options.memory?.loaded,
     });
     if (options.memory) options.memory.loaded = loaded.basis;

@@ -81,7 +81,7 @@ export interface LoadResult {
   cache: LoadCache;
   /** Files read this time (the others came from the cache). */
   read: number;
-  /** Given when there are no errors: what the next load may start from (LoadOptions.basis). */
+  /** Given when asked for (LoadOptions.remember) and there are no errors: what the next load may start from. */
   basis?: LoadBasis;
 }
 
@@ -279,6 +279,8 @@ export interface LoadOptions {
   parallel?: (task: Parameters<ReadTalks>[0]) => Promise<ReturnType<ReadTalks>>;
   /** Files to read before `parallel` is worth using: below that, handing them over costs more than it saves. */
   parallelFrom?: number;
+  /** Keep what the next load may start from (LoadResult.basis): a caller that loads again, the dev server. */
+  remember?: boolean;
   /** The last load's basis: a load that only edits, adds or removes a few talk files starts from it. */
   basis?: LoadBasis;
 }
@@ -442,7 +444,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const claimed = claims(talks, (talk, field) => locate(talk.name, field));
   errors.push(...claimed.errors);
   const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks };
-  const basis = errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
+  const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }
 
@@ -498,7 +500,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
   const taken = <K>(owners: Map<K, unknown>, free: Set<K>, fresh: Set<K>, key: K) => (owners.has(key) && !free.has(key)) || fresh.has(key);
   const fresh = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
   const made: CatalogueTalk[] = [];
-  const cached: [string, LoadCache extends Map<string, infer V> ? V : never][] = [];
+  const filed: [string, LoadCache extends Map<string, infer V> ? V : never][] = [];
   for (const { path: name, stats } of changed) {
     const result = read.get(name);
     const known = basis.cache.get(name);
@@ -512,7 +514,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     fresh.ids.add(digest.id);
     fresh.slugs.add(`${event.slug}/${slug}`);
     made.push(catalogueTalk(digest, { slug, category: event.title, event: event.slug, file: shownIn(display, name), name, rev }));
-    cached.push([name, { stat: statKey(stats!), rev, value: digest }]);
+    filed.push([name, { stat: statKey(stats!), rev, value: digest }]);
   }
   for (const talk of made) {
     for (const claim of claimsOf(talk)) {
@@ -529,7 +531,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     for (const claim of claimsOf(talk)) if (basis.claims.get(claim) === talk.id) basis.claims.delete(claim);
   }
   for (const name of removed) basis.cache.delete(name);
-  for (const [name, entry] of cached) basis.cache.set(name, entry);
+  for (const [name, entry] of filed) basis.cache.set(name, entry);
   for (const talk of made) {
     basis.talks.set(talk.name, talk);
     basis.ids.set(talk.id, talk.name);

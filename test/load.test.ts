@@ -100,7 +100,7 @@ describe('loading from the last load\'s basis', () => {
     const content = path.join(await tempDir('vc-load-'), 'content');
     await cp(DEMO_CONTENT, content, { recursive: true });
     const listing = new WatchedListing(content);
-    let last = await loadContent(content, { entries: await listing.current() });
+    let last = await loadContent(content, { entries: await listing.current(), remember: true });
     const talk12 = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
     const original = await readFile(path.join(content, talk12), 'utf8');
     const write = async (name: string, text: string) => {
@@ -130,7 +130,7 @@ describe('loading from the last load\'s basis', () => {
     ];
     for (const [name, change, expected] of steps) {
       await change();
-      const next = await loadContent(content, { entries: await listing.current(), cache: last.cache, basis: last.basis });
+      const next = await loadContent(content, { entries: await listing.current(), cache: last.cache, basis: last.basis, remember: true });
       const scratch = await loadContent(content);
       expect(next.errors.map(String), name).toEqual(scratch.errors.map(String));
       expect(next.catalogue, name).toEqual(scratch.catalogue);
