@@ -6,6 +6,7 @@
 import { byRecordedThenTitle } from './api-lists.ts';
 import { groupByTerm, regroupByTerm, resorted, type Term } from './collections.ts';
 import { isLive, type CatalogueTalk } from './load.ts';
+import { cached } from './memo.ts';
 import { byNewest } from './render.ts';
 
 export interface CatalogueIndex {
@@ -30,12 +31,18 @@ const languageOf = (talk: CatalogueTalk) => [talk.language];
 const REINDEX_SHARE = 0.1;
 
 /**
- * The index of `talks` (by id). Given the index of an earlier catalogue, it is
+ * The index of `talks` (by id), made once per list: the search index's plan
+ * and the pages' share it. Given the index of an earlier catalogue, it is
  * worked out from the talks that are not the same objects as before: a load
  * gives the same object again for a file that did not change.
  */
 export function indexCatalogue(talks: readonly CatalogueTalk[], previous?: CatalogueIndex): CatalogueIndex {
-  if (previous?.talks === talks) return previous;
+  return cached(indexes, talks, () => made(talks, previous));
+}
+
+const indexes = new WeakMap<readonly CatalogueTalk[], CatalogueIndex>();
+
+function made(talks: readonly CatalogueTalk[], previous: CatalogueIndex | undefined): CatalogueIndex {
   const live = talks.filter(isLive);
   const change = previous && changedTalks(previous.talks, talks);
   if (!previous || !change || change.removed.length + change.added.length > REINDEX_SHARE * live.length) {

@@ -9,7 +9,7 @@ import { fileOf, initialOf, paginate, seriesOf, termSlug, type Term } from './co
 import { categoryFile, ENCODINGS, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
-import { aliasFile, isLive, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
+import { aliasFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import {
   byEventDate,
@@ -397,7 +397,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * the rest of a description) must not set it off.
  */
 export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo): SearchPlan {
-  const newestFirst = memo ? memo.indexOf(catalogue).newestFirst : catalogue.talks.filter(isLive).sort(byNewest);
+  const { newestFirst } = memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks);
   const keys: string[] = [];
   const records = newestFirst.map((talk) => {
     const known = cached(searchRecords, talk, () => {
