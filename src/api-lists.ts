@@ -5,7 +5,7 @@
 // pages contain and how they are written.
 import { createHash } from 'node:crypto';
 import { LIST_PAGE_SIZE, type ListName } from './headers.ts';
-import type { CatalogueEvent, CatalogueTalk } from './load.ts';
+import { byId, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { inertJson } from './record.ts';
 
@@ -55,7 +55,7 @@ export function byRecordedThenTitle(a: Pick<CatalogueTalk, 'recorded' | 'title' 
 
 /** An event with the ids of its live talks. */
 export function categoryItem(event: CatalogueEvent, live: readonly CatalogueTalk[]): CategoryItem {
-  const talks = [...live].sort((a, b) => a.id - b.id);
+  const talks = [...live].sort(byId);
   return {
     videos: talks.map((talk) => talk.id),
     title: event.title,

@@ -38,15 +38,12 @@ export interface Term<T> {
 export function groupByTerm<T>(items: readonly T[], pick: (item: T) => readonly string[], slugOf: (name: string) => string = termSlug): Term<T>[] {
   const terms = new Map<string, { names: Map<string, number>; items: T[] }>();
   for (const item of items) {
-    for (const name of pick(item)) {
-      if (name.trim() === '') continue;
-      const slug = slugOf(name);
-      let term = terms.get(slug);
-      if (!term) terms.set(slug, (term = { names: new Map(), items: [] }));
-      term.names.set(name, (term.names.get(name) ?? 0) + 1);
+    eachTerm(item, pick, slugOf, (name, slug) => {
+      const term = cached(terms, slug, () => ({ names: new Map<string, number>(), items: [] as T[] }));
+      count(term.names, name, 1);
       // A talk that names the same term twice (two spellings of one tag) is listed once.
       if (term.items.at(-1) !== item) term.items.push(item);
-    }
+    });
   }
   return [...terms].sort(([a], [b]) => bySlug(a, b)).map(([slug, term]) => ({ slug, names: mostUsedFirst(term.names), items: term.items }));
 }
@@ -68,16 +65,14 @@ export function regroupByTerm<T>(
   /** Enters the item under the terms it names, counting the uses of each spelling it gives (`by`: 1 added, -1 removed). */
   const enter = (item: T, by: number) => {
     const seen = new Set<string>();
-    for (const name of pick(item)) {
-      if (name.trim() === '') continue;
-      const slug = slugOf(name);
+    eachTerm(item, pick, slugOf, (name, slug) => {
       const change = cached(touched, slug, () => ({ removed: new Set<T>(), added: [], uses: new Map() }));
-      change.uses.set(name, (change.uses.get(name) ?? 0) + by);
-      if (seen.has(slug)) continue;
+      count(change.uses, name, by);
+      if (seen.has(slug)) return;
       seen.add(slug);
       if (by < 0) change.removed.add(item);
       else change.added.push(item);
-    }
+    });
   };
   for (const item of removed) enter(item, -1);
   for (const item of added) enter(item, 1);
@@ -91,7 +86,7 @@ export function regroupByTerm<T>(
     let names = kept && [...uses.values()].every((n) => n === 0) ? kept.names : undefined;
     if (!names && items.length > 0) {
       const counts = new Map<string, number>();
-      for (const item of items) for (const name of pick(item)) if (name.trim() !== '' && slugOf(name) === slug) counts.set(name, (counts.get(name) ?? 0) + 1);
+      for (const item of items) eachTerm(item, pick, slugOf, (name, itsSlug) => itsSlug === slug && count(counts, name, 1));
       names = mostUsedFirst(counts);
     }
     remade.set(slug, items.length > 0 ? { slug, names: names!, items } : undefined);
@@ -124,6 +119,13 @@ export function resorted<T>(sorted: readonly T[], removed: ReadonlySet<T>, added
   while (next < incoming.length) items.push(incoming[next++]!);
   return items;
 }
+
+/** Each term an item names: every spelling that is not blank, with its slug. */
+function eachTerm<T>(item: T, pick: (item: T) => readonly string[], slugOf: (name: string) => string, visit: (name: string, slug: string) => unknown): void {
+  for (const name of pick(item)) if (name.trim() !== '') visit(name, slugOf(name));
+}
+
+const count = <K>(counts: Map<K, number>, key: K, by: number) => counts.set(key, (counts.get(key) ?? 0) + by);
 
 const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -430,13 +430,13 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       continue;
     }
     idOwners.set(digest.id, name);
-    const slugKey = `${eventSlug}/${slug}`;
-    const slugOwner = slugOwners.get(slugKey);
+    const key = slugKey(eventSlug, slug);
+    const slugOwner = slugOwners.get(key);
     if (slugOwner) {
       errors.push(new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${shown(slugOwner)}; rename one of them`));
       continue;
     }
-    slugOwners.set(slugKey, name);
+    slugOwners.set(key, name);
     talks.push(catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev }));
   }
 
@@ -448,7 +448,10 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }
 
-const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+export const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+
+/** Slugs are unique within an event. */
+const slugKey = (event: string, slug: string) => `${event}/${slug}`;
 
 /** The catalogue's talk for a digest: the same object as last time for an unchanged file. */
 function catalogueTalk(digest: TalkDigest, resolved: Omit<CatalogueTalk, keyof TalkDigest> & { slug: string; category: string }): CatalogueTalk {
@@ -500,7 +503,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
   const freed = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
   for (const talk of stale) {
     freed.ids.add(talk.id);
-    freed.slugs.add(`${talk.event}/${talk.slug}`);
+    freed.slugs.add(slugKey(talk.event, talk.slug));
     for (const claim of claimsOf(talk)) freed.claims.add(claim);
   }
   const taken = <K>(owners: Map<K, unknown>, free: Set<K>, fresh: Set<K>, key: K) => (owners.has(key) && !free.has(key)) || fresh.has(key);
@@ -516,9 +519,9 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     const stem = name.split('/')[2]!.replace(DATA_FILE, '');
     const slug = digest.slug ?? stem;
     if ((digest.slug === undefined && !isSlug(stem)) || (digest.category !== undefined && digest.category !== event.title)) return undefined;
-    if (taken(basis.ids, freed.ids, fresh.ids, digest.id) || taken(basis.slugs, freed.slugs, fresh.slugs, `${event.slug}/${slug}`)) return undefined;
+    if (taken(basis.ids, freed.ids, fresh.ids, digest.id) || taken(basis.slugs, freed.slugs, fresh.slugs, slugKey(event.slug, slug))) return undefined;
     fresh.ids.add(digest.id);
-    fresh.slugs.add(`${event.slug}/${slug}`);
+    fresh.slugs.add(slugKey(event.slug, slug));
     made.push(catalogueTalk(digest, { slug, category: event.title, event: event.slug, file: shownIn(display, name), name, rev }));
     filed.push([name, { stat: statKey(stats!), rev, value: digest }]);
   }
@@ -533,7 +536,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
   for (const talk of stale) {
     basis.talks.delete(talk.name);
     if (basis.ids.get(talk.id) === talk.name) basis.ids.delete(talk.id);
-    if (basis.slugs.get(`${talk.event}/${talk.slug}`) === talk.name) basis.slugs.delete(`${talk.event}/${talk.slug}`);
+    if (basis.slugs.get(slugKey(talk.event, talk.slug)) === talk.name) basis.slugs.delete(slugKey(talk.event, talk.slug));
     for (const claim of claimsOf(talk)) if (basis.claims.get(claim) === talk.id) basis.claims.delete(claim);
   }
   for (const name of removed) basis.cache.delete(name);
@@ -541,7 +544,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
   for (const talk of made) {
     basis.talks.set(talk.name, talk);
     basis.ids.set(talk.id, talk.name);
-    basis.slugs.set(`${talk.event}/${talk.slug}`, talk.name);
+    basis.slugs.set(slugKey(talk.event, talk.slug), talk.name);
     for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
   }
   basis.entries = entries;
@@ -555,17 +558,21 @@ export function aliasFile(alias: string): string {
   return rel.endsWith('.html') ? rel : `${rel.replace(/\/?$/, '/')}index.html`;
 }
 
+/** The output paths of a talk's page and its short link. */
+const pageFile = (talk: { id: number; slug: string }) => `video/${talk.id}/${talk.slug}/index.html`;
+export const shortLinkFile = (id: number) => `video/${id}/index.html`;
+
 /** The output paths a talk's files take: its page, its short link and its aliases. */
 function claimsOf(talk: CatalogueTalk): string[] {
-  return [`video/${talk.id}/${talk.slug}/index.html`, `video/${talk.id}/index.html`, ...talk.aliases.map(aliasFile)];
+  return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(aliasFile)];
 }
 
 /** Who each output path of the talks' pages, short links and aliases is for; an alias that would overwrite another's is an error. */
 function claims(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: FieldPath) => Position) {
   const owners = new Map<string, number>();
   for (const talk of talks) {
-    owners.set(`video/${talk.id}/${talk.slug}/index.html`, talk.id);
-    owners.set(`video/${talk.id}/index.html`, talk.id);
+    owners.set(pageFile(talk), talk.id);
+    owners.set(shortLinkFile(talk.id), talk.id);
   }
   const errors: ContentError[] = [];
   const talkOf = new Map(talks.map((t) => [t.id, t]));
@@ -581,7 +588,7 @@ function claims(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: Fie
 }
 
 function whatIs(file: string, talk: CatalogueTalk): string {
-  if (file === `video/${talk.id}/${talk.slug}/index.html`) return `the page of talk ${talk.id}`;
-  if (file === `video/${talk.id}/index.html`) return `the short link of talk ${talk.id}`;
+  if (file === pageFile(talk)) return `the page of talk ${talk.id}`;
+  if (file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
   return `an alias of talk ${talk.id} (${talk.file})`;
 }

@@ -9,7 +9,7 @@ import { fileOf, initialOf, paginate, seriesOf, termSlug, type Term } from './co
 import { categoryFile, ENCODINGS, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
-import { aliasFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
+import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import {
   byEventDate,
@@ -187,6 +187,9 @@ export class PlanMemo {
   }
 }
 
+/** The catalogue's index: worked out from the memo's last one, if there is a memo. */
+const indexOf = (catalogue: Catalogue, memo: PlanMemo | undefined) => (memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks));
+
 function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -210,7 +213,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   // A talk's link shows its event's title: an edited event file replans everything.
   const top = memo?.begin(`${JSON.stringify(prints)}${compress}${catalogue.events.map(token).join('')}`);
   const part = partOf(top);
-  const { live, newestFirst, speakers, tags, languages, byRecorded } = memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks);
+  const { live, newestFirst, speakers, tags, languages, byRecorded } = indexOf(catalogue, memo);
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
   const originCache = new Map<CatalogueTalk, string>();
@@ -256,7 +259,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
       const outputs: TalkOutput[] = [
         { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
         { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([prev, next, others], made)}`, compress },
-        redirect(`video/${talk.id}/index.html`),
+        redirect(shortLinkFile(talk.id)),
         ...talk.aliases.map((alias) => redirect(aliasFile(alias))),
       ];
       return { talk, event: eventInfo, prev, next, others, outputs };
@@ -397,7 +400,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * the rest of a description) must not set it off.
  */
 export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo): SearchPlan {
-  const { newestFirst } = memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks);
+  const { newestFirst } = indexOf(catalogue, memo);
   const keys: string[] = [];
   const records = newestFirst.map((talk) => {
     const known = cached(searchRecords, talk, () => {
@@ -450,10 +453,15 @@ function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: PageOf) {
 
 /** What lists of terms show of each: its slug, its name and how many talks it has. */
 function termFacts(terms: Term<CatalogueTalk>[]): unknown[] {
-  const facts: unknown[] = [];
-  for (const term of terms) facts.push(term.slug, term.names[0], term.items.length);
-  return facts;
+  // Once per list: the speakers index and the speakers' API list are both made from them.
+  return cached(facts, terms, () => {
+    const made: unknown[] = [];
+    for (const term of terms) made.push(term.slug, term.names[0], term.items.length);
+    return made;
+  });
 }
+
+const facts = new WeakMap<Term<CatalogueTalk>[], unknown[]>();
 
 /**
  * The sitemaps and their index. A sitemap is keyed by the spans of the parts'
