@@ -12,16 +12,28 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { contentSignature, countStale, isLive, listContent, loadContent, type Catalogue, type LoadBasis, type ReadTalks, type WatchedListing } from './load.ts';
+import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
+import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
-import { COMPRESSED_KINDS, kindOf } from './headers.ts';
-import { filesOf, planSearch, planSite, PlanMemo, type Fingerprints, type OutputSpec, type PageJob, type Part, type SitePlan, type TalkJob } from './plan.ts';
+import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
+import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, SitePlan, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
-import { renderBatch, writeRecordLists, type BatchResult } from './render-talks.ts';
-import { buildSearchIndex, SEARCH_DIR, SearchThread } from './search.ts';
+import type { BatchResult } from './render-talks.ts';
+import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
-import { SiteRenderer, TEMPLATE_NAMES, type Templates } from './render.ts';
+import type { SiteRenderer } from './render.ts';
 import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
+import { loadTheme, TEMPLATE_NAMES, type Theme } from './theme.ts';
+
+/**
+ * The modules that load, plan, render and index, imported once a build has something to do: a build
+ * that finds nothing changed is done before they would have loaded (a quarter of a second).
+ */
+const work = async () => {
+  const [load, plan, renderTalks, render, search] = await Promise.all([import('./load.ts'), import('./plan.ts'), import('./render-talks.ts'), import('./render.ts'), import('./search.ts')]);
+  return { ...load, ...plan, ...renderTalks, ...render, ...search };
+};
+type Work = Awaited<ReturnType<typeof work>>;
 
 export interface BuildOptions {
   content: string;
@@ -95,12 +107,6 @@ export interface BuildSummary {
 /** The catalogue is there unless nothing changed since the last build, which then skips loading it. */
 export type BuildResult = { ok: true; summary: BuildSummary; catalogue?: Catalogue } | { ok: false; errors: ContentError[] };
 
-export interface Theme {
-  templates: Templates;
-  /** Static files under templates/assets, copied to /assets. */
-  assets: { path: string; bytes: Buffer }[];
-}
-
 /** Below this many talks to render, or files to read, starting worker threads costs more than it saves. */
 const WORKER_THRESHOLD = 400;
 const PARALLEL_FROM = 2000;
@@ -109,14 +115,6 @@ const BATCH = 200;
 const PAGE_BATCH = 400;
 
 const hash = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url').slice(0, 10);
-
-export async function loadTheme(dir: string): Promise<Theme> {
-  const templates: Templates = {};
-  for (const name of TEMPLATE_NAMES) templates[name] = await readFile(path.join(dir, `${name}.eta`), 'utf8');
-  const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
-  const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
-  return { templates, assets };
-}
 
 /** A fingerprint of this program's own source, so that a changed generator rebuilds everything it makes. */
 async function fingerprintCode(): Promise<string> {
@@ -171,6 +169,7 @@ class Workers {
 
 /** Renders the jobs, in worker threads when there are many. */
 async function renderJobs(
+  w: Work,
   jobs: TalkJob[],
   pages: PageJob[],
   theme: Theme,
@@ -182,7 +181,7 @@ async function renderJobs(
 ): Promise<BatchResult[]> {
   progress?.start('rendering', jobs.length + pages.length);
   try {
-    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) return [renderBatch(renderer, target, contentDir, jobs, pages)];
+    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) return [w.renderBatch(renderer, target, contentDir, jobs, pages)];
     const templatesKey = hash(JSON.stringify(theme.templates));
     const tasks: { jobs: TalkJob[]; pages: PageJob[] }[] = [];
     for (let i = 0; i < jobs.length; i += BATCH) tasks.push({ jobs: jobs.slice(i, i + BATCH), pages: [] });
@@ -212,6 +211,7 @@ async function renderJobs(
  * while the main thread plans the pages.
  */
 async function startSearchIndex(
+  w: Work,
   catalogue: Catalogue,
   code: string,
   previous: BuildState | undefined,
@@ -223,18 +223,18 @@ async function startSearchIndex(
   known: string[] | undefined,
   signal?: AbortSignal,
 ) {
-  const { key, records } = planSearch(catalogue, code, memo);
+  const { key, records } = w.planSearch(catalogue, code, memo);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
   // Picked out of the manifest without copying it whole: it lists every file of the site.
   const kept: [string, string][] = [];
   if (known) for (const file of known) kept.push([file, previous!.manifest.get(file)!]);
-  else if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${SEARCH_DIR}/`)) kept.push(entry);
+  else if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${w.SEARCH_DIR}/`)) kept.push(entry);
   if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept, pending: false };
   // Kept under their old key, which the next build sees as stale.
   if (defer && kept.length > 0) return { key, kept, pending: true };
   const dir = await scratchFolder(out, 'search');
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { key, kept: undefined, pending: false, dir, indexing: buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
+  return { key, kept: undefined, pending: false, dir, indexing: w.buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
 }
 
 /**
@@ -334,7 +334,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   let ownThread: SearchThread | undefined;
   /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
   let patch: ManifestPatch | undefined;
-  const searchThread = () => (options.memory ? (options.memory.search ??= new SearchThread()) : (ownThread ??= new SearchThread()));
   try {
     const code = await (codeFingerprint ??= fingerprintCode());
     const theme = await loadTheme(options.templates);
@@ -355,13 +354,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         return { ok: true, summary: { ...same, written: 0, unchanged: same.outputs, removed: 0, bytes: 0, incremental: true, ms: performance.now() - started } };
       }
     }
+    const w = await work();
+    const searchThread = () => (options.memory ? (options.memory.search ??= new w.SearchThread()) : (ownThread ??= new w.SearchThread()));
     const remembered = options.memory?.state;
     const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
     const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
     if (workers.threads > 1 && countStale(entries, previous?.load) >= PARALLEL_FROM) workers.start();
     mark('state');
     const contentDir = path.resolve(options.content);
-    const loaded = await loadContent(options.content, {
+    const loaded = await w.loadContent(options.content, {
       entries,
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
@@ -374,16 +375,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
     // Compiled now, so a template error fails the build before anything is written.
-    const renderer = new SiteRenderer(theme.templates, site);
+    const renderer = new w.SiteRenderer(theme.templates, site);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
-    const memo = options.memory ? (options.memory.plan ??= new PlanMemo()) : undefined;
+    const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    search = await startSearchIndex(catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
+    search = await startSearchIndex(w, catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
     const { indexing, dir: searchDir, key: searchKey } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
     mark('plan search');
-    const plan = planSite(catalogue, prints, compress, memo);
+    const plan = w.planSite(catalogue, prints, compress, memo);
 
     mark('plan pages');
     const diff = diffPlan(plan, assetKeys, previous, written, search.kept);
@@ -407,7 +408,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     };
 
     mark('list output');
-    const live = catalogue.talks.filter(isLive).length;
+    const live = catalogue.talks.filter(w.isLive).length;
     const summary: BuildSummary = {
       events: catalogue.events.length,
       talks: live,
@@ -454,21 +455,21 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderJobs(talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
+        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           const names = (await indexing) ?? [];
           // A thread of the build's own is done: its heap goes now, not with the build.
           await ownThread?.close();
           for (const name of names) {
-            writer.move(`${SEARCH_DIR}/${name}`, path.join(searchDir!, name));
-            enter(`${SEARCH_DIR}/${name}`, searchKey);
+            writer.move(`${w.SEARCH_DIR}/${name}`, path.join(searchDir!, name));
+            enter(`${w.SEARCH_DIR}/${name}`, searchKey);
           }
-          if (indexing) searchFiles = names.map((name) => `${SEARCH_DIR}/${name}`);
+          if (indexing) searchFiles = names.map((name) => `${w.SEARCH_DIR}/${name}`);
         })(),
       ]);
       // After the talks: made from the record files they write.
-      results.push(writeRecordLists(output.target, site.baseUrl, recordLists));
+      results.push(w.writeRecordLists(output.target, site.baseUrl, recordLists));
       const removes = removable();
       summary.removed = removes.length;
       summary.outputs = manifest.size;

@@ -1,16 +1,14 @@
 // The commands behind the npm scripts: their options, and what each does
-// with them. The files in scripts/ only parse argv and call these.
+// with them. The files in scripts/ only parse argv and call these. Each
+// command imports the modules it runs when it runs: a command starts without
+// loading every other one's (a build that finds nothing to do takes half the time).
 import path from 'node:path';
-import { build, DEFAULT_BASE_URL, loadTheme, type BuildResult } from './build.ts';
-import { startDev } from './dev.ts';
+import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { formatMiB, formatSeconds } from './cli.ts';
-import { importPyvideo } from './importer.ts';
-import { isLive, loadContent } from './load.ts';
 import { terminalProgress } from './progress.ts';
-import { SiteRenderer } from './render.ts';
-import { startServer, type RunningServer } from './server.ts';
-import { addToken, readTokens, removeToken } from './tokens.ts';
-import { RecordWriter } from './writes.ts';
+import type { RunningServer } from './server.ts';
+import { loadTheme } from './theme.ts';
+import type { RecordWriter } from './writes.ts';
 
 const contentOptions = {
   content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
@@ -126,6 +124,7 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
 
 export async function runCheck(values: BuildValues): Promise<number> {
   const started = performance.now();
+  const [{ isLive, loadContent }, { SiteRenderer }] = await Promise.all([import('./load.ts'), import('./render.ts')]);
   const { catalogue, errors, files } = await loadContent(values.content);
   for (const error of errors) process.stderr.write(`${error}\n`);
   if (errors.length > 0) {
@@ -164,6 +163,7 @@ export async function runServer(values: {
   cache: string;
 } & SiteValues): Promise<RunningServer> {
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
+  const { startServer } = await import('./server.ts');
   const running = await startServer({
     writes: writer?.handle,
     dir: values.dir,
@@ -202,6 +202,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     return 2;
   }
   const started = performance.now();
+  const { importPyvideo } = await import('./importer.ts');
   const report = await importPyvideo({ source, content: values.content });
   for (const error of report.errors) process.stderr.write(`${path.join(source, error.file)}: ${error.reason}\n`);
   if (!report.ok) {
@@ -227,6 +228,7 @@ export const devCommand = {
 } as const;
 
 export async function runDev(values: BuildValues & SiteValues & { cache: string; host: string; port: string }): Promise<void> {
+  const { startDev } = await import('./dev.ts');
   const dev = await startDev({
     ...siteSettings(values),
     content: values.content,
@@ -247,6 +249,7 @@ export async function runDev(values: BuildValues & SiteValues & { cache: string;
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
   const relative = path.relative(path.resolve(values.dir), path.resolve(values.tokens));
   if (!relative.startsWith('..') && !path.isAbsolute(relative)) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
+  const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
   const tokens = await readTokens(values.tokens);
   if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
   return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });
@@ -270,6 +273,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
     return 2;
   };
   if (rest.length > 0) return usage();
+  const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
     for (const entry of await readTokens(values.tokens)) process.stdout.write(`${entry.name}\n`);
     return 0;

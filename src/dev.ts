@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar from 'chokidar';
 import { build, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
-import { WatchedListing } from './load.ts';
+import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
 
 export const DEV_EVENTS = '/__dev/events';

@@ -2,6 +2,8 @@
 // headers each kind is sent with. Our server and every host configuration the
 // build writes (src/hosting.ts) read this one description, so they cannot drift apart.
 import { createHash } from 'node:crypto';
+import { cached } from './memo.ts';
+import type { OutputSpec } from './plan.ts';
 import { inertJson } from './record.ts';
 
 export const RECORD_ALLOW = 'GET, PUT, PATCH, HEAD, OPTIONS';
@@ -39,6 +41,13 @@ export const ENCODINGS = [
   { name: 'br', suffix: '.br' },
   { name: 'gzip', suffix: '.gz' },
 ] as const;
+
+/** The files an output is written as: itself, and its compressed copies. */
+export const filesOf = (o: OutputSpec): readonly string[] =>
+  cached(outputFiles, o, () => (o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]));
+
+/** Kept with the output, which a memo of the plan (PlanMemo) gives again to the next build. */
+const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 
 /** Record files: `api/v2/video/<id>`. */
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;

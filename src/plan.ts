@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { byTitleThenSlug, categoryItem, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { fileOf, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
-import { categoryFile, ENCODINGS, listFile } from './headers.ts';
+import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
@@ -37,13 +37,6 @@ export interface OutputSpec {
   /** Written with .br and .gz copies beside it (see COMPRESSED_KINDS). */
   compress?: boolean;
 }
-
-/** The files an output is written as: itself, and its compressed copies. */
-export const filesOf = (o: OutputSpec): readonly string[] =>
-  cached(outputFiles, o, () => (o.compress ? [o.path, ...ENCODINGS.map((e) => `${o.path}${e.suffix}`)] : [o.path]));
-
-/** Kept with the output, which a memo of the plan (PlanMemo) gives again to the next build. */
-const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 
 export type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
 

@@ -1,7 +1,8 @@
 // A worker thread's side of a build: it reads batches of talk files, and it
 // renders batches of talks into files, keeping one renderer per set of templates.
 import { renderBatch, type BatchResult } from './render-talks.ts';
-import { SiteRenderer, type SiteInfo, type Templates } from './render.ts';
+import { SiteRenderer, type SiteInfo } from './render.ts';
+import type { Templates } from './theme.ts';
 import type { WriteTarget } from './output.ts';
 import type { PageJob, TalkJob } from './plan.ts';
 

@@ -10,11 +10,7 @@ import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { blurb, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
-
-/** Template sources by name (see TEMPLATE_NAMES). */
-export type Templates = Record<string, string>;
-
-export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found'] as const;
+import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
 export type PageTemplate = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout' | 'talk' | 'redirect'>;

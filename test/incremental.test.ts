@@ -5,7 +5,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
-import { WatchedListing } from '../src/load.ts';
+import { WatchedListing } from '../src/listing.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 

@@ -1,7 +1,8 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLive, listContent, loadContent, loadFullTalk, WatchedListing } from '../src/load.ts';
+import { isLive, loadContent, loadFullTalk } from '../src/load.ts';
+import { WatchedListing } from '../src/listing.ts';
 import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, tempDir } from './helpers.ts';
 
 describe('the bad content corpus', () => {
@@ -141,34 +142,5 @@ describe('loading from the last load\'s basis', () => {
       } else if (next.basis) expect(next.basis, name).not.toBe(last.basis);
       last = next;
     }
-  });
-});
-
-describe('a watched listing', () => {
-  it('equals a fresh listing after the files the watcher saw change are stated again, and lists afresh when told it cannot say', async () => {
-    const content = path.join(await tempDir('vc-listing-'), 'content');
-    await cp(DEMO_CONTENT, content, { recursive: true });
-    const listing = new WatchedListing(content);
-    expect(await listing.current()).toEqual(await listContent(content));
-
-    const [first, second] = (await listContent(content)).map((e) => e.path).filter((p) => p.includes('/videos/'));
-    await writeFile(path.join(content, first!), `${await readFile(path.join(content, first!), 'utf8')}\n`);
-    await rm(path.join(content, second!));
-    const added = 'aaa-new-event/videos/a-new-talk.yaml';
-    await mkdir(path.join(content, 'aaa-new-event', 'videos'), { recursive: true });
-    await writeFile(path.join(content, added), 'title: New\n');
-    await writeFile(path.join(content, 'aaa-new-event', 'videos', '.a-new-talk.yaml.swp'), 'x');
-    await writeFile(path.join(content, 'aaa-new-event', 'notes.txt'), 'x');
-    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt']) listing.saw(name);
-    const patched = await listing.current();
-    expect(patched).toEqual(await listContent(content));
-    expect(patched.map((e) => e.path)).toContain(added);
-    expect(patched.map((e) => e.path)).not.toContain(second);
-
-    // Unseen changes stay unseen until the watcher says it cannot tell what changed.
-    await rm(path.join(content, added));
-    expect(await listing.current()).toEqual(patched);
-    listing.saw();
-    expect(await listing.current()).toEqual(await listContent(content));
   });
 });

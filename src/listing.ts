@@ -1,0 +1,94 @@
+// The content folder's listing: every data file with the numbers of its stat
+// that say whether it changed, and one signature of them all. Kept apart from
+// the loader, which it does not need: a build that finds nothing changed reads
+// only this.
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import type { LoadCache } from './load.ts';
+import { cached } from './memo.ts';
+
+export const DATA_FILE = /\.(ya?ml|json)$/;
+
+export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
+
+/** Every content file under `dir` with the three numbers of its stat that matter, sorted by path. */
+export async function listContent(dir: string): Promise<ContentEntry[]> {
+  const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter((n) => DATA_FILE.test(n)).sort();
+  // A file removed between the listing and its stat is not there.
+  return names.flatMap((name) => {
+    const stats = statOf(dir, name);
+    return stats ? [{ path: name, stats }] : [];
+  });
+}
+
+/** Only the numbers are kept: a full Stats object per file would weigh more than the catalogue. */
+function statOf(dir: string, name: string): ContentEntry['stats'] {
+  const stats = statSync(path.join(dir, name), { throwIfNoEntry: false });
+  return stats?.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino } : undefined;
+}
+
+/**
+ * The content listing kept up to date from a watcher's events, so that a build
+ * after an edit stats the files the watcher saw change, not the whole folder.
+ */
+export class WatchedListing {
+  private entries: ContentEntry[] | undefined;
+  private changed: Set<string> | 'all' = 'all';
+
+  constructor(readonly dir: string) {}
+
+  /** A file was added, changed or removed (its path inside the folder); without one, the next listing is made afresh. */
+  saw(name?: string): void {
+    if (name === undefined) this.changed = 'all';
+    else if (this.changed !== 'all') this.changed.add(name);
+  }
+
+  /** The listing as listContent would give it now. */
+  async current(): Promise<ContentEntry[]> {
+    const changed = this.changed;
+    this.changed = new Set();
+    this.entries = changed === 'all' || !this.entries ? await listContent(this.dir) : patchListing(this.dir, this.entries, changed);
+    return this.entries;
+  }
+}
+
+/** `entries` with the files named in `changed` stated again: added, updated or dropped. The others stay the same objects. */
+function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>): ContentEntry[] {
+  const patched = [...entries];
+  for (const name of changed) {
+    // As fast-glob lists them: no dot files or dot folders.
+    const stats = DATA_FILE.test(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
+    let at = 0;
+    for (let end = patched.length; at < end; ) {
+      const middle = (at + end) >>> 1;
+      if (patched[middle]!.path < name) at = middle + 1;
+      else end = middle;
+    }
+    const there = patched[at]?.path === name;
+    if (stats) patched.splice(at, there ? 1 : 0, { path: name, stats });
+    else if (there) patched.splice(at, 1);
+  }
+  return patched;
+}
+
+/** How many of `entries` a load with `cache` would have to read. */
+export function countStale(entries: ContentEntry[], cache: LoadCache | undefined): number {
+  if (!cache) return entries.length;
+  let stale = 0;
+  for (const e of entries) if (cache.get(e.path)?.stat !== statKey(e.stats!)) stale++;
+  return stale;
+}
+
+/** One string that changes whenever any content file is added, removed, or changes size, mtime or inode. */
+export function contentSignature(entries: ContentEntry[]): string {
+  return createHash('sha1')
+    .update(entries.map((e) => `${e.path}\0${statKey(e.stats!)}\n`).join(''))
+    .digest('base64url');
+}
+
+type Stats = NonNullable<ContentEntry['stats']>;
+/** Made once per stat: a watched listing keeps the stats of the files it did not see change. */
+export const statKey = (s: Stats) => cached(statKeys, s, () => `${s.size}:${s.mtimeMs}:${s.ino}`);
+const statKeys = new WeakMap<Stats, string>();

@@ -1,0 +1,25 @@
+// The theme: the templates a build renders with and the static files it
+// copies, read from the templates folder. Templates stay strings here; they
+// are compiled by the renderer.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+
+/** Template sources by name (see TEMPLATE_NAMES). */
+export type Templates = Record<string, string>;
+
+export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found'] as const;
+
+export interface Theme {
+  templates: Templates;
+  /** Static files under templates/assets, copied to /assets. */
+  assets: { path: string; bytes: Buffer }[];
+}
+
+export async function loadTheme(dir: string): Promise<Theme> {
+  const templates: Templates = {};
+  for (const name of TEMPLATE_NAMES) templates[name] = await readFile(path.join(dir, `${name}.eta`), 'utf8');
+  const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
+  const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
+  return { templates, assets };
+}

@@ -1,0 +1,58 @@
+import { cp, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { contentSignature, listContent, WatchedListing } from '../src/listing.ts';
+import { DEMO_CONTENT, tempDir } from './helpers.ts';
+
+describe('the content listing', () => {
+  it('lists the data files sorted, without dot files or other files, and its signature moves with any of them', async () => {
+    const content = path.join(await tempDir('vc-listing-'), 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    await writeFile(path.join(content, 'notes.txt'), 'x');
+    await writeFile(path.join(content, '.hidden.yaml'), 'x');
+    const entries = await listContent(content);
+    const paths = entries.map((e) => e.path);
+    expect(paths).toEqual([...paths].sort());
+    expect(paths.every((p) => /\.(ya?ml|json)$/.test(p) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
+    const signature = contentSignature(entries);
+    expect(contentSignature(await listContent(content))).toBe(signature);
+
+    const talk = paths.find((p) => p.includes('/videos/'))!;
+    await utimes(path.join(content, talk), new Date(), new Date(Date.now() + 5000));
+    const touched = contentSignature(await listContent(content));
+    expect(touched).not.toBe(signature);
+    await writeFile(path.join(content, 'notes.txt'), 'changed, but not content');
+    expect(contentSignature(await listContent(content))).toBe(touched);
+    await rm(path.join(content, talk));
+    expect(contentSignature(await listContent(content))).not.toBe(touched);
+  });
+});
+
+describe('a watched listing', () => {
+  it('equals a fresh listing after the files the watcher saw change are stated again, and lists afresh when told it cannot say', async () => {
+    const content = path.join(await tempDir('vc-listing-'), 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const listing = new WatchedListing(content);
+    expect(await listing.current()).toEqual(await listContent(content));
+
+    const [first, second] = (await listContent(content)).map((e) => e.path).filter((p) => p.includes('/videos/'));
+    await writeFile(path.join(content, first!), `${await readFile(path.join(content, first!), 'utf8')}\n`);
+    await rm(path.join(content, second!));
+    const added = 'aaa-new-event/videos/a-new-talk.yaml';
+    await mkdir(path.join(content, 'aaa-new-event', 'videos'), { recursive: true });
+    await writeFile(path.join(content, added), 'title: New\n');
+    await writeFile(path.join(content, 'aaa-new-event', 'videos', '.a-new-talk.yaml.swp'), 'x');
+    await writeFile(path.join(content, 'aaa-new-event', 'notes.txt'), 'x');
+    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt']) listing.saw(name);
+    const patched = await listing.current();
+    expect(patched).toEqual(await listContent(content));
+    expect(patched.map((e) => e.path)).toContain(added);
+    expect(patched.map((e) => e.path)).not.toContain(second);
+
+    // Unseen changes stay unseen until the watcher says it cannot tell what changed.
+    await rm(path.join(content, added));
+    expect(await listing.current()).toEqual(patched);
+    listing.saw();
+    expect(await listing.current()).toEqual(await listContent(content));
+  });
+});
