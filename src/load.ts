@@ -8,11 +8,9 @@
 // with the size of their descriptions. Files unchanged since a previous load
 // (same size, mtime and inode) are taken from that load's cache unread.
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { resorted } from './collections.ts';
-import { cached } from './memo.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb } from './markdown.ts';
