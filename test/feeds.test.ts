@@ -45,6 +45,9 @@ describe('feeds', () => {
     expect(text(first.summary)).not.toMatch(/<script|<img/);
     expect(first.link.find((l: Record<string, string>) => l['@rel'] === 'enclosure')).toMatchObject({ '@href': 'https://media.example.org/a.ogv?x=1&y=2', '@length': '1234' });
     expect(first.author.map((a: { name: string }) => a.name)).toEqual(['Ada <b>Lovelace</b>', 'Grace']);
+    // RFC 4287 requires a category's term.
+    expect(first.category['@term']).toBe('Conf & Co');
+    expect(first.published).toBe('2024-05-02T00:00:00.000Z');
   });
 
   it('RSS 2.0 is well-formed with the enclosure as given', () => {
@@ -56,6 +59,10 @@ describe('feeds', () => {
     expect(channel.item[0].enclosure).toEqual({ '@url': 'https://media.example.org/a.ogv?x=1&y=2', '@type': 'video/ogg', '@length': '1234' });
     expect(text(channel.item[0].title)).not.toMatch(/<script/);
     expect(channel.lastBuildDate).toBe('Sat, 01 Jun 2024 10:00:00 GMT');
+    // Speakers by name in Dublin Core's creator: RSS's own author takes an e-mail address.
+    expect(channel.item[0]['dc:creator']).toEqual(['Ada <b>Lovelace</b>', 'Grace']);
+    expect(channel.item[0].author).toBeUndefined();
+    expect(channel.item[1].pubDate).toBe('Mon, 01 Jan 2024 00:00:00 GMT');
   });
 
   it('JSON Feed has its version, items with ids and HTML content, and attachments', () => {
