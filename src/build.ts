@@ -110,6 +110,12 @@ export type BuildResult = { ok: true; summary: BuildSummary; catalogue?: Catalog
 /** Below this many talks to render, or files to read, starting worker threads costs more than it saves. */
 const WORKER_THRESHOLD = 400;
 const PARALLEL_FROM = 2000;
+/**
+ * Files to read before reading them in worker threads pays for starting the threads: measured on
+ * two cores, the pyvideo import (22,255 files) loads in 1.5 s on the main thread and in 2.7 s with
+ * two threads started for it; five times as many files in 9.5 s and 8.4 s.
+ */
+const LOAD_PARALLEL_FROM = 50_000;
 const BATCH = 200;
 /** Pages are smaller than talks (no file to read): more of them per batch. */
 const PAGE_BATCH = 400;
@@ -167,7 +173,14 @@ class Workers {
   }
 }
 
-/** Renders the jobs, in worker threads when there are many. */
+/**
+ * Renders the jobs in batches: in worker threads when there are many and both
+ * cores are free for them, else on this thread, yielding to its event loop
+ * between batches (a server or watcher in the same process keeps answering).
+ * A build that rebuilds the search index leaves one core to Pagefind: two
+ * render threads beside it made a cold build of the pyvideo import slower,
+ * 24.6 s against 20.5 s (see the README's benchmarks).
+ */
 async function renderJobs(
   w: Work,
   jobs: TalkJob[],
@@ -177,27 +190,35 @@ async function renderJobs(
   target: WriteTarget,
   contentDir: string,
   workers: Workers,
+  indexing: boolean,
   progress?: Progress,
 ): Promise<BatchResult[]> {
   progress?.start('rendering', jobs.length + pages.length);
   try {
-    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) return [w.renderBatch(renderer, target, contentDir, jobs, pages)];
+    const parallel = jobs.length + pages.length >= WORKER_THRESHOLD && workers.threads >= 2 && !indexing;
+    // Threads that loaded the content and render nothing would hold their heaps to the end of the build.
+    if (!parallel) await workers.close();
     const templatesKey = hash(JSON.stringify(theme.templates));
     const tasks: { jobs: TalkJob[]; pages: PageJob[] }[] = [];
     for (let i = 0; i < jobs.length; i += BATCH) tasks.push({ jobs: jobs.slice(i, i + BATCH), pages: [] });
     for (let i = 0; i < pages.length; i += PAGE_BATCH) tasks.push({ jobs: [], pages: pages.slice(i, i + PAGE_BATCH) });
+    const run = parallel
+      ? (slice: (typeof tasks)[number]) => workers.run<BatchResult>({ templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask)
+      : async (slice: (typeof tasks)[number]) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
+        };
     // A few batches in flight at a time: queueing them all would hold every task in memory at once.
     const results: BatchResult[] = [];
     let next = 0;
     const feed = async () => {
       while (next < tasks.length) {
         const slice = tasks[next++]!;
-        const task: WorkerTask = { templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice };
-        results.push(await workers.run<BatchResult>(task));
+        results.push(await run(slice));
         for (let n = 0; n < slice.jobs.length + slice.pages.length; n++) progress?.tick();
       }
     };
-    await Promise.all(Array.from({ length: workers.threads * 2 }, feed));
+    await Promise.all(Array.from({ length: parallel ? workers.threads * 2 : 1 }, feed));
     return results;
   } finally {
     progress?.done();
@@ -340,7 +361,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || (!options.memory?.state && !hasState(stateDir));
-    if (cold && workers.threads > 1 && entries.length >= PARALLEL_FROM) workers.start();
+    if (cold && workers.threads > 1 && entries.length >= LOAD_PARALLEL_FROM) workers.start();
     const compress = options.compress ?? true;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
@@ -359,14 +380,14 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const remembered = options.memory?.state;
     const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
     const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
-    if (workers.threads > 1 && countStale(entries, previous?.load) >= PARALLEL_FROM) workers.start();
+    if (workers.threads > 1 && countStale(entries, previous?.load) >= LOAD_PARALLEL_FROM) workers.start();
     mark('state');
     const contentDir = path.resolve(options.content);
     const loaded = await w.loadContent(options.content, {
       entries,
       cache: previous?.load,
       parallel: workers.threads > 1 ? (task) => workers.run<ReturnType<ReadTalks>>(task, 'readTalks') : undefined,
-      parallelFrom: PARALLEL_FROM,
+      parallelFrom: LOAD_PARALLEL_FROM,
       remember: options.memory !== undefined,
       basis: options.memory?.loaded,
     });
@@ -455,7 +476,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, options.progress),
+        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, indexing !== undefined, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           const names = (await indexing) ?? [];

@@ -1,0 +1,17 @@
+import { loadContent } from './src/load.ts';
+import { planSearch } from './src/plan.ts';
+import * as pagefind from 'pagefind';
+import { rmSync } from 'node:fs';
+const loaded = await loadContent(process.argv[2]!, {});
+const { records } = planSearch(loaded.catalogue, 'x');
+const variant = process.argv[3] ?? 'full';
+const rec = records.map((r) => variant === 'nofilter' ? { ...r, filters: {} } : variant === 'nometa' ? { ...r, meta: { title: r.meta.title } } : variant === 'short' ? { ...r, content: r.content.slice(0, 80) } : r);
+rmSync('/dev/shm/vc/pf', { recursive: true, force: true });
+const t0 = performance.now();
+const { index } = await pagefind.createIndex({ forceLanguage: 'en' });
+for (let i = 0; i < rec.length; i += 256) await Promise.all(rec.slice(i, i + 256).map((r) => index!.addCustomRecord({ ...r, language: 'en' })));
+const t1 = performance.now();
+await index!.writeFiles({ outputPath: '/dev/shm/vc/pf' });
+const t2 = performance.now();
+await pagefind.close();
+console.log(variant, 'add', (t1 - t0).toFixed(0), 'write', (t2 - t1).toFixed(0));
