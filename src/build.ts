@@ -152,12 +152,12 @@ class Workers {
 
   constructor(readonly threads: number) {}
 
-  /** Starts the threads now, so that their start-up overlaps the main thread's own work. */
-  start(): Piscina {
+  /** Starts the threads now (`count` of them, if none run yet), so that their start-up overlaps the main thread's own work. */
+  start(count = this.threads): Piscina {
     this.pool ??= new Piscina({
       filename: new URL('./render-worker.mjs', import.meta.url).href,
-      minThreads: this.threads,
-      maxThreads: this.threads,
+      minThreads: count,
+      maxThreads: count,
       // Workers keep nothing between batches: a small heap makes them collect garbage early instead of growing.
       resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 32 },
     });
@@ -169,17 +169,20 @@ class Workers {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
   }
 }
 
 /**
- * Renders the jobs in batches: in worker threads when there are many and both
- * cores are free for them, else on this thread, yielding to its event loop
- * between batches (a server or watcher in the same process keeps answering).
- * A build that rebuilds the search index leaves one core to Pagefind: two
- * render threads beside it made a cold build of the pyvideo import slower,
- * 24.6 s against 20.5 s (see the README's benchmarks).
+ * Renders the jobs in batches, on this thread (yielding to its event loop
+ * between batches, so that a server or watcher in the same process keeps
+ * answering) and, when there are many, in worker threads. While Pagefind
+ * builds the search index it has a core of its own: this thread renders
+ * alone, and threads join it for what is left once the index is written. Two
+ * render threads beside Pagefind made a cold build of the pyvideo import
+ * slower, 24.6 s against 20.5 s on this thread alone (see the README's benchmarks).
  */
 async function renderJobs(
   w: Work,
@@ -190,35 +193,48 @@ async function renderJobs(
   target: WriteTarget,
   contentDir: string,
   workers: Workers,
-  indexing: boolean,
+  indexing: Promise<unknown> | undefined,
   progress?: Progress,
 ): Promise<BatchResult[]> {
   progress?.start('rendering', jobs.length + pages.length);
   try {
-    const parallel = jobs.length + pages.length >= WORKER_THRESHOLD && workers.threads >= 2 && !indexing;
-    // Threads that loaded the content and render nothing would hold their heaps to the end of the build.
-    if (!parallel) await workers.close();
-    const templatesKey = hash(JSON.stringify(theme.templates));
     const tasks: { jobs: TalkJob[]; pages: PageJob[] }[] = [];
     for (let i = 0; i < jobs.length; i += BATCH) tasks.push({ jobs: jobs.slice(i, i + BATCH), pages: [] });
     for (let i = 0; i < pages.length; i += PAGE_BATCH) tasks.push({ jobs: [], pages: pages.slice(i, i + PAGE_BATCH) });
-    const run = parallel
-      ? (slice: (typeof tasks)[number]) => workers.run<BatchResult>({ templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask)
-      : async (slice: (typeof tasks)[number]) => {
-          await new Promise((resolve) => setImmediate(resolve));
-          return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
-        };
+    const templatesKey = hash(JSON.stringify(theme.templates));
+    const here = async (slice: (typeof tasks)[number]) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
+    };
+    const inThread = (slice: (typeof tasks)[number]) =>
+      workers.run<BatchResult>({ templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
     // A few batches in flight at a time: queueing them all would hold every task in memory at once.
     const results: BatchResult[] = [];
     let next = 0;
-    const feed = async () => {
+    const feed = async (run: typeof inThread) => {
       while (next < tasks.length) {
         const slice = tasks[next++]!;
         results.push(await run(slice));
         for (let n = 0; n < slice.jobs.length + slice.pages.length; n++) progress?.tick();
       }
     };
-    await Promise.all(Array.from({ length: parallel ? workers.threads * 2 : 1 }, feed));
+    const threads = (count: number) => Promise.all(Array.from({ length: count * 2 }, () => feed(inThread)));
+    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) await feed(here);
+    else if (!indexing) await threads(workers.threads);
+    else {
+      // Threads that loaded the content would hold their heaps while Pagefind has their core.
+      await workers.close();
+      const join = async () => {
+        const indexed = await indexing.then(
+          () => true,
+          () => false,
+        );
+        if (!indexed || next >= tasks.length) return;
+        workers.start(workers.threads - 1);
+        await threads(workers.threads - 1);
+      };
+      await Promise.all([feed(here), join()]);
+    }
     return results;
   } finally {
     progress?.done();
@@ -476,7 +492,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, indexing !== undefined, options.progress),
+        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, indexing, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           const names = (await indexing) ?? [];

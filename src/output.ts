@@ -80,11 +80,12 @@ export async function scratchFolder(outDir: string, purpose: string): Promise<st
 
 /**
  * Compressed once at build time, so a server sends them without spending CPU per request.
- * Brotli at quality 5 comes out about a sixth bigger than at 11 on our pages, at forty times the speed.
+ * Brotli at quality 5 comes out about a sixth bigger than at 11 on our pages, at forty times the speed;
+ * gzip at 6 as small as at 9 on them (2,202 bytes against 2,201 for a 6 KB talk page) in four fifths of the time.
  */
 const COMPRESS: Record<(typeof ENCODINGS)[number]['suffix'], (data: Uint8Array) => Buffer> = {
   '.br': (data) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.byteLength } }),
-  '.gz': (data) => gzipSync(data, { level: 9 }),
+  '.gz': (data) => gzipSync(data, { level: 6 }),
 };
 
 /** Where a build writes: a fresh staging folder, or patches into the existing output folder. */
