@@ -107,9 +107,10 @@ export interface BuildSummary {
 /** The catalogue is there unless nothing changed since the last build, which then skips loading it. */
 export type BuildResult = { ok: true; summary: BuildSummary; catalogue?: Catalogue } | { ok: false; errors: ContentError[] };
 
-/** Below this many talks to render, or files to read, starting worker threads costs more than it saves. */
+/** Below this many files to render, starting worker threads costs more than it saves. */
 const WORKER_THRESHOLD = 400;
-const PARALLEL_FROM = 2000;
+/** From this many talks, Pagefind is fed from a thread of its own while the main thread plans (see SearchThread). */
+const SEARCH_THREAD_FROM = 2000;
 /**
  * Files to read before reading them in worker threads pays for starting the threads: measured on
  * two cores, the pyvideo import (22,255 files) loads in 1.5 s on the main thread and in 2.7 s with
@@ -271,7 +272,7 @@ async function startSearchIndex(
   if (defer && kept.length > 0) return { key, kept, pending: true };
   const dir = await scratchFolder(out, 'search');
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { key, kept: undefined, pending: false, dir, indexing: w.buildSearchIndex(records, dir, records.length >= PARALLEL_FROM ? thread() : undefined, signal) };
+  return { key, kept: undefined, pending: false, dir, indexing: w.buildSearchIndex(records, dir, records.length >= SEARCH_THREAD_FROM ? thread() : undefined, signal) };
 }
 
 /**
