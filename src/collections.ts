@@ -133,6 +133,13 @@ const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const mostUsedFirst = (counts: Map<string, number>) => [...counts].sort((a, b) => b[1] - a[1] || bySlug(a[0], b[0])).map(([name]) => name);
 
 /** The A–Z section a slug is filed under: a letter, "0-9" or "other". */
+/** When the newest of `items` was updated (their `updated` strings sort as dates), or null for none. */
+export function lastUpdated(items: readonly { updated: string }[]): string | null {
+  let last: string | null = null;
+  for (const item of items) if (last === null || item.updated > last) last = item.updated;
+  return last;
+}
+
 export function initialOf(slug: string): string {
   const c = slug.charAt(0);
   if (c >= 'a' && c <= 'z') return c;

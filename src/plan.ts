@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { byTitleThenSlug, categoryItem, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { fileOf, initialOf, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import { fileOf, initialOf, lastUpdated, paginate, seriesOf, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -493,11 +493,6 @@ function eventFields(event: CatalogueEvent) {
   return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description };
 }
 
-function lastUpdated(talks: readonly CatalogueTalk[]): string | null {
-  let last: string | null = null;
-  for (const talk of talks) if (last === null || talk.updated > last) last = talk.updated;
-  return last;
-}
 
 function feedItem(talk: CatalogueTalk): FeedItem {
   return {
