@@ -45,7 +45,7 @@ export interface BuildOptions {
   clean?: boolean;
   /** Absolute URL the site is served at, for canonical links, feeds and sitemaps; default http://127.0.0.1:8080. */
   baseUrl?: string;
-  /** Write .br and .gz copies of pages, sitemaps and assets beside them (default); hosts that compress as they send need none. */
+  /** Also write .br and .gz copies of pages, feeds, sitemaps and assets, for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); servers that compress as they send (ours, most hosts) need none. */
   compress?: boolean;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
@@ -379,7 +379,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || (!options.memory?.state && !hasState(stateDir));
     if (cold && workers.threads > 1 && entries.length >= LOAD_PARALLEL_FROM) workers.start();
-    const compress = options.compress ?? true;
+    const compress = options.compress ?? false;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
     const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);

@@ -18,7 +18,7 @@ const contentOptions = {
 
 const siteOptions = {
   'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
-  'no-compress': { type: 'boolean', description: 'write no .br/.gz copies of pages (hosts that compress as they send, e.g. Netlify, Cloudflare, Vercel, Firebase, need none)' },
+  compress: { type: 'boolean', description: "also write .br/.gz copies of pages, feeds, sitemaps and assets, for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); our server and most hosts compress as they send" },
 } as const;
 
 const listenOptions = {
@@ -83,11 +83,11 @@ export const startCommand = {
 
 type BuildValues = { content: string; out: string; templates: string };
 
-type SiteValues = { 'base-url': string; 'no-compress'?: boolean };
+type SiteValues = { 'base-url': string; compress?: boolean };
 
 /** The site options as the build takes them; every command that builds passes the same, so its builds agree. */
 function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean } {
-  return { baseUrl: checkBaseUrl(values['base-url']), compress: !values['no-compress'] };
+  return { baseUrl: checkBaseUrl(values['base-url']), compress: values.compress ?? false };
 }
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {

@@ -2,6 +2,7 @@
 // headers each kind is sent with. Our server and every host configuration the
 // build writes (src/hosting.ts) read this one description, so they cannot drift apart.
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { cached } from './memo.ts';
 import type { OutputSpec } from './plan.ts';
 import { inertJson } from './record.ts';
@@ -35,12 +36,22 @@ export const HEADERS: Record<FileKind, Record<string, string>> = {
   file: { 'Cache-Control': REVALIDATE, 'X-Content-Type-Options': 'nosniff' },
 };
 
-/** Pages, feeds, sitemaps and assets have .br and .gz copies beside them; API files never do (their Vary is exactly Accept). */
+/**
+ * Pages, feeds, sitemaps and assets are sent compressed to clients that take it: from .br and .gz copies beside
+ * them when the build wrote them (--compress), else compressed as they are sent. API files never are (their Vary is exactly Accept).
+ */
 export const COMPRESSED_KINDS: ReadonlySet<FileKind> = new Set(['page', 'text', 'asset']);
+/**
+ * The encodings, best first, with the one compressor the build's copies and the server's on-the-fly bodies share.
+ * Brotli at quality 5 comes out about a sixth bigger than at 11 on our pages, at forty times the speed;
+ * gzip at 6 as small as at 9 on them (2,202 bytes against 2,201 for a 6 KB talk page) in four fifths of the time.
+ */
 export const ENCODINGS = [
-  { name: 'br', suffix: '.br' },
-  { name: 'gzip', suffix: '.gz' },
+  { name: 'br', suffix: '.br', encode: (data: Uint8Array) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.byteLength } }) },
+  { name: 'gzip', suffix: '.gz', encode: (data: Uint8Array) => gzipSync(data, { level: 6 }) },
 ] as const;
+/** Bodies smaller than this are sent as they are when compressed as they are sent: the encoding's own bytes would eat the gain (Caddy's default too). */
+export const MIN_COMPRESS_BYTES = 512;
 
 /** The files an output is written as: itself, and its compressed copies. */
 export const filesOf = (o: OutputSpec): readonly string[] =>

@@ -13,6 +13,7 @@ import {
   IMMUTABLE_DIRS,
   INVALID_PAGE,
   LIST_TITLES,
+  MIN_COMPRESS_BYTES,
   NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
@@ -90,7 +91,8 @@ function nginxHeaders(kind: FileKind, indent: string): string[] {
   const type = contentTypeOf(kind);
   // An empty types{} makes every file of the location get default_type, extension or not.
   if (type) lines.unshift(`${indent}types { }`, `${indent}default_type ${nginxString(type)};`);
-  if (COMPRESSED_KINDS.has(kind)) lines.push(`${indent}gzip_static on;`);
+  // The .gz copy when the build wrote one (--compress), else gzip as nginx sends; the Vary above is already there.
+  if (COMPRESSED_KINDS.has(kind)) lines.push(`${indent}gzip_static on;`, `${indent}gzip on;`, `${indent}gzip_types *;`, `${indent}gzip_min_length ${MIN_COMPRESS_BYTES};`);
   return lines;
 }
 
@@ -155,7 +157,7 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '#      (remove sites-enabled/default if it listens on the same port), then: nginx -t && nginx -s reload',
     "# It holds two `map` blocks and a `server` block, so it goes inside nginx's `http { }` block,",
     '# where Debian includes sites-enabled/*. It needs only the modules built into nginx (1.18 or newer).',
-    '# nginx has no built-in brotli: it sends the .gz copies the build wrote, never the .br ones.',
+    '# nginx has no built-in brotli: it sends gzip, from the .gz copies when the build wrote them (--compress).',
     '',
     'map $request_method $vc_read {',
     '    GET 1;',
@@ -178,8 +180,8 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '    absolute_redirect off;',
     '    index index.html;',
     '    error_page 404 /404.html;',
-    "    # Only the copies the build compressed are sent compressed (gzip_static below), never the API's files,",
-    "    # whatever the http block (Debian's turns gzip on for text/html, the API's type) says.",
+    "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",
+    "    # files, whatever the http block (Debian's turns gzip on for text/html, the API's type) says.",
     '    gzip off;',
     '    gzip_vary off;',
     '',
@@ -296,7 +298,7 @@ function caddyString(text: string): string {
 
 function caddyHeaders(kind: FileKind, indent: string): string[] {
   const type = contentTypeOf(kind);
-  // file_server adds its own Vary when it sends a .br or .gz copy: ours only where it did not (`?`).
+  // file_server and encode add their own Vary when they send compressed bytes: ours only where they did not (`?`).
   const field = (name: string) => (COMPRESSED_KINDS.has(kind) && name === 'Vary' ? '?Vary' : name);
   return [
     `${indent}header {`,
@@ -306,8 +308,11 @@ function caddyHeaders(kind: FileKind, indent: string): string[] {
   ];
 }
 
-/** file_server for a kind: compressed kinds are sent from their .br or .gz copy when the client takes it. */
-const caddyFileServer = (kind: FileKind, indent: string) => (COMPRESSED_KINDS.has(kind) ? [`${indent}file_server {`, `${indent}\tprecompressed br gzip`, `${indent}}`] : [`${indent}file_server`]);
+/** file_server for a kind: compressed kinds are sent from their .br or .gz copy when the build wrote them (--compress), else compressed as they are sent. */
+const caddyFileServer = (kind: FileKind, indent: string) =>
+  COMPRESSED_KINDS.has(kind)
+    ? [`${indent}encode {`, `${indent}\tzstd`, `${indent}\tgzip`, `${indent}\tminimum_length ${MIN_COMPRESS_BYTES}`, `${indent}}`, `${indent}file_server {`, `${indent}\tprecompressed br gzip`, `${indent}}`]
+    : [`${indent}file_server`];
 
 /** An API endpoint: `file` is the file to send, already checked to exist. */
 function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpoint, file: string, before: string[] = []): string[] {

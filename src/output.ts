@@ -5,7 +5,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { ENCODINGS } from './headers.ts';
@@ -78,16 +77,6 @@ export async function scratchFolder(outDir: string, purpose: string): Promise<st
   return dir;
 }
 
-/**
- * Compressed once at build time, so a server sends them without spending CPU per request.
- * Brotli at quality 5 comes out about a sixth bigger than at 11 on our pages, at forty times the speed;
- * gzip at 6 as small as at 9 on them (2,202 bytes against 2,201 for a 6 KB talk page) in four fifths of the time.
- */
-const COMPRESS: Record<(typeof ENCODINGS)[number]['suffix'], (data: Uint8Array) => Buffer> = {
-  '.br': (data) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.byteLength } }),
-  '.gz': (data) => gzipSync(data, { level: 6 }),
-};
-
 /** Where a build writes: a fresh staging folder, or patches into the existing output folder. */
 export interface WriteTarget {
   root: string;
@@ -120,8 +109,8 @@ export class FileWriter {
     const changed = this.writeOne(rel, data);
     if (!compress) return;
     // Copies of an unchanged file are left alone, unless a build without copies came before.
-    for (const { suffix } of ENCODINGS) {
-      if (changed || !existsSync(path.join(this.target.root, `${rel}${suffix}`))) this.writeOne(`${rel}${suffix}`, COMPRESS[suffix](data));
+    for (const { suffix, encode } of ENCODINGS) {
+      if (changed || !existsSync(path.join(this.target.root, `${rel}${suffix}`))) this.writeOne(`${rel}${suffix}`, encode(data));
     }
   }
 

@@ -202,7 +202,7 @@ const partOf =
     parts ? parts.get(name, from(), (within) => make(partOf(within))) : make(partOf(undefined));
 
 /** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
-export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = true, memo?: PlanMemo): SitePlan {
+export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo): SitePlan {
   // A talk's link shows its event's title: an edited event file replans everything.
   const top = memo?.begin(`${JSON.stringify(prints)}${compress}${catalogue.events.map(token).join('')}`);
   const part = partOf(top);

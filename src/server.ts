@@ -26,6 +26,7 @@ import {
   kindOf,
   LIST_TITLES,
   listFile,
+  MIN_COMPRESS_BYTES,
   NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
@@ -213,7 +214,11 @@ interface CachedFile {
   body?: Buffer;
   /** The headers of its 200, made on first use (a path always has the same kind and encoding). */
   headers?: string[];
+  /** Its body compressed as it was first asked for in each encoding, when no copy was beside it: kept with it, and gone with it. */
+  encoded?: Partial<Record<Encoding['name'], CachedFile>>;
 }
+
+type Encoding = (typeof ENCODINGS)[number];
 
 export interface CacheLimits {
   /** Files up to this size are kept in memory (default 1 MiB). */
@@ -247,21 +252,31 @@ export function createFileCache(limits: CacheLimits = {}) {
   const loading = new Map<string, Promise<CachedFile | undefined>>();
   let total = 0;
 
+  const costOf = (file: CachedFile) => {
+    let bytes = (file.body?.byteLength ?? 0) + ENTRY_COST;
+    for (const variant of Object.values(file.encoded ?? {})) bytes += variant.size;
+    return bytes;
+  };
+
   const drop = (abs: string) => {
     const old = entries.get(abs);
     if (!old) return;
     entries.delete(abs);
-    total -= (old.body?.byteLength ?? 0) + ENTRY_COST;
+    total -= costOf(old);
+  };
+
+  const trim = () => {
+    for (const [oldest] of entries) {
+      if (total <= maxTotal) break;
+      drop(oldest);
+    }
   };
 
   const keep = (abs: string, file: CachedFile) => {
     drop(abs);
     entries.set(abs, file);
-    total += (file.body?.byteLength ?? 0) + ENTRY_COST;
-    for (const [oldest] of entries) {
-      if (total <= maxTotal) break;
-      drop(oldest);
-    }
+    total += costOf(file);
+    trim();
   };
 
   // Reads through one descriptor, so the stat and the bytes are of the same file even if a rename replaces it meanwhile.
@@ -308,6 +323,24 @@ export function createFileCache(limits: CacheLimits = {}) {
         loading.set(key, pending);
       }
       return pending;
+    },
+    /**
+     * `file` (as `get` gave it for `abs`) in `encoding`, compressed on first use and kept with it;
+     * undefined when it is too small to gain or too big to be held in memory.
+     */
+    encoded(abs: string, file: CachedFile, encoding: Encoding): CachedFile | undefined {
+      if (!file.body || file.size < MIN_COMPRESS_BYTES) return undefined;
+      const done = file.encoded?.[encoding.name];
+      if (done) return done;
+      const body = encoding.encode(file.body);
+      const variant: CachedFile = { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body };
+      (file.encoded ??= {})[encoding.name] = variant;
+      // Counted only while the file is kept: one read for a single response is not.
+      if (entries.get(abs) === file) {
+        total += variant.size;
+        trim();
+      }
+      return variant;
     },
     /** Bytes held in memory, entries' overhead included. */
     size: () => total,
@@ -456,7 +489,7 @@ export function createHandler(options: ServerOptions): Handler {
     source.pipe(res);
   }
 
-  /** Sends `rel` if it is there (false if not): from memory when it is small, precompressed when the client takes it. */
+  /** Sends `rel` if it is there (false if not): from memory when it is small, compressed when the client takes it (from the build's copy, if there is one). */
   async function serveFile(req: IncomingMessage, res: ServerResponse, rel: string, onGone: () => void): Promise<boolean> {
     const abs = path.join(root, rel);
     const identity = await cache.get(abs);
@@ -476,7 +509,7 @@ export function createHandler(options: ServerOptions): Handler {
     let encoding: string | undefined;
     if (range === undefined && COMPRESSED_KINDS.has(kind)) {
       for (const accepted of acceptedEncodings(req.headers['accept-encoding'])) {
-        const copy = await cache.get(abs + accepted.suffix);
+        const copy = (await cache.get(abs + accepted.suffix)) ?? cache.encoded(abs, identity, accepted);
         if (!copy) continue;
         file = copy;
         fileRel = rel + accepted.suffix;

@@ -123,12 +123,12 @@ describe('commands', () => {
     }
   });
 
-  it('build --no-compress: the same site without the .br and .gz copies', async () => {
+  it('build --compress: the same site with .br and .gz copies beside its pages, feeds, sitemaps and assets', async () => {
     const dir = await tempDir();
     const plain = path.join(dir, 'plain', 'dist');
     const full = path.join(dir, 'full', 'dist');
-    expect(cli('build', [...buildArgs(plain), '--no-compress']).status).toBe(0);
-    expect(cli('build', buildArgs(full)).status).toBe(0);
+    expect(cli('build', buildArgs(plain)).status).toBe(0);
+    expect(cli('build', [...buildArgs(full), '--compress']).status).toBe(0);
     const plainFiles = (await fg('**/*', { cwd: plain })).sort();
     const fullFiles = (await fg('**/*', { cwd: full })).sort();
     expect(plainFiles.filter((f) => /\.(br|gz)$/.test(f))).toEqual([]);

@@ -78,7 +78,10 @@ describe('nginx.conf', () => {
     hidden: boolean;
     headers: Record<string, string>;
     contentType?: string;
+    /** Sends the build's .gz copies (gzip_static). */
     gzipStatic: boolean;
+    /** Compresses as it sends. */
+    gzip: boolean;
   }
 
   /** nginx's quoted strings, unescaped. */
@@ -90,7 +93,7 @@ describe('nginx.conf', () => {
     let current: Location | undefined;
     for (const line of conf.split('\n')) {
       const open = /^ {4}location (.+?) \{( return 404; \})?$/.exec(line);
-      if (open) found.push((current = { match: open[1]!, hidden: open[2] !== undefined, headers: {}, gzipStatic: false }));
+      if (open) found.push((current = { match: open[1]!, hidden: open[2] !== undefined, headers: {}, gzipStatic: false, gzip: false }));
       if (open?.[2]) current = undefined;
       if (!current) continue;
       const header = /^ {8}add_header (\S+) ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+) always;$/.exec(line);
@@ -98,6 +101,7 @@ describe('nginx.conf', () => {
       const type = /^ {8}default_type (.+);$/.exec(line);
       if (type) current.contentType = unquote(type[1]!);
       if (line === '        gzip_static on;') current.gzipStatic = true;
+      if (line === '        gzip on;') current.gzip = true;
       if (line === '    }') current = undefined;
     }
     return found;
@@ -111,16 +115,17 @@ describe('nginx.conf', () => {
     return prefixes[0]!;
   }
 
-  it('sends each file with exactly its kind’s headers, compressed copies only for compressed kinds', () => {
+  it('sends each file with exactly its kind’s headers, compressed (from copies or as sent) only for compressed kinds', () => {
     const all = locations(files['nginx.conf']!);
     for (const { rel, kind } of served) {
       const location = locationFor(all, requestPath(rel));
       expect(location.hidden, rel).toBe(false);
       const { 'Content-Type': type, ...rest } = HEADERS[kind];
-      expect({ rel, headers: location.headers, type: location.contentType, gzip: location.gzipStatic }).toEqual({
+      expect({ rel, headers: location.headers, type: location.contentType, copies: location.gzipStatic, gzip: location.gzip }).toEqual({
         rel,
         headers: rest,
         type,
+        copies: COMPRESSED_KINDS.has(kind),
         gzip: COMPRESSED_KINDS.has(kind),
       });
     }
@@ -325,5 +330,6 @@ describe('Caddyfile', () => {
     expect(caddy).toMatch(/^# EDIT: .*\n:8080 \{$/m);
     expect(caddy).toMatch(/^\t# EDIT: .*\n\troot \* `\/srv\/video-catalogue\/dist`$/m);
     expect(caddy).toContain('precompressed br gzip');
+    expect(caddy).toContain('\t\t\tencode {\n\t\t\t\tzstd\n\t\t\t\tgzip\n\t\t\t\tminimum_length 512\n\t\t\t}\n\t\t\tfile_server {\n\t\t\t\tprecompressed br gzip');
   });
 });

@@ -108,7 +108,7 @@ describe('incremental builds', () => {
     expect(memory.unsaved).toBeUndefined();
     expect(await saved()).toHaveLength(1);
     // The saved state is the last word: a build in another process finds nothing to do without loading anything.
-    const next = await build({ content, templates, out, cache: path.join(root, 'cache') });
+    const next = await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
     await expectSameAsClean();
@@ -232,7 +232,7 @@ describe('incremental builds', () => {
     const file = await talkFile(12);
     const good = await readFile(file, 'utf8');
     await writeFile(file, `${good}bogus_field: 1\n`);
-    const failed = await build({ content, templates, out, cache: path.join(root, 'cache') });
+    const failed = await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true });
     expect(failed.ok).toBe(false);
     expect(await fingerprint(out)).toEqual(before);
     await writeFile(file, good.replace(/^title: .*$/m, 'title: Fixed'));
@@ -244,7 +244,7 @@ describe('incremental builds', () => {
     const index = async () => fingerprint(path.join(out, 'pagefind'));
     const before = await index();
     await edit(await talkFile(12), /^title: .*$/m, 'title: "Searchable under a new title"');
-    const pages = (await build({ content, templates, out, cache: path.join(root, 'cache'), deferSearch: true })) as { ok: true; summary: BuildSummary };
+    const pages = (await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true })) as { ok: true; summary: BuildSummary };
     expect(pages.summary.searchPending).toBe(true);
     expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Searchable under a new title');
     expect(await index()).toEqual(before);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
@@ -38,7 +39,7 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
     if (!installed) throw new Error(`nginx is missing at ${NGINX}: apt-get install -y nginx (.ci/run does)`);
     work = await mkdtemp(path.join(tmpdir(), 'vc-nginx-test-'));
     dist = path.join(work, 'dist');
-    const result = await build({ content: DEMO_CONTENT, out: dist, templates: TEMPLATES });
+    const result = await build({ content: DEMO_CONTENT, out: dist, templates: TEMPLATES, compress: true });
     expect(result.ok).toBe(true);
     nginx = await startNginx({ root: dist });
     ours = await startServer({ dir: dist, host: '127.0.0.1', port: 0, quiet: true });
@@ -130,6 +131,14 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
     expect(record.headers['content-encoding']).toBeUndefined();
     expect(record.headers.vary).toBe('Accept');
     expect(record.body.equals(await file('api/v2/video/12'))).toBe(true);
+  });
+
+  it('a page without its .gz copy (a build without --compress) is gzipped as it is sent', async () => {
+    await rm(path.join(dist, 'speakers/index.html.gz'));
+    const page = await get('/speakers/', { 'accept-encoding': 'gzip' });
+    expect(page.status).toBe(200);
+    expect(pick(page, ['content-encoding', 'vary', 'content-type'])).toEqual({ 'content-encoding': 'gzip', vary: 'Accept-Encoding', 'content-type': 'text/html; charset=utf-8' });
+    expect(gunzipSync(page.body).equals(await file('speakers/index.html'))).toBe(true);
   });
 
   it('a folder without its slash is redirected to it; a missing page is the 404 page', async () => {

@@ -37,12 +37,13 @@ export const OUTPUT: Record<string, string> = {
 /** The files that get .br and .gz copies (the compressed kinds), plus a record that must never be sent compressed. */
 export const COMPRESSED = ['index.html', '404.html', 'video/1/talk-1/index.html', 'assets/style.css', 'sitemap.xml', 'api/v2/video/1'];
 
-export async function writeOutput(dir: string): Promise<void> {
+/** Without `copies`, the folder of a build without --compress: the server compresses as it sends. */
+export async function writeOutput(dir: string, copies = true): Promise<void> {
   for (const [rel, text] of Object.entries(OUTPUT)) {
     await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
     await writeFile(path.join(dir, rel), text);
   }
-  for (const rel of COMPRESSED) {
+  for (const rel of copies ? COMPRESSED : []) {
     await writeFile(path.join(dir, `${rel}.br`), brotliCompressSync(OUTPUT[rel]!));
     await writeFile(path.join(dir, `${rel}.gz`), gzipSync(OUTPUT[rel]!));
   }

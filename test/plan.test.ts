@@ -48,7 +48,7 @@ describe('planSite with a memo', () => {
   });
   const prints: Fingerprints = { code: 'c', templates: { talk: 't1', listing: 'l1' } };
   /** Planned from scratch: a new list of the same talks is indexed again, not looked up. */
-  const fresh = (c: Catalogue, p = prints) => JSON.stringify(planSite({ ...c, talks: [...c.talks] }, p));
+  const fresh = (c: Catalogue, p = prints) => JSON.stringify(planSite({ ...c, talks: [...c.talks] }, p, true));
 
   it('plans what a plan without one does, after each change of a sequence', () => {
     const memo = new PlanMemo();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
-import { etagOf, HEADERS, kindOf, READ_ALLOW } from '../src/headers.ts';
+import { ENCODINGS, etagOf, HEADERS, kindOf, MIN_COMPRESS_BYTES, READ_ALLOW } from '../src/headers.ts';
 import {
   acceptedEncodings,
   accessLine,
@@ -19,6 +19,7 @@ import {
   pageParam,
   safePath,
   startServer,
+  type CacheLimits,
   type RunningServer,
 } from '../src/server.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
@@ -310,6 +311,28 @@ describe('negotiation and routing helpers', () => {
     expect(line).toBe('127.0.0.1 - - [1970-01-01T00:00:00.000Z] "GET /a\\x22b\\x0a127.0.0.1 - - fake HTTP/1.1" 404 12 0.4ms');
   });
 
+  it('counts compressed bodies in the cache, and lets them go with their file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vc-cache-'));
+    try {
+      const cache = createFileCache({ maxTotalBytes: 6000 });
+      const bytes = Buffer.from('<p>compress me</p>'.repeat(200));
+      await writeFile(path.join(dir, 'page.html'), bytes);
+      const file = (await cache.get(path.join(dir, 'page.html')))!;
+      const before = cache.size();
+      const br = cache.encoded(path.join(dir, 'page.html'), file, ENCODINGS[0])!;
+      expect(brotliDecompressSync(br.body!).equals(bytes)).toBe(true);
+      expect(cache.size()).toBe(before + br.size);
+      expect(cache.encoded(path.join(dir, 'page.html'), file, ENCODINGS[0])).toBe(br);
+      await writeFile(path.join(dir, 'other.html'), Buffer.alloc(5000, 'x'));
+      await cache.get(path.join(dir, 'other.html'));
+      // The page went first, its compressed body with it.
+      expect(cache.size()).toBeLessThanOrEqual(6000);
+      expect(cache.size()).toBeLessThan(5000 + before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps the cache within its bound and every entry true to its file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vc-cache-'));
     try {
@@ -332,12 +355,12 @@ describe('negotiation and routing helpers', () => {
 });
 
 /** A folder with one hand-made file of every kind, and a server on it. */
-function handMade(options: Partial<Parameters<typeof startServer>[0]> = {}) {
+function handMade(options: Partial<Parameters<typeof startServer>[0]> = {}, copies = true) {
   const state = { root: '', out: '', base: '', server: undefined as RunningServer | undefined };
   beforeAll(async () => {
     state.root = await mkdtemp(path.join(tmpdir(), 'vc-served-'));
     state.out = path.join(state.root, 'out');
-    await writeOutput(state.out);
+    await writeOutput(state.out, copies);
     state.server = await startServer({ dir: state.out, host: '127.0.0.1', port: 0, quiet: true, ...options });
     state.base = state.server.url;
   });
@@ -469,10 +492,11 @@ describe('ETags and 304s', () => {
   });
 });
 
+const decode = (res: RawResponse) =>
+  res.headers['content-encoding'] === 'br' ? brotliDecompressSync(res.body) : res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.body) : res.body;
+
 describe('precompressed copies', () => {
   const s = handMade();
-  const decode = (res: RawResponse) =>
-    res.headers['content-encoding'] === 'br' ? brotliDecompressSync(res.body) : res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.body) : res.body;
 
   it.each([
     ['gzip, deflate, br', 'br'],
@@ -584,7 +608,7 @@ describe.each([
 });
 
 describe.each([
-  ['bodies in memory', {}],
+  ['bodies in memory', {} as CacheLimits],
   ['every body through sirv', { maxFileBytes: 8 }],
   ['a cache smaller than the files', { maxTotalBytes: 300 }],
 ])('following rebuilds, %s', (_name, cache) => {
@@ -624,8 +648,13 @@ describe.each([
     expect((await raw(s.base, 'GET', '/api/v2/video/3')).status).toBe(404);
     await replace('api/v2/video/4', '{"id": 4}');
     expect((await raw(s.base, 'GET', '/api/v2/video/4')).text).toBe('{"id": 4}');
+    const copy = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br, gzip' });
     await rm(file('assets/style.css.br'));
-    expect((await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br, gzip' })).headers['content-encoding']).toBe('gzip');
+    // Without its copy, a file held in memory is compressed as it is sent (other bytes, so another ETag); a bigger one is sent from the copy left.
+    const sent = await raw(s.base, 'GET', '/assets/style.css', { 'Accept-Encoding': 'br, gzip' });
+    expect(sent.headers['content-encoding']).toBe(cache.maxFileBytes ? 'gzip' : 'br');
+    expect(decode(sent).toString()).toBe(OUTPUT['assets/style.css']);
+    expect(sent.headers.etag).not.toBe(copy.headers.etag);
   });
 
   it('a whole folder swapped for another', async () => {
@@ -640,6 +669,61 @@ describe.each([
   });
 });
 
+
+describe('compressed as sent, without copies', () => {
+  const s = handMade({}, false);
+
+  it.each([
+    ['gzip, deflate, br', 'br'],
+    ['br;q=0, gzip', 'gzip'],
+    ['*', 'br'],
+    ['identity', undefined],
+  ])('Accept-Encoding "%s" gets %s, the same bytes on every request', async (accept, encoding) => {
+    for (const [url, rel] of [
+      ['/assets/style.css', 'assets/style.css'],
+      ['/', 'index.html'],
+      ['/sitemap.xml', 'sitemap.xml'],
+      ['/video/1/talk-1/', 'video/1/talk-1/index.html'],
+    ] as const) {
+      const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(decode(res).toString()).toBe(OUTPUT[rel]);
+      const made = ENCODINGS.find((e) => e.name === encoding);
+      expect(res.body.equals(made ? made.encode(Buffer.from(OUTPUT[rel]!)) : Buffer.from(OUTPUT[rel]!))).toBe(true);
+      expect(res.headers.etag).toBe(etagOf(res.body));
+      const again = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
+      expect(again.body.equals(res.body)).toBe(true);
+      const head = await raw(s.base, 'HEAD', url, { 'Accept-Encoding': accept });
+      expect(head.headers['content-length']).toBe(String(res.body.length));
+      expect(head.headers.etag).toBe(res.headers.etag);
+      expect((await raw(s.base, 'GET', url, { 'Accept-Encoding': accept, 'If-None-Match': res.headers.etag as string })).status).toBe(304);
+    }
+  });
+
+  it('never compresses API files, nor bodies too small to gain', async () => {
+    const big = `{"id": 5, "description": "${'y'.repeat(4 * MIN_COMPRESS_BYTES)}"}`;
+    await writeFile(path.join(s.out, 'api/v2/video/5'), big);
+    const record = await raw(s.base, 'GET', '/api/v2/video/5', { 'Accept-Encoding': 'br, gzip' });
+    expect(record.text).toBe(big);
+    expectOnly(record.headers, RECORD_HEADERS);
+    await writeFile(path.join(s.out, 'robots.txt'), 'User-agent: *\nAllow: /\n');
+    const small = await raw(s.base, 'GET', '/robots.txt', { 'Accept-Encoding': 'br, gzip' });
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.text).toBe('User-agent: *\nAllow: /\n');
+  });
+
+  it('follows a rebuild: a replaced page is compressed again', async () => {
+    await raw(s.base, 'GET', '/sitemap.xml', { 'Accept-Encoding': 'gzip' });
+    const changed = OUTPUT['sitemap.xml']!.replaceAll('127.0.0.1:8080', 'talks.example.org');
+    const temp = path.join(s.out, '.sitemap.xml.tmp');
+    await writeFile(temp, changed);
+    await rename(temp, path.join(s.out, 'sitemap.xml'));
+    const res = await raw(s.base, 'GET', '/sitemap.xml', { 'Accept-Encoding': 'gzip' });
+    expect(decode(res).toString()).toBe(changed);
+  });
+});
 describe('server options', () => {
   let root: string;
   let out: string;
