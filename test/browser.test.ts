@@ -10,6 +10,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
+import { buildSearchIndex, fragmentFiles } from '../src/search.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -251,4 +252,47 @@ describe('hostile text', () => {
       }
     }
   });
+});
+
+describe('search over a catalogue whose fragments share files', () => {
+  it('finds each talk and shows its own title and address', async () => {
+    const site = path.join(dir, 'bundled');
+    const count = 1500;
+    const records = Array.from({ length: count }, (_, i) => ({
+      url: `/video/${i + 1}/talk-${i + 1}/`,
+      content: `Talk ${i + 1} about ${i % 3 === 0 ? 'asyncio' : 'packaging'}, code word zeta${i + 1}q`,
+      meta: { title: `Talk ${i + 1}` },
+      filters: {},
+    }));
+    const files = await buildSearchIndex(records, path.join(site, 'pagefind'));
+    const fragments = files.filter((f) => f.startsWith('fragment/')).length;
+    expect(fragments).toBeLessThanOrEqual(fragmentFiles(count));
+    expect(fragments).toBeGreaterThan(0);
+    await writeFile(path.join(site, 'index.html'), '<!doctype html><html lang="en"><title>search</title></html>');
+    const own = await startServer({ dir: site, host: '127.0.0.1', port: 0, quiet: true });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(own.url);
+      // A string, not a function: vitest would rewrite a function's import() for Node.
+      const found: { word: string; results: number; shown: { url: string; title: string }[] }[] = await page.evaluate(`(async () => {
+        const pagefind = await import('/pagefind/pagefind.js');
+        await pagefind.options({ noWorker: true });
+        const out = [];
+        for (const word of ['zeta7q', 'zeta1234q', 'zeta1500q', 'asyncio']) {
+          const search = await pagefind.search(word);
+          const shown = await Promise.all(search.results.slice(0, 20).map((r) => r.data()));
+          out.push({ word, results: search.results.length, shown: shown.map((d) => ({ url: d.url, title: d.meta.title })) });
+        }
+        return out;
+      })()`);
+      for (const n of [7, 1234, 1500]) expect(found.find((f) => f.word === `zeta${n}q`)).toEqual({ word: `zeta${n}q`, results: 1, shown: [{ url: `/video/${n}/talk-${n}/`, title: `Talk ${n}` }] });
+      const asyncio = found.find((f) => f.word === 'asyncio')!;
+      expect(asyncio.results).toBe(count / 3);
+      for (const { url, title } of asyncio.shown) expect(url).toBe(`/video/${title.slice(5)}/talk-${title.slice(5)}/`);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  }, 60_000);
 });
