@@ -495,6 +495,34 @@ describe('ETags and 304s', () => {
 const decode = (res: RawResponse) =>
   res.headers['content-encoding'] === 'br' ? brotliDecompressSync(res.body) : res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.body) : res.body;
 
+/**
+ * GET and HEAD of a file of each compressed kind with `accept`: sent in `encoding` as `expected` gives
+ * its bytes (by the copy's suffix), with its own ETag that a 304 honours, the same bytes every time.
+ */
+async function expectSentAs(s: { base: string }, accept: string, encoding: string | undefined, expected: (rel: string, suffix: string) => Promise<Buffer>) {
+  for (const [url, rel] of [
+    ['/assets/style.css', 'assets/style.css'],
+    ['/', 'index.html'],
+    ['/sitemap.xml', 'sitemap.xml'],
+    ['/video/1/talk-1/', 'video/1/talk-1/index.html'],
+  ] as const) {
+    const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe(encoding);
+    expect(res.headers.vary).toBe('Accept-Encoding');
+    expect(res.headers['content-type']).toBe(HEADERS[kindOf(rel)]['Content-Type'] ?? contentTypeOf(rel));
+    expect(decode(res).toString()).toBe(OUTPUT[rel]);
+    const suffix = ENCODINGS.find((e) => e.name === encoding)?.suffix ?? '';
+    expect(res.body.equals(await expected(rel, suffix))).toBe(true);
+    expect(res.headers.etag).toBe(etagOf(res.body));
+    expect((await raw(s.base, 'GET', url, { 'Accept-Encoding': accept })).body.equals(res.body)).toBe(true);
+    const head = await raw(s.base, 'HEAD', url, { 'Accept-Encoding': accept });
+    expect(head.headers['content-length']).toBe(String(res.body.length));
+    expect(head.headers.etag).toBe(res.headers.etag);
+    expect((await raw(s.base, 'GET', url, { 'Accept-Encoding': accept, 'If-None-Match': res.headers.etag as string })).status).toBe(304);
+  }
+}
+
 describe('precompressed copies', () => {
   const s = handMade();
 
@@ -507,24 +535,7 @@ describe('precompressed copies', () => {
     ['br;q=0, gzip;q=0', undefined],
     ['gzip;q=banana', undefined],
   ])('Accept-Encoding "%s" gets %s', async (accept, encoding) => {
-    for (const [url, rel] of [
-      ['/assets/style.css', 'assets/style.css'],
-      ['/', 'index.html'],
-      ['/sitemap.xml', 'sitemap.xml'],
-    ] as const) {
-      const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
-      expect(res.status).toBe(200);
-      expect(res.headers['content-encoding']).toBe(encoding);
-      expect(res.headers.vary).toBe('Accept-Encoding');
-      expect(res.headers['content-type']).toBe(HEADERS[kindOf(rel)]['Content-Type'] ?? contentTypeOf(rel));
-      expect(decode(res).toString()).toBe(OUTPUT[rel]);
-      const suffix = encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '';
-      expect(res.body.equals(await readFile(path.join(s.out, rel + suffix)))).toBe(true);
-      expect(res.headers.etag).toBe(etagOf(res.body));
-      const head = await raw(s.base, 'HEAD', url, { 'Accept-Encoding': accept });
-      expect(head.headers['content-length']).toBe(String(res.body.length));
-      expect(head.headers.etag).toBe(res.headers.etag);
-    }
+    await expectSentAs(s, accept, encoding, (rel, suffix) => readFile(path.join(s.out, rel + suffix)));
   });
 
   it('each encoding has its own ETag and its own 304', async () => {
@@ -679,27 +690,10 @@ describe('compressed as sent, without copies', () => {
     ['*', 'br'],
     ['identity', undefined],
   ])('Accept-Encoding "%s" gets %s, the same bytes on every request', async (accept, encoding) => {
-    for (const [url, rel] of [
-      ['/assets/style.css', 'assets/style.css'],
-      ['/', 'index.html'],
-      ['/sitemap.xml', 'sitemap.xml'],
-      ['/video/1/talk-1/', 'video/1/talk-1/index.html'],
-    ] as const) {
-      const res = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
-      expect(res.status).toBe(200);
-      expect(res.headers['content-encoding']).toBe(encoding);
-      expect(res.headers.vary).toBe('Accept-Encoding');
-      expect(decode(res).toString()).toBe(OUTPUT[rel]);
-      const made = ENCODINGS.find((e) => e.name === encoding);
-      expect(res.body.equals(made ? made.encode(Buffer.from(OUTPUT[rel]!)) : Buffer.from(OUTPUT[rel]!))).toBe(true);
-      expect(res.headers.etag).toBe(etagOf(res.body));
-      const again = await raw(s.base, 'GET', url, { 'Accept-Encoding': accept });
-      expect(again.body.equals(res.body)).toBe(true);
-      const head = await raw(s.base, 'HEAD', url, { 'Accept-Encoding': accept });
-      expect(head.headers['content-length']).toBe(String(res.body.length));
-      expect(head.headers.etag).toBe(res.headers.etag);
-      expect((await raw(s.base, 'GET', url, { 'Accept-Encoding': accept, 'If-None-Match': res.headers.etag as string })).status).toBe(304);
-    }
+    await expectSentAs(s, accept, encoding, async (rel, suffix) => {
+      const made = ENCODINGS.find((e) => e.suffix === suffix);
+      return made ? made.encode(Buffer.from(OUTPUT[rel]!)) : Buffer.from(OUTPUT[rel]!);
+    });
   });
 
   it('never compresses API files, nor bodies too small to gain', async () => {
