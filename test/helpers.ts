@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
+import sanitizeHtml from 'sanitize-html';
 import { afterEach } from 'vitest';
+import { renderMarkdown, renderMarkdownSanitised } from '../src/markdown.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEMO_CONTENT = path.join(ROOT, 'content');
@@ -49,3 +51,11 @@ export const BAD_CASES = fg.sync('*', { cwd: BAD_FIXTURES, onlyDirectories: true
 
 /** The pyvideo/data snapshot beside the checkout, as CI provides it. */
 export const PYVIDEO_SNAPSHOT = path.join(ROOT, '..', 'shared', 'data', 'pyvideo-data.tar.gz');
+
+/** HTML as sanitize-html writes it, keeping every tag and attribute: equal for the same markup, whatever its quoting and entities. */
+const canonicalHtml = (html: string) => sanitizeHtml(html, { allowedTags: false, allowedAttributes: false, allowVulnerableTags: true });
+
+/** The sources renderMarkdown renders to other markup than sanitize-html makes of marked's output. */
+export function unlikeSanitised(sources: string[]): string[] {
+  return sources.filter((source) => canonicalHtml(renderMarkdown(source)) !== canonicalHtml(renderMarkdownSanitised(source)));
+}

@@ -13,7 +13,7 @@ import { importPyvideo, STATE_FILE, type ImportState } from '../src/importer.ts'
 import { loadContent } from '../src/load.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { fragmentFiles } from '../src/search.ts';
-import { fingerprint, PYVIDEO_SNAPSHOT, TEMPLATES } from './helpers.ts';
+import { fingerprint, PYVIDEO_SNAPSHOT, TEMPLATES, unlikeSanitised } from './helpers.ts';
 
 const available = existsSync(PYVIDEO_SNAPSHOT);
 if (!available && process.env.CI) {
@@ -98,6 +98,12 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
       const text = JSON.stringify(talk);
       for (const v of record.videos as { url: string }[]) expect(text, file).toContain(JSON.stringify(v.url).slice(1, -1));
     }
+  });
+
+  it('renders every description and summary of the snapshot as sanitize-html would', () => {
+    const texts = [...sourceRecords.values()].flatMap((r) => [r.description, r.summary]).filter((t): t is string => typeof t === 'string' && t.trim() !== '');
+    expect(texts.length).toBeGreaterThan(18_000);
+    expect(unlikeSanitised(texts)).toEqual([]);
   });
 
   it('writes content the build accepts without a single error', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, sanitiseEmbed } from '../src/markdown.ts';
+import { unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
   it('renders lists, links, code and headings below the page outline', () => {
@@ -25,6 +26,28 @@ describe('renderMarkdown', () => {
   });
 
   it('renders nothing for empty text', () => expect(renderMarkdown('  \n')).toBe(''));
+
+  // Markdown without HTML skips sanitize-html: every construct marked knows must come out as the policy would have it.
+  it('renders Markdown without HTML to the markup sanitize-html makes of it', () => {
+    const sources = [
+      '# a\n## b\n### c\n#### d\n##### e\n###### f\n\nSetext\n===\n\nTwo\n---',
+      '[x](javascript:alert(1)) [y](JaVaScRiPt:alert(1)) [z](javascript&#58;alert(1)) [w](&#x6A;avascript:alert(1))',
+      '[a](<java\tscript:1>) [b](//evil.example) [c](\\\\evil) [d](/rel) [e](#frag) [f](mailto:a@b.c) [g](ftp://a) [h](data:text/html,1)',
+      '[a](java&#x09;script:1) [b](&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;1) [c](&lt;!---->javascript:1) [d](\u00a0javascript:1)',
+      '<javascript:alert(1)> <http://a.b?x&amp;y> www.example.com a@b.com https://x.y/z?a=1&b=2',
+      '[x](http://a.b "ti\\"tle") [y](http://a.b \'ti&quot;tle\') [z](http://a.b (t<>itle)) [w](https://a.b/<c>)',
+      '[x][r] [y][s]\n\n[r]: javascript:alert(1)\n[s]: https://ok.example "T"',
+      '![alt](x.png "t") ![a](javascript:1) [![img](a.png)](https://b.c)',
+      '- [ ] a\n- [x] b\n\n3. three\n4. four',
+      '| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n| `x\\|y` | **b** | [l](javascript:1) |',
+      '```c++\nint x;\n```\n\n```py&amp;\nx\n```\n\n```\n<script>\n```\n\n```html extra\n<b>\n```\n\n    indented <code>',
+      '"quoted" \'single\' ~~del~~ ***bold-em*** a  \nb a\\\nb `code <b>` \\* &copy; &#0; &#x110000; &bogus; &amp;',
+      '> quote\n> - item\n>   1. nested\n\n---\n\n***',
+      '[a [b](c)](d) [x\u0000y](http://a\u0000b) \ud800 [s](http://a/\ud800)',
+    ];
+    expect(unlikeSanitised(sources)).toEqual([]);
+    expect(renderMarkdown(sources[1]!)).not.toContain('href');
+  });
 });
 
 describe('sanitiseEmbed', () => {
