@@ -163,6 +163,8 @@ export class PlanMemo {
   private context = '';
   private last = new Map<string, Memoised>();
   private index: CatalogueIndex | undefined;
+  /** Kept with the talk object, which a load gives again for an unchanged file. */
+  readonly searchRecords = new WeakMap<CatalogueTalk, SearchEntry>();
 
   indexOf(catalogue: Catalogue): CatalogueIndex {
     return (this.index = indexCatalogue(catalogue.talks, this.index));
@@ -395,11 +397,13 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
 export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo): SearchPlan {
   const { newestFirst } = indexOf(catalogue, memo);
   const keys: string[] = [];
+  const entryOf = (talk: CatalogueTalk): SearchEntry => {
+    const record = searchRecord(talk);
+    return { record, key: hashOf(record) };
+  };
   const records = newestFirst.map((talk) => {
-    const known = cached(searchRecords, talk, () => {
-      const record = searchRecord(talk);
-      return { record, key: hashOf(record) };
-    });
+    // Without a memo nothing holds them once the index has them: at 100,000 talks they weigh 140 MB.
+    const known = memo ? cached(memo.searchRecords, talk, entryOf) : entryOf(talk);
     keys.push(known.key);
     return known.record;
   });
@@ -407,8 +411,11 @@ export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo):
   return { key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records };
 }
 
-/** Kept with the talk object, which a load gives again for an unchanged file (the dev server's next build). */
-const searchRecords = new WeakMap<CatalogueTalk, { record: SearchRecord; key: string }>();
+/** A talk's search record and the key of its text. */
+interface SearchEntry {
+  record: SearchRecord;
+  key: string;
+}
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
 function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf, parts: Part[]): void {

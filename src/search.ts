@@ -103,6 +103,8 @@ export class SearchThread {
     const worker = this.worker ?? this.start();
     // Only a thread at work keeps the process alive: an owner that never closes it still exits.
     worker.ref();
+    // Copied as it is posted, and posted before the promise, whose callbacks would otherwise keep the records alive here until the index is written.
+    worker.postMessage({ records, dir });
     return new Promise<string[]>((resolve, reject) => {
       const stop = () => worker.postMessage({ stop: true });
       const settle = () => {
@@ -120,7 +122,6 @@ export class SearchThread {
         reject(new Error(`search index: its thread stopped (exit code ${code})`));
       };
       worker.on('message', onReply).once('error', reject).once('exit', onExit);
-      worker.postMessage({ records, dir });
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop);
     });

@@ -31,6 +31,16 @@ describe('planSearch', () => {
     expect(planSearch(catalogue, 'other code').key).not.toBe(key);
   });
 
+  it('keeps records with a memo, for the next build, and holds none without one', () => {
+    const memo = new PlanMemo();
+    const kept = planSearch(catalogue, 'c', memo).records;
+    expect(planSearch(catalogue, 'c', memo).records.every((record, i) => record === kept[i])).toBe(true);
+    const first = planSearch(catalogue, 'c').records;
+    const second = planSearch(catalogue, 'c').records;
+    expect(second).toEqual(first);
+    expect(second.some((record, i) => record === first[i] || record === kept[i])).toBe(false);
+  });
+
   it('moves its key when a searchable field changes', () => {
     const { key } = planSearch(catalogue, 'c');
     for (const change of [{ title: 'Another title' }, { speakers: ['Someone Else'] }, { tags: ['new-tag'] }, { language: 'Spanish' }, { recorded: '2001-01-01' }, { blurb: 'Another excerpt' }]) {
