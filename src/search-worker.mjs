@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
 
-const { writeIndex } = await tsImport('./search.ts', import.meta.url);
+const { received, writeIndex } = await tsImport('./search.ts', import.meta.url);
 let current;
 parentPort.on('message', async (message) => {
   if (message.stop) {
@@ -14,10 +14,11 @@ parentPort.on('message', async (message) => {
   }
   current = new AbortController();
   try {
-    parentPort.postMessage({ files: await writeIndex(message.records, message.dir, current.signal) });
+    parentPort.postMessage({ files: await writeIndex(received(message.records), message.count, message.dir, current.signal) });
   } catch (err) {
     parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
   } finally {
+    message.records.close();
     current = undefined;
   }
 });

@@ -2,7 +2,7 @@
 // pages (never by crawling them), so it cannot drift out of sync with the site.
 // Pagefind splits the index into small chunks the browser fetches on demand,
 // which keeps a first query on a large catalogue well under a megabyte.
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import fg from 'fast-glob';
 import * as pagefind from 'pagefind';
 import type { CatalogueTalk } from './load.ts';
@@ -50,26 +50,36 @@ export const fragmentFiles = (records: number) => Math.max(FRAGMENT_FILES_FROM, 
 // Pagefind's UI bundles are not used: the search page has a small script of its own.
 const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.[\w-]+\.pf_meta|wasm\.en\.pagefind|(fragment|index|filter)\/.+)$/;
 
+/** Records handed to Pagefind at a time: it answers over a pipe, and many requests in flight hide its round trips. */
+const IN_FLIGHT = 256;
+
+/** The records in batches of IN_FLIGHT. */
+function* batchesOf(records: SearchRecord[]): Generator<SearchRecord[]> {
+  for (let i = 0; i < records.length; i += IN_FLIGHT) yield records.slice(i, i + IN_FLIGHT);
+}
+
 /**
- * Builds the index into `dir`, a fresh folder, and returns the paths of the
- * files the site serves, relative to it and sorted. Pagefind writes them
- * itself: handed over as data (base64-encoded, in one message), a large
- * catalogue's index would be held in memory whole, several times over.
+ * Builds the index into `dir`, a fresh folder, from `count` records given in
+ * batches, and returns the paths of the files the site serves, relative to it
+ * and sorted. Pagefind writes them itself: handed over as data
+ * (base64-encoded, in one message), a large catalogue's index would be held in
+ * memory whole, several times over.
  */
-export async function writeIndex(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
+export async function writeIndex(batches: Iterable<SearchRecord[]>, count: number, dir: string, signal?: AbortSignal): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
-  const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en', maxFragments: fragmentFiles(records.length) });
+  const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en', maxFragments: fragmentFiles(count) });
   const stop = () => void pagefind.close();
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
-    // Pagefind answers over a pipe: many requests in flight hide its round trips.
-    const IN_FLIGHT = 256;
-    for (let i = 0; i < records.length; i += IN_FLIGHT) {
+    let added = 0;
+    for (const batch of batches) {
       signal?.throwIfAborted();
-      const replies = await Promise.all(records.slice(i, i + IN_FLIGHT).map((record) => index.addCustomRecord({ ...record, language: 'en' })));
+      const replies = await Promise.all(batch.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
+      added += batch.length;
     }
+    if (added !== count) throw new Error(`search index: ${count} records were sent, ${added} arrived`);
     signal?.throwIfAborted();
     // Writing takes seconds on a large catalogue: a stop then closes Pagefind, which fails the write. Not while
     // records are still being sent (a stop waits for the batch in flight): writes cut off make Pagefind's client log errors.
@@ -98,16 +108,23 @@ export async function writeIndex(records: SearchRecord[], dir: string, signal?: 
 export class SearchThread {
   private worker: Worker | undefined;
 
-  /** See writeIndex; one index at a time. */
+  /**
+   * See writeIndex; one index at a time. The records go in batches on a port
+   * of their own, which the thread reads a batch at a time (receiveMessageOnPort)
+   * as Pagefind takes them: until then they wait there serialised, and no
+   * thread holds them all as objects (at 100,000 talks, 140 MB each).
+   */
   build(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
     const worker = this.worker ?? this.start();
     // Only a thread at work keeps the process alive: an owner that never closes it still exits.
     worker.ref();
-    // Copied as it is posted, and posted before the promise, whose callbacks would otherwise keep the records alive here until the index is written.
-    worker.postMessage({ records, dir });
+    const { port1, port2 } = new MessageChannel();
+    for (const batch of batchesOf(records)) port1.postMessage(batch);
+    worker.postMessage({ records: port2, count: records.length, dir }, [port2]);
     return new Promise<string[]>((resolve, reject) => {
       const stop = () => worker.postMessage({ stop: true });
       const settle = () => {
+        port1.close();
         signal?.removeEventListener('abort', stop);
         worker.off('message', onReply).off('error', reject).off('exit', onExit);
         worker.unref();
@@ -143,7 +160,12 @@ export class SearchThread {
   }
 }
 
+/** The batches posted on `port` (see SearchThread.build), each read when it is needed. */
+export function* received(port: MessagePort): Generator<SearchRecord[]> {
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) yield next.message as SearchRecord[];
+}
+
 /** Builds the index into `dir` (see writeIndex), in `thread` if given, else fed by this thread's event loop. */
 export function buildSearchIndex(records: SearchRecord[], dir: string, thread?: SearchThread, signal?: AbortSignal): Promise<string[]> {
-  return thread ? thread.build(records, dir, signal) : writeIndex(records, dir, signal);
+  return thread ? thread.build(records, dir, signal) : writeIndex(batchesOf(records), records.length, dir, signal);
 }

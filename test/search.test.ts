@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, SearchThread, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, SearchThread, writeIndex, type SearchRecord } from '../src/search.ts';
 import { tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -40,6 +40,11 @@ describe('search index', () => {
     } finally {
       await thread.close();
     }
+  });
+
+  it('fails rather than write an index that lacks records that were sent', async () => {
+    const some = records(300);
+    await expect(writeIndex([some.slice(0, 256)], some.length, await tempDir('vc-search-'))).rejects.toThrow('300 records were sent, 256 arrived');
   });
 
   it('stops when its build is stopped, leaves no Pagefind process behind, and builds the next index', async () => {
