@@ -2,8 +2,8 @@
 // size, each imported or generated, then built cold, with nothing changed, and
 // with one talk changed. Every measured step runs in a child process of its
 // own, so wall time includes start-up and peak RSS is that step's alone.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ export interface StepResult {
   ms: number;
   /** Peak resident set of the child process (all its threads), in bytes. */
   rss: number;
+  /** The largest peak resident set among the processes the child started (Pagefind's), in bytes; 0 if none ran or /proc cannot tell. */
+  helperRss?: number;
   written?: number;
   outputs?: number;
   bytes?: number;
@@ -91,19 +93,67 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
   return { ok: ok && times.length === 2, pagesMs: times[0], searchMs: times[1], pagesBuildMs: builds[0] };
 }
 
-function measure(step: Step): StepResult {
+/** Linux: the processes `pid` started, and theirs, from /proc. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ').filter(Boolean).map(Number)) {
+        found.push(child);
+        visit(child);
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+/** A process's peak resident set so far (VmHWM), in bytes; 0 once it has gone. */
+export function peakRss(pid: number): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return hwm ? Number(hwm[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs one step in a child process. The child reports its own peak RSS (its
+ * threads included); the processes it starts (Pagefind's) are watched from
+ * here, where the event loop is free: a peak is a high-water mark, so reading
+ * it every 100 ms while such a process lives finds it.
+ */
+async function measure(step: Step): Promise<StepResult> {
   // The last step's writes are flushed first: the disk writing back a cold build's 600 MB would be counted against the next step.
   spawnSync('sync');
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), '--step', JSON.stringify(step)], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), '--step', JSON.stringify(step)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = `${stderr}${chunk}`.slice(-2000)));
+  let helperRss = 0;
+  const watch = setInterval(() => {
+    for (const pid of descendants(child.pid!)) helperRss = Math.max(helperRss, peakRss(pid));
+  }, 100);
+  const status = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve)).finally(() => clearInterval(watch));
   const ms = performance.now() - started;
-  const line = child.stdout.trim().split('\n').pop() ?? '';
-  if (child.status !== 0 || !line.startsWith('{')) throw new Error(`benchmark step failed (${step.kind}): ${child.stderr.slice(-2000)}`);
-  return { ...(JSON.parse(line) as Omit<StepResult, 'ms'>), ms };
+  const line = stdout.trim().split('\n').pop() ?? '';
+  if (status !== 0 || !line.startsWith('{')) throw new Error(`benchmark step failed (${step.kind}): ${stderr}`);
+  return { ...(JSON.parse(line) as Omit<StepResult, 'ms'>), ms, helperRss };
 }
 
 async function dirSize(dir: string, pattern = '**/*'): Promise<{ files: number; bytes: number }> {
@@ -168,18 +218,18 @@ async function benchCatalogue(name: string, content: string, outputs: string, im
   const cache = path.join(outputs, `${name}-cache`);
   await rm(out, { recursive: true, force: true });
   await rm(cache, { recursive: true, force: true });
-  const cold = measure({ kind: 'build', content, out, cache });
-  const noop = measure({ kind: 'build', content, out, cache });
+  const cold = await measure({ kind: 'build', content, out, cache });
+  const noop = await measure({ kind: 'build', content, out, cache });
   const [first] = (await fg('*/videos/*.json', { cwd: content })).sort();
   const file = path.join(content, first!);
   await editTalk(file, (talk) => ({ ...talk, title: `${talk.title} (edited)` }));
-  const oneTalk = measure({ kind: 'build', content, out, cache });
+  const oneTalk = await measure({ kind: 'build', content, out, cache });
   await editTalk(file, (talk) => ({ ...talk, duration: (talk.duration ?? 0) + 60 }));
-  const oneField = measure({ kind: 'build', content, out, cache });
-  const dev = measure({ kind: 'dev', content, out, cache, file });
+  const oneField = await measure({ kind: 'build', content, out, cache });
+  const dev = await measure({ kind: 'dev', content, out, cache, file });
   const copiesOut = path.join(outputs, `${name}-compressed-dist`);
   const copiesCache = path.join(outputs, `${name}-compressed-cache`);
-  const compressed = { ...measure({ kind: 'build', content, out: copiesOut, cache: copiesCache, compress: true }), ...(await dirSize(copiesOut)) };
+  const compressed = { ...(await measure({ kind: 'build', content, out: copiesOut, cache: copiesCache, compress: true })), ...(await dirSize(copiesOut)) };
   await rm(copiesOut, { recursive: true, force: true });
   await rm(copiesCache, { recursive: true, force: true });
   return { name, talks: cold.talks ?? 0, import: imported, cold, noop, oneTalk, oneField, dev, compressed, output: await dirSize(out), pages: await dirSize(out, '**/*.html') };
@@ -205,7 +255,7 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
   const source = path.join(work, (await readdir(work)).find((d) => existsSync(path.join(work, d, 'NO_PUBLISH.json'))) ?? 'pyvideo-data');
   const content = path.join(work, 'pyvideo-content');
   log('importing');
-  const imported = measure({ kind: 'import', source, content });
+  const imported = await measure({ kind: 'import', source, content });
   const figures: CatalogueFigures[] = [];
   log('building the import');
   const outputs = options.outputs ?? work;
@@ -230,8 +280,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const millis = (ms: number) => `${Math.round(ms)} ms`;
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
+/** The CLI builds of a catalogue, whose peaks the table gives. */
+const builds = (f: CatalogueFigures) => [f.cold, f.noop, f.oneTalk, f.oneField, f.compressed];
+
 export function formatTable(figures: CatalogueFigures[]): string {
-  const header = ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one title changed', 'one duration changed', 'dev server, title saved: pages (their build) / search', 'talks/s (cold)', 'peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --compress', 'its files', 'its MiB'];
+  const header = ['catalogue', 'talks', 'import', 'cold build', 'no-op build', 'one title changed', 'one duration changed', 'dev server, title saved: pages (their build) / search', 'talks/s (cold)', 'peak RSS', 'Pagefind peak RSS', 'output files', 'output MiB', 'of which pages MiB', 'cold build, --compress', 'its files', 'its MiB'];
   const rows = [
     header,
     header.map((_, i) => (i === 0 ? '---' : '---:')),
@@ -245,7 +298,8 @@ export function formatTable(figures: CatalogueFigures[]): string {
       seconds(f.oneField.ms),
       `${seconds(f.dev.pagesMs ?? NaN)} (${seconds(f.dev.pagesBuildMs ?? NaN)}) / ${seconds(f.dev.searchMs ?? NaN)}`,
       Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
-      mb(Math.max(f.cold.rss, f.noop.rss, f.oneTalk.rss, f.oneField.rss, f.compressed.rss)),
+      mb(Math.max(...builds(f).map((step) => step.rss))),
+      mb(Math.max(...builds(f).map((step) => step.helperRss ?? 0))),
       f.output.files.toLocaleString('en'),
       (f.output.bytes / 1024 / 1024).toFixed(0),
       (f.pages.bytes / 1024 / 1024).toFixed(0),
