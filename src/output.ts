@@ -9,12 +9,16 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { ENCODINGS } from './headers.ts';
 
-/** Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+/**
+ * Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename.
+ * Given pieces, it writes each as it comes, so that the whole file need not be in memory at once.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>, mode = 0o644): Promise<void> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else for (const piece of data) await handle.write(piece);
     await handle.sync();
   } finally {
     await handle.close();

@@ -3,7 +3,7 @@
 // One file, replaced atomically, and only trusted for the output folder it
 // was written for (same path, same folder inode).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -74,11 +74,71 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
   return path.join(cacheRoot, 'video-catalogue', id);
 }
 
+/**
+ * The state file is a run of pieces, each a 4-byte length and a V8-serialised
+ * value: first `code`, `outIno` and the number of entries, then batches of
+ * manifest and load entries.
+ * It is written and read a piece at a time: at 100,000 talks the state is
+ * 150 MB, and serialised whole it would be held twice over while the build
+ * that writes it still holds its output's plan.
+ */
+type StatePiece = { code: string; outIno: number; entries: number } | { manifest: [string, string][] } | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] };
+
+/** Entries per piece of the state file. */
+const PIECE = 20_000;
+
+function* statePieces(state: BuildState): Generator<Uint8Array> {
+  const piece = (value: StatePiece) => {
+    const bytes = v8.serialize(value);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(bytes.length);
+    return Buffer.concat([length, bytes]);
+  };
+  yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size });
+  for (const [name, map] of [['manifest', state.manifest], ['load', state.load]] as const) {
+    let batch: [string, unknown][] = [];
+    for (const entry of map) {
+      batch.push(entry);
+      if (batch.length === PIECE) {
+        yield piece({ [name]: batch } as StatePiece);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield piece({ [name]: batch } as StatePiece);
+  }
+}
+
+/** The pieces of a state file, each read from the disk when it is wanted. */
+function* readPieces(file: string): Generator<StatePiece> {
+  const fd = openSync(file, 'r');
+  try {
+    const length = Buffer.alloc(4);
+    for (let at = 0; readSync(fd, length, 0, 4, at) === 4; ) {
+      const bytes = Buffer.allocUnsafe(length.readUInt32LE());
+      if (readSync(fd, bytes, 0, bytes.length, at + 4) !== bytes.length) throw new Error(`${file} is cut short`);
+      at += 4 + bytes.length;
+      yield v8.deserialize(bytes) as StatePiece;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function readState(stateDir: string, code: string, outDir: string): BuildState | undefined {
   try {
-    const state = v8.deserialize(readFileSync(path.join(stateDir, stateFile(code)))) as BuildState;
-    if (state.code !== code || !existsSync(outDir) || statSync(outDir).ino !== state.outIno) return undefined;
-    return state;
+    const pieces = readPieces(path.join(stateDir, stateFile(code)));
+    const head = pieces.next().value;
+    if (!head || !('code' in head) || head.code !== code || !existsSync(outDir) || statSync(outDir).ino !== head.outIno) {
+      pieces.return(undefined);
+      return undefined;
+    }
+    const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map() };
+    for (const piece of pieces) {
+      if ('manifest' in piece) for (const [file, key] of piece.manifest) state.manifest.set(file, key);
+      else if ('load' in piece) for (const [name, entry] of piece.load) state.load.set(name, entry);
+    }
+    // Renamed into place once whole, but a file that lacks pieces must not pass for a smaller state.
+    return state.manifest.size + state.load.size === head.entries ? state : undefined;
   } catch {
     return undefined;
   }
@@ -89,7 +149,7 @@ export async function writeStateNext(stateDir: string, state: BuildState): Promi
   await mkdir(stateDir, { recursive: true });
   for (const name of await readdir(stateDir)) if (/^state-.*\.v8$/.test(name) && name !== stateFile(state.code)) await rm(path.join(stateDir, name), { force: true });
   const next = path.join(stateDir, `${stateFile(state.code)}.next`);
-  await writeFileAtomic(next, v8.serialize(state));
+  await writeFileAtomic(next, statePieces(state));
   return [next, path.join(stateDir, stateFile(state.code))];
 }
 

@@ -1,5 +1,39 @@
+import { mkdir, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManifestPatch } from '../src/state.ts';
+import type { LoadCache } from '../src/load.ts';
+import { ManifestPatch, readState, writeStateNext, type BuildState } from '../src/state.ts';
+import { tempDir } from './helpers.ts';
+
+describe('the state file', () => {
+  it('reads back as it was written, in pieces, and is trusted only for its code and its output folder', async () => {
+    const dir = await tempDir('vc-state-');
+    const out = path.join(dir, 'dist');
+    await mkdir(out);
+    const manifest = new Map(Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]));
+    const load: LoadCache = new Map([['event/videos/talk.yaml', { stat: '1:2:3', rev: 'r', value: { title: 'An event' } as never }]]);
+    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load };
+    const stateDir = path.join(dir, 'state');
+    const [next, file] = await writeStateNext(stateDir, state);
+    await rename(next, file);
+    const read = readState(stateDir, 'c0de', out);
+    expect(read).toEqual(state);
+    expect([...read!.manifest.keys()]).toEqual([...manifest.keys()]);
+    expect(readState(stateDir, 'other', out)).toBeUndefined();
+    expect(readState(stateDir, 'c0de', dir)).toBeUndefined();
+    // A file cut short is not trusted, within a piece or after one.
+    const bytes = await readFile(file);
+    await truncate(file, bytes.length - 10);
+    expect(readState(stateDir, 'c0de', out)).toBeUndefined();
+    const ends: number[] = [];
+    for (let at = 0; at < bytes.length; at += 4 + bytes.readUInt32LE(at)) ends.push(at + 4 + bytes.readUInt32LE(at));
+    expect(ends.length).toBeGreaterThan(3);
+    await writeFile(file, bytes.subarray(0, ends.at(-2)));
+    expect(readState(stateDir, 'c0de', out)).toBeUndefined();
+    await writeFile(file, bytes);
+    expect(readState(stateDir, 'c0de', out)).toEqual(state);
+  });
+});
 
 describe('ManifestPatch', () => {
   const manifest = () =>
