@@ -235,7 +235,7 @@ async function renderJobs(
       // Threads that loaded the content would hold their heaps while Pagefind has their core.
       await workers.close();
       const threadBeside = jobs.length >= RENDER_IN_THREAD_FROM;
-      // One batch at a time keeps one thread busy: the next is copied to it as soon as it is done.
+      // Every thread now, for those that join once the index is written; fed a batch at a time, one of them renders beside Pagefind.
       if (threadBeside) workers.start();
       const join = async () => {
         const indexed = await indexing.then(

@@ -111,8 +111,9 @@ export class SearchThread {
   /**
    * See writeIndex; one index at a time. The records go in batches on a port
    * of their own, which the thread reads a batch at a time (receiveMessageOnPort)
-   * as Pagefind takes them: until then they wait there serialised, and no
-   * thread holds them all as objects (at 100,000 talks, 140 MB each).
+   * as Pagefind takes them: until then they wait there serialised, and
+   * neither thread holds them all as objects while Pagefind indexes (at
+   * 100,000 talks, 140 MB).
    */
   build(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
     const worker = this.worker ?? this.start();
