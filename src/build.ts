@@ -161,12 +161,17 @@ class Workers {
 
   constructor(readonly threads: number) {}
 
-  /** Starts the threads now (`count` of them, if none run yet), so that their start-up overlaps the main thread's own work. */
-  start(count = this.threads): Piscina {
+  /**
+   * Starts the threads now (`count` of them, if none run yet), so that their start-up overlaps the main
+   * thread's own work; or `atFirst` of them, and the others once more tasks wait than they can take.
+   */
+  start(count = this.threads, atFirst = count): Piscina {
     this.pool ??= new Piscina({
       filename: new URL('./render-worker.mjs', import.meta.url).href,
-      minThreads: count,
+      minThreads: atFirst,
       maxThreads: count,
+      // A thread started on demand stays until the build closes the pool: one stopped when idle for a moment would be started again.
+      idleTimeout: Infinity,
       // Workers keep nothing between batches: a small heap makes them collect garbage early instead of growing.
       resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 32 },
     });
@@ -235,8 +240,8 @@ async function renderJobs(
       // Threads that loaded the content would hold their heaps while Pagefind has their core.
       await workers.close();
       const threadBeside = jobs.length >= RENDER_IN_THREAD_FROM;
-      // Every thread now, for those that join once the index is written; fed a batch at a time, one of them renders beside Pagefind.
-      if (threadBeside) workers.start();
+      // Fed a batch at a time, one thread renders beside Pagefind; the others start when more batches are in flight, once the index is written.
+      if (threadBeside) workers.start(workers.threads, 1);
       const join = async () => {
         const indexed = await indexing.then(
           () => true,
