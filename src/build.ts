@@ -47,6 +47,8 @@ export interface BuildOptions {
   baseUrl?: string;
   /** Also write .br and .gz copies of pages, feeds, sitemaps and assets, for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); servers that compress as they send (ours, most hosts) need none. */
   compress?: boolean;
+  /** Talks per shard of the search index (see SEARCH_SHARD_SIZE): fewer hold Pagefind's memory down, more save the browser requests. */
+  searchShardSize?: number;
   /** Worker threads for talk pages; default: one per core. */
   workers?: number;
   /** What a long-running caller (the dev server) keeps between builds. */
@@ -260,15 +262,18 @@ async function renderJobs(
 }
 
 /**
- * Starts building the search index, unless the last build's holds the same
- * records or `defer` leaves it for later (then `kept` lists its files, with
- * their keys). Pagefind runs in a process of its own: started now, it indexes
- * while the main thread plans the pages.
+ * Starts building the search index's shards that changed since the last
+ * build, unless `defer` leaves them for later. `kept` lists the files of the
+ * last build's shards that stay, with their keys: those unchanged, or with
+ * `defer` all of them (then `pending` says whether any is stale). Pagefind
+ * runs in a process of its own: started now, it indexes while the main
+ * thread plans the pages.
  */
 async function startSearchIndex(
   w: Work,
   catalogue: Catalogue,
   code: string,
+  shardSize: number,
   previous: BuildState | undefined,
   out: string,
   thread: () => SearchThread,
@@ -278,18 +283,35 @@ async function startSearchIndex(
   known: string[] | undefined,
   signal?: AbortSignal,
 ) {
-  const { key, records } = w.planSearch(catalogue, code, memo);
+  const { shards } = w.planSearch(catalogue, code, memo, shardSize);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
   // Picked out of the manifest without copying it whole: it lists every file of the site.
-  const kept: [string, string][] = [];
-  if (known) for (const file of known) kept.push([file, previous!.manifest.get(file)!]);
-  else if (previous) for (const entry of previous.manifest) if (entry[0].startsWith(`${w.SEARCH_DIR}/`)) kept.push(entry);
-  if (kept.length > 0 && kept.every(([, k]) => k === key)) return { key, kept, pending: false };
-  // Kept under their old key, which the next build sees as stale.
-  if (defer && kept.length > 0) return { key, kept, pending: true };
+  const before = new Map<string, [string, string][]>();
+  const enter = (file: string, key: string) => {
+    const dir = w.shardOf(file);
+    const files = before.get(dir);
+    if (files) files.push([file, key]);
+    else before.set(dir, [[file, key]]);
+  };
+  if (known) for (const file of known) enter(file, previous!.manifest.get(file)!);
+  else if (previous) for (const [file, key] of previous.manifest) if (file.startsWith(`${w.SEARCH_DIR}/`)) enter(file, key);
+  const stale = shards.filter((shard) => !before.get(shard.dir)?.every(([, key]) => key === shard.key));
+  const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
+  if (stale.length === 0 || (defer && before.size > 0)) {
+    // Kept under their old keys, which the next build sees as stale.
+    const kept = defer ? [...before.values()].flat() : shards.flatMap((shard) => before.get(shard.dir)!);
+    return { keys, kept, pending: stale.length > 0 };
+  }
+  const kept = shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
   const dir = await scratchFolder(out, 'search');
+  const input = stale.map((shard) => ({ records: shard.records, dir: path.join(dir, shard.dir) }));
+  const records = stale.reduce((n, shard) => n + shard.records.length, 0);
+  // The files of each shard, as paths in the output.
+  const indexing = w
+    .buildSearchIndex(input, records >= SEARCH_THREAD_FROM ? thread() : undefined, signal)
+    .then((files) => stale.flatMap((shard, i) => files[i]!.map((file) => `${shard.dir}/${file}`)));
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { key, kept: undefined, pending: false, dir, indexing: w.buildSearchIndex(records, dir, records.length >= SEARCH_THREAD_FROM ? thread() : undefined, signal) };
+  return { keys, kept, pending: false, dir, indexing };
 }
 
 /**
@@ -304,8 +326,8 @@ function diffPlan<A extends OutputSpec>(
   assets: A[],
   previous: BuildState | undefined,
   written: BuildMemory['written'],
-  /** The last build's search index files, when this build keeps them. */
-  kept: [string, string][] | undefined,
+  /** The last build's search index files that this build keeps. */
+  kept: [string, string][],
 ) {
   // A memo gives a part the plan did not change again, the same object.
   let fresh = plan.parts;
@@ -334,8 +356,9 @@ function diffPlan<A extends OutputSpec>(
   };
   if (patch) {
     for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets]) for (const file of filesOf(o)) patch.delete(file);
-    if (!kept) for (const file of written!.search) patch.delete(file);
-  } else if (kept) for (const [file, key] of kept) manifest.set(file, key);
+    const keeps = new Set(kept.map(([file]) => file));
+    for (const file of written!.search) if (!keeps.has(file)) patch.delete(file);
+  } else for (const [file, key] of kept) manifest.set(file, key);
   // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
   const talkJobs: TalkJob[] = [];
   const pages: PageJob[] = [];
@@ -399,7 +422,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const compress = options.compress ?? false;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
-    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${options.searchShardSize ?? ''}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
     const warm = !options.memory || options.memory.state !== undefined;
     if (stateDir && !options.clean && warm) {
@@ -434,18 +457,19 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    search = await startSearchIndex(w, catalogue, prints.code, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
-    const { indexing, dir: searchDir, key: searchKey } = search;
+    const shardSize = options.searchShardSize ?? w.SEARCH_SHARD_SIZE;
+    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
+    const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
     mark('plan search');
-    const plan = w.planSite(catalogue, prints, compress, memo);
+    const plan = w.planSite(catalogue, prints, compress, memo, shardSize);
 
     mark('plan pages');
     const diff = diffPlan(plan, assetKeys, previous, written, search.kept);
     patch = diff.patch;
     const { manifest, enter, talkJobs, pages: changedPages, assets } = diff;
-    let searchFiles = search.kept?.map(([file]) => file) ?? [];
+    let searchFiles = search.kept.map(([file]) => file);
     mark('diff');
 
     const recordLists = changedPages.filter((p) => p.kind === 'video-list');
@@ -493,7 +517,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
 
-    if (previous && search.kept && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
+    if (previous && !indexing && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
       if (loaded.read > 0 && stateDir && !deferredStateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
@@ -516,11 +540,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           const names = (await indexing) ?? [];
           // A thread of the build's own is done: its heap goes now, not with the build.
           await ownThread?.close();
-          for (const name of names) {
-            writer.move(`${w.SEARCH_DIR}/${name}`, path.join(searchDir!, name));
-            enter(`${w.SEARCH_DIR}/${name}`, searchKey);
+          for (const file of names) {
+            writer.move(file, path.join(searchDir!, file));
+            enter(file, searchKeys.get(w.shardOf(file))!);
           }
-          if (indexing) searchFiles = names.map((name) => `${w.SEARCH_DIR}/${name}`);
+          searchFiles.push(...names);
         })(),
       ]);
       // After the talks: made from the record files they write.

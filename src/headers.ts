@@ -64,9 +64,8 @@ const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
 export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.[1-9][0-9]*|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
-/** Pagefind's index chunks, named by their content. */
-export const IMMUTABLE_DIRS = ['pagefind/fragment/', 'pagefind/index/', 'pagefind/filter/'] as const;
-export const IMMUTABLE_FILE = new RegExp(`^(?:${IMMUTABLE_DIRS.join('|')})`);
+/** Pagefind's index chunks, named by their content: by extension, in whichever shard's folder they are. */
+export const IMMUTABLE_EXTENSIONS = ['pf_fragment', 'pf_index', 'pf_filter'] as const;
 /** Feeds, sitemaps and robots.txt, by extension. */
 export const TEXT_EXTENSIONS = ['xml', 'atom', 'rss', 'json', 'txt'] as const;
 
@@ -75,7 +74,7 @@ export function kindOf(rel: string): FileKind {
   if (RECORD_FILE.test(rel)) return 'record';
   if (LIST_FILE.test(rel)) return 'list';
   if (rel.endsWith('.html')) return 'page';
-  if (IMMUTABLE_FILE.test(rel)) return 'immutable';
+  if (IMMUTABLE_EXTENSIONS.some((ext) => rel.endsWith(`.${ext}`))) return 'immutable';
   if (rel.startsWith('assets/')) return 'asset';
   if (TEXT_EXTENSIONS.some((ext) => rel.endsWith(`.${ext}`))) return 'text';
   return 'file';

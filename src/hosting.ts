@@ -10,7 +10,7 @@ import {
   ENCODINGS,
   HEADERS,
   HOST_FILES,
-  IMMUTABLE_DIRS,
+  IMMUTABLE_EXTENSIONS,
   INVALID_PAGE,
   LIST_TITLES,
   MIN_COMPRESS_BYTES,
@@ -47,7 +47,7 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 const HIDDEN_FILES = `^/(?:${HOST_FILES.map(escapeRegex).join('|')})$`;
 const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1))).join('|')})$`;
 /** kindOf's tests for index chunks and feeds, as regular expressions on a request path. */
-const IMMUTABLE_PATH = `^/(?:${IMMUTABLE_DIRS.map(escapeRegex).join('|')})`;
+const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
 const TEXT_PATH = `\\.(?:${TEXT_EXTENSIONS.map(escapeRegex).join('|')})$`;
 
 /** The API endpoints: what each path serves, its Allow, and what OPTIONS and a miss answer. */
@@ -235,7 +235,7 @@ const HEADER_RULES: HeaderRule[] = [
   { path: '/*.html', kind: 'page', over: 'file' },
   ...TEXT_EXTENSIONS.map((ext): HeaderRule => ({ path: `/*.${ext}`, kind: 'text', over: 'file' })),
   { path: '/assets/*', kind: 'asset', over: 'file' },
-  ...IMMUTABLE_DIRS.map((dir): HeaderRule => ({ path: `/${dir}*`, kind: 'immutable', over: 'file' })),
+  ...IMMUTABLE_EXTENSIONS.map((ext): HeaderRule => ({ path: `/*.${ext}`, kind: 'immutable', over: 'file' })),
   { path: '/api/v2/*', kind: 'list', over: 'file' },
   { path: '/api/v2/video/:id', kind: 'record', over: 'list' },
   { path: '/api/v2/video/:id/', kind: 'record', over: 'list' },
@@ -402,7 +402,7 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       '',
       '\t# The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html.',
       ...caddySite('Pages, and folders (their index.html)', 'page', 'path *.html */', 'page'),
-      ...caddySite('Search index chunks: named by their content, so they never change', 'immutable', `path ${IMMUTABLE_DIRS.map((d) => `/${d}*`).join(' ')}`, 'immutable'),
+      ...caddySite('Search index chunks: named by their content, so they never change', 'immutable', `path ${IMMUTABLE_EXTENSIONS.map((e) => `*.${e}`).join(' ')}`, 'immutable'),
       ...caddySite('Stylesheets and scripts', 'asset', 'path /assets/*', 'asset'),
       ...caddySite('Feeds, sitemaps, robots.txt', 'text', `path ${TEXT_EXTENSIONS.map((e) => `*.${e}`).join(' ')}`, 'text'),
       '\t# Everything else',
@@ -444,7 +444,7 @@ const JSON_HEADER_RULES: JsonHeaderRule[] = [
   { source: '/(.*)', regex: '^/.*$', kind: 'file' },
   { source: `/(.*)\\.(${TEXT_EXTENSIONS.join('|')})`, regex: `^/.*${TEXT_PATH}`, kind: 'text' },
   { source: '/assets/(.*)', regex: '^/assets/.*$', kind: 'asset' },
-  ...IMMUTABLE_DIRS.map((dir): JsonHeaderRule => ({ source: `/${dir}(.*)`, regex: `^/${escapeRegex(dir)}.*$`, kind: 'immutable' })),
+  { source: `/(.*)\\.(${IMMUTABLE_EXTENSIONS.join('|')})`, regex: `^/.*${IMMUTABLE_PATH}`, kind: 'immutable' },
   { source: '/', regex: '^/$', kind: 'page' },
   { source: '/(.*)/', regex: '^/.*/$', kind: 'page' },
   { source: '/(.*)\\.html', regex: '^/.*\\.html$', kind: 'page' },

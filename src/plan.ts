@@ -27,7 +27,7 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
-import { searchRecord, type SearchRecord } from './search.ts';
+import { SEARCH_DIR, SEARCH_SHARD_SIZE, searchIndexes, searchRecord, shardCount, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
 /** One file of the output, and the key of what it is made from. */
@@ -76,8 +76,14 @@ export interface Part {
   sitemap: SitemapEntry[];
 }
 
-/** What the search index is built from, and the key of that index. */
+/** What the search index is built from: its shards (see searchIndexes). */
 export interface SearchPlan {
+  shards: SearchShard[];
+}
+
+/** A shard of the search index: its folder in the output, the key of its files and what they are made from. */
+export interface SearchShard {
+  dir: string;
   key: string;
   records: SearchRecord[];
 }
@@ -204,9 +210,9 @@ const partOf =
     parts ? parts.get(name, from(), (within) => make(partOf(within))) : make(partOf(undefined));
 
 /** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
-export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo): SitePlan {
+export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): SitePlan {
   // A talk's link shows its event's title: an edited event file replans everything.
-  const top = memo?.begin(`${JSON.stringify(prints)}${compress}${catalogue.events.map(token).join('')}`);
+  const top = memo?.begin(`${JSON.stringify(prints)}${compress}${shardSize}${catalogue.events.map(token).join('')}`);
   const part = partOf(top);
   const { live, newestFirst, speakers, tags, languages, byRecorded } = indexOf(catalogue, memo);
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
@@ -358,7 +364,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   );
   const example = newestFirst[0];
   pages.push(page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
-  pages.push(page('/search/', 'search', { total: live.length }));
+  pages.push(page('/search/', 'search', { total: live.length, indexes: searchIndexes(live.length, shardSize) }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
   const categories = catalogue.events.map((event) => {
@@ -388,27 +394,33 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
 }
 
 /**
- * The search index's records, newest first. Planned apart from the pages, so
- * that the index can be built while they are planned. Keyed by the records'
- * own text, not by the files they come from: Pagefind rebuilds the whole
- * index, so a change to what search does not hold (a duration, a video URL,
- * the rest of a description) must not set it off.
+ * The search index's shards, each with its records newest first. Planned
+ * apart from the pages, so that the index can be built while they are
+ * planned. Keyed by the records' own text, not by the files they come from:
+ * Pagefind rebuilds a shard whole, so a change to what search does not hold
+ * (a duration, a video URL, the rest of a description) must not set it off.
  */
-export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo): SearchPlan {
+export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): SearchPlan {
   const { newestFirst } = indexOf(catalogue, memo);
-  const keys: string[] = [];
   const entryOf = (talk: CatalogueTalk): SearchEntry => {
     const record = searchRecord(talk);
     return { record, key: hashOf(record) };
   };
-  const records = newestFirst.map((talk) => {
-    // Without a memo nothing holds them once the index has them: at 100,000 talks they weigh 140 MB.
-    const known = memo ? cached(memo.searchRecords, talk, entryOf) : entryOf(talk);
-    keys.push(known.key);
-    return known.record;
-  });
-  // Hashed at once: an update per record costs more than the hashing.
-  return { key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records };
+  const shards: SearchShard[] = [];
+  const total = newestFirst.length;
+  // Counted from the oldest talk (see searchIndexes): shard n holds the talks ranked n × size onwards, oldest first.
+  for (let n = 0; n < shardCount(total, shardSize); n++) {
+    const keys: string[] = [];
+    const records = newestFirst.slice(Math.max(0, total - (n + 1) * shardSize), total - n * shardSize).map((talk) => {
+      // Without a memo nothing holds them once the index has them: at 100,000 talks they weigh 140 MB.
+      const known = memo ? cached(memo.searchRecords, talk, entryOf) : entryOf(talk);
+      keys.push(known.key);
+      return known.record;
+    });
+    // Hashed at once: an update per record costs more than the hashing.
+    shards.push({ dir: `${SEARCH_DIR}/${n}`, key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records });
+  }
+  return { shards };
 }
 
 /** A talk's search record and the key of its text. */

@@ -180,7 +180,8 @@ export interface PageInputs {
     feeds?: string;
   };
   terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
-  search: { total: number };
+  /** `indexes`: the search index's shards, newest first (see searchIndexes). */
+  search: { total: number; indexes: string[] };
   api: { example: { id: number; title: string } | null; total: number };
   'not-found': Record<string, never>;
 }

@@ -8,7 +8,7 @@ import * as pagefind from 'pagefind';
 import type { CatalogueTalk } from './load.ts';
 import { talkPath } from './render.ts';
 
-/** Where the index lives in the output; the search page loads `/pagefind/pagefind.js`. */
+/** Where the index lives in the output: a folder per shard (see searchIndexes). */
 export const SEARCH_DIR = 'pagefind';
 
 /** One searchable talk: the text Pagefind indexes, what a result shows, and the filters. */
@@ -53,31 +53,66 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
 /** Records handed to Pagefind at a time: it answers over a pipe, and many requests in flight hide its round trips. */
 const IN_FLIGHT = 256;
 
-/** The records in batches of IN_FLIGHT. */
-function* batchesOf(records: SearchRecord[]): Generator<SearchRecord[]> {
-  for (let i = 0; i < records.length; i += IN_FLIGHT) yield records.slice(i, i + IN_FLIGHT);
+/**
+ * Talks per index. Pagefind holds an index whole in memory until it is written, about 45 KB a
+ * record (measured: 235 MB at 5,000, 450 MB at 10,000, 935 MB at 21,713, 5 GB at 108,565), so a
+ * larger catalogue is indexed in shards of at most this many talks, one after another, and the
+ * search page merges them (Pagefind's mergeIndex). Not smaller: each shard costs the browser a few
+ * requests a query, and a shard that lacks a word answers it with the longest start of it that it
+ * has ("outages" finds "out"), as one index does only when no talk has the word. The pyvideo
+ * catalogue (21,713 talks) stays one index.
+ */
+export const SEARCH_SHARD_SIZE = 25_000;
+
+/** How many shards `total` talks make; an empty catalogue still has one, empty index. */
+export const shardCount = (total: number, size = SEARCH_SHARD_SIZE) => Math.max(1, Math.ceil(total / size));
+
+/**
+ * The shards' folders under SEARCH_DIR, as the search page loads them: newest first. Shard 0 holds
+ * the oldest talks, so that new talks fill the last shard or start one, and leave the others as
+ * they were. The first folder is the primary index, whose results come first among equals:
+ * results found by filters alone then come newest first, as in one index.
+ */
+export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[] {
+  const count = shardCount(total, size);
+  return Array.from({ length: count }, (_, i) => `/${SEARCH_DIR}/${count - 1 - i}/`);
+}
+
+/** The shard folder (`pagefind/<n>`) a file of the output's index belongs to. */
+export const shardOf = (file: string) => file.slice(0, file.indexOf('/', SEARCH_DIR.length + 1) >>> 0);
+
+/** One shard to index: its records, and the fresh folder its files go to. */
+export interface ShardInput {
+  records: SearchRecord[];
+  dir: string;
+}
+
+/** The records of each shard in batches of IN_FLIGHT, shard after shard; no batch holds records of two shards. */
+function* batchesOf(shards: ShardInput[]): Generator<SearchRecord[]> {
+  for (const { records } of shards) for (let i = 0; i < records.length; i += IN_FLIGHT) yield records.slice(i, i + IN_FLIGHT);
 }
 
 /**
- * Builds the index into `dir`, a fresh folder, from `count` records given in
- * batches, and returns the paths of the files the site serves, relative to it
- * and sorted. Pagefind writes them itself: handed over as data
- * (base64-encoded, in one message), a large catalogue's index would be held in
- * memory whole, several times over.
+ * Builds one index into `dir`, a fresh folder, from the next `count` records
+ * of `batches`, and returns the paths of the files the site serves, relative
+ * to it and sorted. Pagefind writes them itself: handed over as data
+ * (base64-encoded, in one message), a large index would be held in memory
+ * whole, several times over. Pagefind is closed when it is done, and with it
+ * the index it held.
  */
-export async function writeIndex(batches: Iterable<SearchRecord[]>, count: number, dir: string, signal?: AbortSignal): Promise<string[]> {
+export async function writeIndex(batches: Iterator<SearchRecord[]>, count: number, dir: string, signal?: AbortSignal): Promise<string[]> {
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en', maxFragments: fragmentFiles(count) });
   const stop = () => void pagefind.close();
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     let added = 0;
-    for (const batch of batches) {
+    for (let next = added < count ? batches.next() : undefined; next && !next.done; next = added < count ? batches.next() : undefined) {
       signal?.throwIfAborted();
-      const replies = await Promise.all(batch.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
+      const replies = await Promise.all(next.value.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
-      added += batch.length;
+      added += next.value.length;
     }
     if (added !== count) throw new Error(`search index: ${count} records were sent, ${added} arrived`);
     signal?.throwIfAborted();
@@ -98,6 +133,15 @@ export async function writeIndex(batches: Iterable<SearchRecord[]>, count: numbe
   }
 }
 
+/** Builds the shards one after another (see writeIndex), each from its `count` records of `batches`; the files of each shard. */
+export async function writeIndexes(batches: Iterable<SearchRecord[]>, shards: { count: number; dir: string }[], signal?: AbortSignal): Promise<string[][]> {
+  const next = batches[Symbol.iterator]();
+  const files: string[][] = [];
+  for (const { count, dir } of shards) files.push(await writeIndex(next, count, dir, signal));
+  if (!next.next().done) throw new Error('search index: more records were sent than its shards hold');
+  return files;
+}
+
 /**
  * A thread of its own for feeding Pagefind its records over a pipe, which
  * takes an event loop: the main thread's is busy planning the site meanwhile.
@@ -109,20 +153,20 @@ export class SearchThread {
   private worker: Worker | undefined;
 
   /**
-   * See writeIndex; one index at a time. The records go in batches on a port
+   * See writeIndexes; one build at a time. The records go in batches on a port
    * of their own, which the thread reads a batch at a time (receiveMessageOnPort)
    * as Pagefind takes them: until then they wait there serialised, and
    * neither thread holds them all as objects while Pagefind indexes (at
    * 100,000 talks, 140 MB).
    */
-  build(records: SearchRecord[], dir: string, signal?: AbortSignal): Promise<string[]> {
+  build(shards: ShardInput[], signal?: AbortSignal): Promise<string[][]> {
     const worker = this.worker ?? this.start();
     // Only a thread at work keeps the process alive: an owner that never closes it still exits.
     worker.ref();
     const { port1, port2 } = new MessageChannel();
-    for (const batch of batchesOf(records)) port1.postMessage(batch);
-    worker.postMessage({ records: port2, count: records.length, dir }, [port2]);
-    return new Promise<string[]>((resolve, reject) => {
+    for (const batch of batchesOf(shards)) port1.postMessage(batch);
+    worker.postMessage({ records: port2, shards: shards.map(({ records, dir }) => ({ count: records.length, dir })) }, [port2]);
+    return new Promise<string[][]>((resolve, reject) => {
       const stop = () => worker.postMessage({ stop: true });
       const settle = () => {
         port1.close();
@@ -130,7 +174,7 @@ export class SearchThread {
         worker.off('message', onReply).off('error', reject).off('exit', onExit);
         worker.unref();
       };
-      const onReply = (reply: { files?: string[]; error?: string }) => {
+      const onReply = (reply: { files?: string[][]; error?: string }) => {
         settle();
         if (reply.files) resolve(reply.files);
         else reject(signal?.aborted ? signal.reason : new Error(reply.error));
@@ -166,7 +210,13 @@ export function* received(port: MessagePort): Generator<SearchRecord[]> {
   for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) yield next.message as SearchRecord[];
 }
 
-/** Builds the index into `dir` (see writeIndex), in `thread` if given, else fed by this thread's event loop. */
-export function buildSearchIndex(records: SearchRecord[], dir: string, thread?: SearchThread, signal?: AbortSignal): Promise<string[]> {
-  return thread ? thread.build(records, dir, signal) : writeIndex(batchesOf(records), records.length, dir, signal);
+/** Builds the shards' indexes (see writeIndexes), in `thread` if given, else fed by this thread's event loop. */
+export function buildSearchIndex(shards: ShardInput[], thread?: SearchThread, signal?: AbortSignal): Promise<string[][]> {
+  return thread
+    ? thread.build(shards, signal)
+    : writeIndexes(
+        batchesOf(shards),
+        shards.map(({ records, dir }) => ({ count: records.length, dir })),
+        signal,
+      );
 }

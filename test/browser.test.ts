@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 const HOSTILE_ID = 990;
+const SHARD_SIZE = 6;
 
 // Each field carries script in the form that field could smuggle it.
 const HOSTILE_TALK = `title: "<script>alert('title')</script><img src=x onerror=alert('title-img')> Hostile talk"
@@ -212,6 +213,44 @@ describe('search', () => {
     await expect.poll(async () => (await page.locator('#results li p.muted').allTextContents()).every((m) => m.includes('2012-'))).toBe(true);
     expect(problems).toEqual([]);
   });
+
+  it('searches every shard of the index: filter counts add up, and talks found by a filter alone come newest first', async () => {
+    // Small shards: the search page merges several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
+    const sharded = path.join(dir, 'sharded');
+    const result = await build({ content: path.join(dir, 'content'), out: sharded, templates: TEMPLATES, searchShardSize: SHARD_SIZE });
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    const own = await startServer({ dir: sharded, host: '127.0.0.1', port: 0, quiet: true });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      const indexes = (await page.locator('#search-form').getAttribute('data-indexes'))!.split(' ');
+      expect(indexes.length).toBeGreaterThan(3);
+      // Every live talk is in one shard: the language filter's counts add up to them all.
+      await expect.poll(async () => (await page.locator('#f-language option').count()) > 1).toBe(true);
+      const counted = (await page.locator('#f-language option').allTextContents()).slice(1).reduce((n, label) => n + Number(/\((\d+)\)$/.exec(label)![1]), 0);
+      expect(counted).toBeGreaterThan(SHARD_SIZE * (indexes.length - 1));
+      expect(counted).toBeLessThanOrEqual(SHARD_SIZE * indexes.length);
+      await page.selectOption('#f-language', 'English');
+      await expect.poll(() => page.locator('#search-status').textContent()).toMatch(/talks found/);
+      const items = page.locator('#results li');
+      for (let shown = await items.count(); await page.locator('#more').isVisible(); shown = await items.count()) {
+        await page.locator('#more').click();
+        await expect.poll(() => items.count()).toBeGreaterThan(shown);
+      }
+      const dates = (await page.locator('#results li p.muted').allTextContents()).map((m) => /\d{4}-\d\d-\d\d/.exec(m)?.[0] ?? '');
+      const english = Number(/(\d+)/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
+      expect(dates).toHaveLength(english);
+      expect(dates.filter(Boolean)).toEqual(dates.filter(Boolean).sort().reverse());
+      // A word of one talk, in one shard, finds that talk first.
+      await page.selectOption('#f-language', '');
+      await page.locator('#q').fill('Raghunathan');
+      await expect.poll(async () => (await page.locator('#results li h2').allTextContents())[0]).toBe('asyncio in Production: Five Outages and What They Taught Us');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  }, 60_000);
 });
 
 describe('hostile text', () => {
@@ -264,7 +303,7 @@ describe('search over a catalogue whose fragments share files', () => {
       meta: { title: `Talk ${i + 1}` },
       filters: {},
     }));
-    const files = await buildSearchIndex(records, path.join(site, 'pagefind'));
+    const files = (await buildSearchIndex([{ records, dir: path.join(site, 'pagefind') }]))[0]!;
     const fragments = files.filter((f) => f.startsWith('fragment/')).length;
     expect(fragments).toBeLessThanOrEqual(fragmentFiles(count));
     expect(fragments).toBeGreaterThan(0);

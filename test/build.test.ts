@@ -29,7 +29,7 @@ describe('build', () => {
       expect(existsSync(path.join(out, 'video', String(record.id), record.slug, 'index.html'))).toBe(true);
       expect(existsSync(path.join(out, 'video', String(record.id), 'index.html'))).toBe(true);
     }
-    for (const file of ['index.html', '404.html', 'assets/style.css', 'pagefind/pagefind.js']) expect(existsSync(path.join(out, file))).toBe(true);
+    for (const file of ['index.html', '404.html', 'assets/style.css', 'pagefind/0/pagefind.js']) expect(existsSync(path.join(out, file))).toBe(true);
     // Nothing of the build is left beside its output: no staging folder, no search index scratch folder.
     expect(await readdir(path.dirname(out))).toEqual(['dist']);
   });

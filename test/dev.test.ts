@@ -58,7 +58,7 @@ describe('npm run dev', () => {
     const stream = await events(new URL(DEV_EVENTS, dev.url).href);
     const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
     const original = await readFile(file, 'utf8');
-    const searchEntry = async () => (await raw(dev!.url, 'GET', '/pagefind/pagefind-entry.json')).text;
+    const searchEntry = async () => (await raw(dev!.url, 'GET', '/pagefind/0/pagefind-entry.json')).text;
     const entry = await searchEntry();
     await writeFile(file, original.replace(/^title: .*$/m, 'title: "Edited while the dev server ran"'));
     await stream.next('reload');

@@ -200,7 +200,7 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     const drafts = result.catalogue!.talks.filter((t) => t.state === 2);
     for (const talk of drafts) expect(records.has(`api/v2/video/${talk.id}`)).toBe(false);
     // The search index, built in a thread of its own at this size, its fragments bundled into at most a tenth as many files.
-    const fragments = await fg('pagefind/fragment/*', { cwd: out });
+    const fragments = await fg('pagefind/*/fragment/*', { cwd: out });
     expect(fragments.length).toBeGreaterThan(0);
     expect(fragments.length).toBeLessThanOrEqual(fragmentFiles(live.length));
   }, 180_000);

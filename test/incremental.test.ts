@@ -15,9 +15,11 @@ let templates: string;
 let out: string;
 /** What builds share when they run in one process, as the dev server's do; none for builds run one by one. */
 let memory: BuildMemory | undefined;
+/** Talks per shard of the search index; the default makes one shard of the demo catalogue. */
+let searchShardSize: number | undefined;
 
 async function incremental(compress = true): Promise<BuildSummary> {
-  const result = await build({ content, templates, out, cache: path.join(root, 'cache'), compress, memory });
+  const result = await build({ content, templates, out, cache: path.join(root, 'cache'), compress, memory, searchShardSize });
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.summary;
 }
@@ -25,7 +27,7 @@ async function incremental(compress = true): Promise<BuildSummary> {
 /** The incremental output must equal what a clean build of the same input writes. */
 async function expectSameAsClean(compress = true): Promise<void> {
   const clean = path.join(root, `clean-${Date.now()}`);
-  const result = await build({ content, templates, out: clean, compress });
+  const result = await build({ content, templates, out: clean, compress, searchShardSize });
   expect(result.ok).toBe(true);
   expect(await contentHashes(out)).toEqual(await contentHashes(clean));
   await rm(clean, { recursive: true, force: true });
@@ -64,6 +66,7 @@ beforeEach(async () => {
   await cp(DEMO_CONTENT, content, { recursive: true });
   await cp(TEMPLATES, templates, { recursive: true });
   memory = undefined;
+  searchShardSize = undefined;
   const first = await incremental();
   expect(first.incremental).toBe(false);
 });
@@ -255,6 +258,30 @@ describe('incremental builds', () => {
     const changed = touched(afterPages, await fingerprint(out));
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.filter((p) => !p.startsWith('pagefind/'))).toEqual([]);
+    await expectSameAsClean();
+    expect((await incremental()).written).toBe(0);
+  });
+
+  it('a search index in shards: an edit rebuilds the shard of its talk alone, a new talk the newest shard', async () => {
+    searchShardSize = 5;
+    await incremental();
+    const shards = async () => (await readdir(path.join(out, 'pagefind'))).sort();
+    const count = (await shards()).length;
+    expect(count).toBeGreaterThan(3);
+    const shardsTouched = (before: Record<string, string>, after: Record<string, string>) =>
+      [...new Set(touched(before, after).filter((p) => p.startsWith('pagefind/')).map((p) => p.split('/')[1]))];
+
+    let before = await fingerprint(out);
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Found in one shard"');
+    await incremental();
+    expect(shardsTouched(before, await fingerprint(out))).toHaveLength(1);
+    await expectSameAsClean();
+
+    before = await fingerprint(out);
+    const newest = path.join(path.dirname(await talkFile(12)), 'the-newest-talk.yaml');
+    await writeFile(newest, 'id: 991\ntitle: The newest talk\nspeakers: [Ada Newcomer]\nrecorded: "2099-01-01"\nlanguage: English\nadded: "2099-01-02T00:00:00"\nupdated: "2099-01-02T00:00:00"\n');
+    await incremental();
+    expect(shardsTouched(before, await fingerprint(out))).toEqual([String(count - 1)].concat((await shards()).length > count ? [String(count)] : []));
     await expectSameAsClean();
     expect((await incremental()).written).toBe(0);
   });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
-import { planSearch, planSite, PlanMemo, type Fingerprints, type SitePlan } from '../src/plan.ts';
+import { planSearch, planSite, PlanMemo, type Fingerprints, type SearchPlan, type SitePlan } from '../src/plan.ts';
+import { searchIndexes } from '../src/search.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
 let catalogue: Catalogue;
@@ -17,35 +18,61 @@ const withTalk12 = (change: Partial<CatalogueTalk>): Catalogue => ({
   talks: catalogue.talks.map((t) => (t.id === 12 ? { ...t, rev: `${t.rev}-edited`, ...change } : t)),
 });
 
+/** A search plan's records, newest first: the shards run from the oldest talks, each newest first. */
+const recordsOf = (plan: SearchPlan) => [...plan.shards].reverse().flatMap((shard) => shard.records);
+const keyOf = (plan: SearchPlan) => plan.shards.map((shard) => shard.key).join(' ');
+
 describe('planSearch', () => {
   it('holds one record per live talk, newest first', () => {
-    const { records } = planSearch(catalogue, 'c');
+    const records = recordsOf(planSearch(catalogue, 'c'));
     expect(records.length).toBe(catalogue.talks.filter((t) => t.state === 1).length);
     const dates = records.map((r) => r.meta.recorded).filter(Boolean);
     expect(dates).toEqual([...dates].sort().reverse());
   });
 
   it('keeps its key when a talk changes in what search does not hold, so the index is not rebuilt', () => {
-    const { key } = planSearch(catalogue, 'c');
-    expect(planSearch(withTalk12({ duration: 12_345 }), 'c').key).toBe(key);
-    expect(planSearch(catalogue, 'other code').key).not.toBe(key);
+    const key = keyOf(planSearch(catalogue, 'c'));
+    expect(keyOf(planSearch(withTalk12({ duration: 12_345 }), 'c'))).toBe(key);
+    expect(keyOf(planSearch(catalogue, 'other code'))).not.toBe(key);
   });
 
   it('keeps records with a memo, for the next build, and holds none without one', () => {
     const memo = new PlanMemo();
-    const kept = planSearch(catalogue, 'c', memo).records;
-    expect(planSearch(catalogue, 'c', memo).records.every((record, i) => record === kept[i])).toBe(true);
-    const first = planSearch(catalogue, 'c').records;
-    const second = planSearch(catalogue, 'c').records;
+    const kept = recordsOf(planSearch(catalogue, 'c', memo));
+    expect(recordsOf(planSearch(catalogue, 'c', memo)).every((record, i) => record === kept[i])).toBe(true);
+    const first = recordsOf(planSearch(catalogue, 'c'));
+    const second = recordsOf(planSearch(catalogue, 'c'));
     expect(second).toEqual(first);
     expect(second.some((record, i) => record === first[i] || record === kept[i])).toBe(false);
   });
 
   it('moves its key when a searchable field changes', () => {
-    const { key } = planSearch(catalogue, 'c');
+    const key = keyOf(planSearch(catalogue, 'c'));
     for (const change of [{ title: 'Another title' }, { speakers: ['Someone Else'] }, { tags: ['new-tag'] }, { language: 'Spanish' }, { recorded: '2001-01-01' }, { blurb: 'Another excerpt' }]) {
-      expect(planSearch(withTalk12(change), 'c').key, JSON.stringify(change)).not.toBe(key);
+      expect(keyOf(planSearch(withTalk12(change), 'c')), JSON.stringify(change)).not.toBe(key);
     }
+  });
+
+  it('splits the records into shards counted from the oldest talk, and an edit moves the key of its shard alone', () => {
+    const whole = recordsOf(planSearch(catalogue, 'c'));
+    const plan = planSearch(catalogue, 'c', undefined, 3);
+    expect(plan.shards.map((shard) => shard.dir)).toEqual(Array.from({ length: Math.ceil(whole.length / 3) }, (_, n) => `pagefind/${n}`));
+    expect(plan.shards.slice(0, -1).every((shard) => shard.records.length === 3)).toBe(true);
+    expect(recordsOf(plan)).toEqual(whole);
+    // The last shard holds the newest talks; talk 12's shard is the one whose key moves.
+    expect(plan.shards.at(-1)!.records[0]).toEqual(whole[0]);
+    const edited = planSearch(withTalk12({ title: 'Another title' }), 'c', undefined, 3);
+    const moved = edited.shards.filter((shard, n) => shard.key !== plan.shards[n]!.key);
+    expect(moved.map((shard) => shard.records.some((r) => r.url.startsWith('/video/12/')))).toEqual([true]);
+    expect(searchIndexes(whole.length, 3)).toEqual(plan.shards.map((shard) => `/${shard.dir}/`).reverse());
+  });
+});
+
+describe('searchIndexes', () => {
+  it('lists the shards newest first, and one for an empty catalogue', () => {
+    expect(searchIndexes(7, 3)).toEqual(['/pagefind/2/', '/pagefind/1/', '/pagefind/0/']);
+    expect(searchIndexes(6, 3)).toEqual(['/pagefind/1/', '/pagefind/0/']);
+    expect(searchIndexes(0)).toEqual(['/pagefind/0/']);
   });
 });
 

@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, SearchThread, writeIndex, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, SearchThread, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -28,29 +28,42 @@ async function pagefindChildren(): Promise<string[]> {
 }
 
 describe('search index', () => {
-  it('is the same files whether Pagefind is fed from this thread or its own', async () => {
+  it('is the same files whether Pagefind is fed from this thread or its own, shard by shard', async () => {
     const [here, there] = [await tempDir('vc-search-'), await tempDir('vc-search-')];
-    const files = await buildSearchIndex(records(300), here);
-    expect(files).toContain('pagefind.js');
-    expect(files.some((f) => f.startsWith('fragment/'))).toBe(true);
+    const all = records(500);
+    const shards = (dir: string) => [
+      { records: all.slice(0, 300), dir: path.join(dir, '0') },
+      { records: all.slice(300), dir: path.join(dir, '1') },
+    ];
+    const files = await buildSearchIndex(shards(here));
+    expect(files).toHaveLength(2);
+    for (const shard of files) {
+      expect(shard).toContain('pagefind.js');
+      expect(shard.some((f) => f.startsWith('fragment/'))).toBe(true);
+    }
+    // Each shard holds its own records: its filter lists the years of those alone.
+    const entries = await Promise.all(['0', '1'].map(async (n) => JSON.parse(await readFile(path.join(here, n, 'pagefind-entry.json'), 'utf8'))));
+    expect(entries.map((entry) => entry.languages.en.page_count)).toEqual([300, 200]);
     const thread = new SearchThread();
     try {
-      expect(await buildSearchIndex(records(300), there, thread)).toEqual(files);
-      for (const file of files) expect(await readFile(path.join(there, file))).toEqual(await readFile(path.join(here, file)));
+      expect(await buildSearchIndex(shards(there), thread)).toEqual(files);
+      for (const [n, shard] of files.entries()) for (const file of shard) expect(await readFile(path.join(there, String(n), file))).toEqual(await readFile(path.join(here, String(n), file)));
     } finally {
       await thread.close();
     }
   });
 
-  it('fails rather than write an index that lacks records that were sent', async () => {
+  it('fails rather than write an index that lacks records that were sent, or leave records out', async () => {
     const some = records(300);
-    await expect(writeIndex([some.slice(0, 256)], some.length, await tempDir('vc-search-'))).rejects.toThrow('300 records were sent, 256 arrived');
+    await expect(writeIndex([some.slice(0, 256)].values(), some.length, await tempDir('vc-search-'))).rejects.toThrow('300 records were sent, 256 arrived');
+    const dir = await tempDir('vc-search-');
+    await expect(writeIndexes([some.slice(0, 256), some.slice(256)], [{ count: 256, dir: path.join(dir, '0') }], undefined)).rejects.toThrow('more records were sent than its shards hold');
   });
 
   it('stops when its build is stopped, leaves no Pagefind process behind, and builds the next index', async () => {
     const thread = new SearchThread();
     const stop = new AbortController();
-    const indexing = buildSearchIndex(records(40_000), await tempDir('vc-search-'), thread, stop.signal);
+    const indexing = buildSearchIndex([{ records: records(40_000), dir: await tempDir('vc-search-') }], thread, stop.signal);
     const outcome = indexing.then(
       () => 'finished',
       (err: unknown) => String(err),
@@ -62,7 +75,7 @@ describe('search index', () => {
     for (let wait = 0; wait < 100 && (await pagefindChildren()).length > 0; wait++) await new Promise((r) => setTimeout(r, 20));
     expect(await pagefindChildren()).toEqual([]);
     try {
-      expect(await buildSearchIndex(records(300), await tempDir('vc-search-'), thread)).toContain('pagefind.js');
+      expect((await buildSearchIndex([{ records: records(300), dir: await tempDir('vc-search-') }], thread))[0]).toContain('pagefind.js');
       for (let wait = 0; wait < 100 && (await pagefindChildren()).length > 0; wait++) await new Promise((r) => setTimeout(r, 20));
       expect(await pagefindChildren()).toEqual([]);
     } finally {

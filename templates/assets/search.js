@@ -19,11 +19,15 @@ for (const select of selects) {
   if (wanted) select.add(new Option(wanted, wanted, true, true));
 }
 
-const pagefind = await import('/pagefind/pagefind.js');
+// The index comes in shards, newest first (see searchIndexes in src/search.ts): the first is Pagefind's
+// primary index, the others are merged into it, and their results come sorted by score together.
+const [primary, ...merged] = form.dataset.indexes.split(' ');
+const pagefind = await import(`${primary}pagefind.js`);
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
 await pagefind.options({ excerptLength: 30, noWorker: true });
 pagefind.init();
+await Promise.all(merged.map((shard) => pagefind.mergeIndex(shard, { excerptLength: 30 })));
 
 // The filter lists come from the index itself, so they always match what can be found.
 async function loadFilters() {
