@@ -220,6 +220,13 @@ describe('search', () => {
     const result = await build({ content: path.join(dir, 'content'), out: sharded, templates: TEMPLATES, searchShardSize: SHARD_SIZE });
     if (!result.ok) throw new Error(result.errors.join('\n'));
     const own = await startServer({ dir: sharded, host: '127.0.0.1', port: 0, quiet: true });
+    // What one index finds for the start of a word, on the site built with the default shard size.
+    const single = await openPage();
+    await single.page.goto(`${base}/search/?q=pyth`);
+    await single.page.locator('#search-status[data-query="q=pyth"]').waitFor();
+    const pythonTalks = Number(/(\d+)/.exec((await single.page.locator('#search-status').textContent()) ?? '')?.[1]);
+    await single.page.close();
+    expect(pythonTalks).toBeGreaterThan(SHARD_SIZE);
     const { page, problems } = await openPage();
     try {
       await page.goto(`${own.url}search/`);
@@ -241,10 +248,18 @@ describe('search', () => {
       const english = Number(/(\d+)/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
       expect(dates).toHaveLength(english);
       expect(dates.filter(Boolean)).toEqual(dates.filter(Boolean).sort().reverse());
-      // A word of one talk, in one shard, finds that talk first.
+      // Words of one talk, in one shard, find that talk alone, as in one index: the shards that lack a
+      // word answer it with a start of it ("outages" finds "out"), and those results are left out.
       await page.selectOption('#f-language', '');
-      await page.locator('#q').fill('Raghunathan');
-      await expect.poll(async () => (await page.locator('#results li h2').allTextContents())[0]).toBe('asyncio in Production: Five Outages and What They Taught Us');
+      for (const word of ['Raghunathan', 'outages']) {
+        await page.locator('#q').fill(word);
+        await page.locator(`#search-status[data-query="${new URLSearchParams({ q: word })}"]`).waitFor();
+        expect(await page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
+      }
+      // A start of a word finds the talks of every shard that has words it starts.
+      await page.locator('#q').fill('pyth');
+      await page.locator(`#search-status[data-query="q=pyth"]`).waitFor();
+      expect(await page.locator('#search-status').textContent()).toBe(`${pythonTalks} talks found.`);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

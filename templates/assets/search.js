@@ -19,19 +19,71 @@ for (const select of selects) {
   if (wanted) select.add(new Option(wanted, wanted, true, true));
 }
 
-// The index comes in shards, newest first (see searchIndexes in src/search.ts): the first is Pagefind's
-// primary index, the others are merged into it, and their results come sorted by score together.
-const [primary, ...merged] = form.dataset.indexes.split(' ');
-const pagefind = await import(`${primary}pagefind.js`);
+// The index comes in shards, newest first (see searchIndexes in src/search.ts). Each is searched by the
+// copy of Pagefind in its own folder: a copy keeps one WebAssembly state, which instances of it share.
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
-await pagefind.options({ excerptLength: 30, noWorker: true });
-pagefind.init();
-await Promise.all(merged.map((shard) => pagefind.mergeIndex(shard, { excerptLength: 30 })));
+const shards = await Promise.all(
+  form.dataset.indexes.split(' ').map(async (dir) => {
+    const shard = await import(`${dir}pagefind.js`);
+    await shard.options({ excerptLength: 30, noWorker: true });
+    shard.init();
+    return shard;
+  }),
+);
+
+/** The filter counts of every shard, added up. */
+function addCounts(all) {
+  const sum = {};
+  for (const counts of all) for (const [name, values] of Object.entries(counts)) for (const [value, n] of Object.entries(values)) (sum[name] ??= {})[value] = (sum[name][value] ?? 0) + n;
+  return sum;
+}
+
+/** A word as the index compares it: lower case, without accents or punctuation. */
+const bare = (word) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+function sharedStart(a, b) {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/** How far the words a result matched reach into each word of the query: the longest start they share. */
+async function reachOf(result, words) {
+  const data = await result.data();
+  // Split as Pagefind counts the words its locations point at.
+  const text = data.content.includes('\u200B') ? data.content.split('\u200B') : data.content.split(/[^\S\uFEFF]+/);
+  const matched = data.locations.map((i) => bare(text[i] ?? ''));
+  return words.map((word) => Math.max(0, ...matched.map((m) => sharedStart(m, word))));
+}
+
+/**
+ * Every shard's results, sorted by score; shards newest first and a stable sort keep equal scores
+ * (a search by filters alone) newest first. Pagefind answers a word an index lacks with the longest
+ * start of it that the index has ("outages" finds "out"): one index over the whole catalogue does so
+ * only when no talk has the word, a shard whenever it lacks it. So with words, a shard's results stand
+ * only if, for each word, the shard has it (an exact search finds its stem) or its best result
+ * reaches as far into it as any shard's does: as if the shards were one index.
+ */
+async function searchAll(term, filters) {
+  const answers = await Promise.all(shards.map((shard) => shard.search(term || null, { filters })));
+  const words = term.split(/\s+/).map(bare).filter(Boolean);
+  let found = answers.filter((answer) => answer.results.length > 0);
+  if (words.length > 0 && found.length > 1) {
+    const shown = shards.filter((_, n) => answers[n].results.length > 0);
+    const [reach, exact] = await Promise.all([
+      Promise.all(found.map((answer) => reachOf(answer.results[0], words))),
+      Promise.all(shown.map((shard) => Promise.all(words.map(async (word) => (await shard.search(`"${word}"`, { filters })).results.length > 0)))),
+    ]);
+    const best = words.map((_, i) => Math.max(...reach.map((r) => r[i])));
+    found = found.filter((_, n) => words.every((_, i) => exact[n][i] || reach[n][i] >= best[i]));
+  }
+  return found.flatMap((answer) => answer.results).sort((a, b) => b.score - a.score);
+}
 
 // The filter lists come from the index itself, so they always match what can be found.
 async function loadFilters() {
-  const available = await pagefind.filters();
+  const available = addCounts(await Promise.all(shards.map((shard) => shard.filters())));
   for (const select of selects) {
     const current = select.value;
     const counts = available[select.dataset.filter] ?? {};
@@ -101,9 +153,9 @@ async function run() {
     status.dataset.query = qs;
     return;
   }
-  const search = await pagefind.search(term || null, { filters });
+  const found = await searchAll(term, filters);
   if (ticket !== latest) return;
-  results = search.results;
+  results = found;
   shown = 0;
   list.replaceChildren();
   await showMore();
