@@ -57,10 +57,9 @@ const IN_FLIGHT = 256;
  * Talks per index. Pagefind holds an index whole in memory until it is written, about 45 KB a
  * record (measured: 235 MB at 5,000, 450 MB at 10,000, 935 MB at 21,713, 5 GB at 108,565), so a
  * larger catalogue is indexed in shards of at most this many talks, one after another, and the
- * search page merges them (Pagefind's mergeIndex). Not smaller: each shard costs the browser a few
- * requests a query, and a shard that lacks a word answers it with the longest start of it that it
- * has ("outages" finds "out"), as one index does only when no talk has the word. The pyvideo
- * catalogue (21,713 talks) stays one index.
+ * search page searches them all. Not smaller: each shard costs the browser its own copy of
+ * Pagefind and a few requests a query, and scores from different shards compare less well than
+ * scores from one index. The pyvideo catalogue (21,713 talks) stays one index.
  */
 export const SEARCH_SHARD_SIZE = 25_000;
 
