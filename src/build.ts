@@ -297,12 +297,11 @@ async function startSearchIndex(
   else if (previous) for (const [file, key] of previous.manifest) if (file.startsWith(`${w.SEARCH_DIR}/`)) enter(file, key);
   const stale = shards.filter((shard) => !before.get(shard.dir)?.every(([, key]) => key === shard.key));
   const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
-  if (stale.length === 0 || (defer && before.size > 0)) {
-    // Kept under their old keys, which the next build sees as stale.
-    const kept = defer ? [...before.values()].flat() : shards.flatMap((shard) => before.get(shard.dir)!);
-    return { keys, kept, pending: stale.length > 0 };
-  }
+  const gone = [...before.keys()].some((dir) => !keys.has(dir));
+  // Kept under their old keys, which the next build sees as stale; shards no longer made are kept too.
+  if (defer && before.size > 0 && (stale.length > 0 || gone)) return { keys, kept: [...before.values()].flat(), pending: true };
   const kept = shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
+  if (stale.length === 0) return { keys, kept, pending: false };
   const dir = await scratchFolder(out, 'search');
   const input = stale.map((shard) => ({ records: shard.records, dir: path.join(dir, shard.dir) }));
   const records = stale.reduce((n, shard) => n + shard.records.length, 0);

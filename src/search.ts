@@ -67,10 +67,10 @@ export const SEARCH_SHARD_SIZE = 25_000;
 export const shardCount = (total: number, size = SEARCH_SHARD_SIZE) => Math.max(1, Math.ceil(total / size));
 
 /**
- * The shards' folders under SEARCH_DIR, as the search page loads them: newest first. Shard 0 holds
+ * The shards' folders under SEARCH_DIR, as the search page lists them: newest first. Shard 0 holds
  * the oldest talks, so that new talks fill the last shard or start one, and leave the others as
- * they were. The first folder is the primary index, whose results come first among equals:
- * results found by filters alone then come newest first, as in one index.
+ * they were. The page puts results of equal score in the order of their shards: results found by
+ * filters alone then come newest first, as from one index.
  */
 export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[] {
   const count = shardCount(total, size);
@@ -78,7 +78,10 @@ export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[]
 }
 
 /** The shard folder (`pagefind/<n>`) a file of the output's index belongs to. */
-export const shardOf = (file: string) => file.slice(0, file.indexOf('/', SEARCH_DIR.length + 1) >>> 0);
+export function shardOf(file: string): string {
+  const end = file.indexOf('/', SEARCH_DIR.length + 1);
+  return end < 0 ? file : file.slice(0, end);
+}
 
 /** One shard to index: its records, and the fresh folder its files go to. */
 export interface ShardInput {
@@ -106,12 +109,15 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     let added = 0;
-    for (let next = added < count ? batches.next() : undefined; next && !next.done; next = added < count ? batches.next() : undefined) {
+    // The batches of the next shard follow: no more are taken than this one's.
+    while (added < count) {
+      const batch = batches.next();
+      if (batch.done) break;
       signal?.throwIfAborted();
-      const replies = await Promise.all(next.value.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
+      const replies = await Promise.all(batch.value.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
-      added += next.value.length;
+      added += batch.value.length;
     }
     if (added !== count) throw new Error(`search index: ${count} records were sent, ${added} arrived`);
     signal?.throwIfAborted();

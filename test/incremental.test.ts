@@ -284,6 +284,12 @@ describe('incremental builds', () => {
     expect(shardsTouched(before, await fingerprint(out))).toEqual([String(count - 1)].concat((await shards()).length > count ? [String(count)] : []));
     await expectSameAsClean();
     expect((await incremental()).written).toBe(0);
+
+    // Removed again: a shard it started goes with it.
+    await rm(newest);
+    await incremental();
+    expect((await shards()).length).toBe(count);
+    await expectSameAsClean();
   });
 
   it('a build in one process stopped after it planned leaves what the process keeps as it was', async () => {
