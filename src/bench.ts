@@ -271,7 +271,7 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
     await synthesise(content, synthetic, 5);
     log('building the synthetic catalogue');
     const figuresOf = await benchCatalogue('synthetic-5x', synthetic, outputs);
-    // Its search index is in shards (see SEARCH_SHARD_SIZE), which the search page merges.
+    // Its search index is in shards (see SEARCH_SHARD_SIZE), which the search page searches together.
     log('searching the synthetic catalogue in headless Chromium');
     figuresOf.search = await searchOf(path.join(outputs, 'synthetic-5x-dist'));
     figures.push(figuresOf);

@@ -19,6 +19,7 @@ import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, SitePlan, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import type { BatchResult } from './render-talks.ts';
+import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteRenderer } from './render.ts';
@@ -288,13 +289,13 @@ async function startSearchIndex(
   // Picked out of the manifest without copying it whole: it lists every file of the site.
   const before = new Map<string, [string, string][]>();
   const enter = (file: string, key: string) => {
-    const dir = w.shardOf(file);
+    const dir = shardOf(file);
     const files = before.get(dir);
     if (files) files.push([file, key]);
     else before.set(dir, [[file, key]]);
   };
   if (known) for (const file of known) enter(file, previous!.manifest.get(file)!);
-  else if (previous) for (const [file, key] of previous.manifest) if (file.startsWith(`${w.SEARCH_DIR}/`)) enter(file, key);
+  else if (previous) for (const [file, key] of previous.manifest) if (file.startsWith(`${SEARCH_DIR}/`)) enter(file, key);
   const stale = shards.filter((shard) => !before.get(shard.dir)?.every(([, key]) => key === shard.key));
   const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
   const gone = [...before.keys()].some((dir) => !keys.has(dir));
@@ -421,7 +422,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const compress = options.compress ?? false;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
-    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${options.searchShardSize ?? ''}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${options.searchShardSize ?? SEARCH_SHARD_SIZE}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
     const warm = !options.memory || options.memory.state !== undefined;
     if (stateDir && !options.clean && warm) {
@@ -456,7 +457,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    const shardSize = options.searchShardSize ?? w.SEARCH_SHARD_SIZE;
+    const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
     search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
@@ -541,7 +542,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           await ownThread?.close();
           for (const file of names) {
             writer.move(file, path.join(searchDir!, file));
-            enter(file, searchKeys.get(w.shardOf(file))!);
+            enter(file, searchKeys.get(shardOf(file))!);
           }
           searchFiles.push(...names);
         })(),

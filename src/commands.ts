@@ -7,6 +7,7 @@ import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { formatMiB, formatSeconds } from './cli.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
+import { SEARCH_SHARD_SIZE } from './search-shards.ts';
 import { loadTheme } from './theme.ts';
 import type { RecordWriter } from './writes.ts';
 
@@ -19,6 +20,12 @@ const contentOptions = {
 const siteOptions = {
   'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
   compress: { type: 'boolean', description: "also write .br/.gz copies of pages, feeds, sitemaps and assets, for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); our server and most hosts compress as they send" },
+  'search-shard': {
+    type: 'string',
+    value: 'N',
+    description: 'talks per shard of the search index: Pagefind holds a shard in memory while it indexes it (about 45 KB a talk), and the search page loads a copy of Pagefind per shard',
+    default: String(SEARCH_SHARD_SIZE),
+  },
 } as const;
 
 const listenOptions = {
@@ -83,11 +90,11 @@ export const startCommand = {
 
 type BuildValues = { content: string; out: string; templates: string };
 
-type SiteValues = { 'base-url': string; compress?: boolean };
+type SiteValues = { 'base-url': string; compress?: boolean; 'search-shard': string };
 
 /** The site options as the build takes them; every command that builds passes the same, so its builds agree. */
-function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean } {
-  return { baseUrl: checkBaseUrl(values['base-url']), compress: values.compress ?? false };
+function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean; searchShardSize: number } {
+  return { baseUrl: checkBaseUrl(values['base-url']), compress: values.compress ?? false, searchShardSize: parseCount('search-shard', values['search-shard']) };
 }
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {

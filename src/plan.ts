@@ -27,7 +27,8 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
-import { SEARCH_DIR, SEARCH_SHARD_SIZE, searchIndexes, searchRecord, shardCount, type SearchRecord } from './search.ts';
+import { SEARCH_DIR, SEARCH_SHARD_SIZE, searchIndexes, shardCount } from './search-shards.ts';
+import { searchRecord, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
 /** One file of the output, and the key of what it is made from. */

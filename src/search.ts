@@ -8,9 +8,6 @@ import * as pagefind from 'pagefind';
 import type { CatalogueTalk } from './load.ts';
 import { talkPath } from './render.ts';
 
-/** Where the index lives in the output: a folder per shard (see searchIndexes). */
-export const SEARCH_DIR = 'pagefind';
-
 /** One searchable talk: the text Pagefind indexes, what a result shows, and the filters. */
 export interface SearchRecord {
   url: string;
@@ -52,36 +49,6 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
 
 /** Records handed to Pagefind at a time: it answers over a pipe, and many requests in flight hide its round trips. */
 const IN_FLIGHT = 256;
-
-/**
- * Talks per index. Pagefind holds an index whole in memory until it is written, about 45 KB a
- * record (measured: 235 MB at 5,000, 450 MB at 10,000, 935 MB at 21,713, 5 GB at 108,565), so a
- * larger catalogue is indexed in shards of at most this many talks, one after another, and the
- * search page searches them all. Not smaller: each shard costs the browser its own copy of
- * Pagefind and a few requests a query, and scores from different shards compare less well than
- * scores from one index. The pyvideo catalogue (21,713 talks) stays one index.
- */
-export const SEARCH_SHARD_SIZE = 25_000;
-
-/** How many shards `total` talks make; an empty catalogue still has one, empty index. */
-export const shardCount = (total: number, size = SEARCH_SHARD_SIZE) => Math.max(1, Math.ceil(total / size));
-
-/**
- * The shards' folders under SEARCH_DIR, as the search page lists them: newest first. Shard 0 holds
- * the oldest talks, so that new talks fill the last shard or start one, and leave the others as
- * they were. The page puts results of equal score in the order of their shards: results found by
- * filters alone then come newest first, as from one index.
- */
-export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[] {
-  const count = shardCount(total, size);
-  return Array.from({ length: count }, (_, i) => `/${SEARCH_DIR}/${count - 1 - i}/`);
-}
-
-/** The shard folder (`pagefind/<n>`) a file of the output's index belongs to. */
-export function shardOf(file: string): string {
-  const end = file.indexOf('/', SEARCH_DIR.length + 1);
-  return end < 0 ? file : file.slice(0, end);
-}
 
 /** One shard to index: its records, and the fresh folder its files go to. */
 export interface ShardInput {

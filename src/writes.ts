@@ -111,7 +111,7 @@ export function putActions(): Record<string, Record<string, unknown>> {
   return fields;
 }
 
-export interface WriterOptions extends Pick<BuildOptions, 'content' | 'out' | 'templates' | 'cache' | 'baseUrl' | 'compress'> {
+export interface WriterOptions extends Pick<BuildOptions, 'content' | 'out' | 'templates' | 'cache' | 'baseUrl' | 'compress' | 'searchShardSize'> {
   tokens: readonly TokenEntry[];
   /** The clock, for `updated`; tests pass their own. */
   now?: () => Date;

@@ -215,7 +215,7 @@ describe('search', () => {
   });
 
   it('searches every shard of the index: filter counts add up, and talks found by a filter alone come newest first', async () => {
-    // Small shards: the search page merges several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
+    // Small shards: the search page searches several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
     const sharded = path.join(dir, 'sharded');
     const result = await build({ content: path.join(dir, 'content'), out: sharded, templates: TEMPLATES, searchShardSize: SHARD_SIZE });
     if (!result.ok) throw new Error(result.errors.join('\n'));

@@ -136,6 +136,21 @@ describe('commands', () => {
     expect(plainFiles).toEqual(fullFiles.filter((f) => !/\.(br|gz)$/.test(f)));
   });
 
+  it('build --search-shard: the search index in shards of that many talks, which the search page lists newest first', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const result = cli('build', [...buildArgs(out), '--search-shard', '10']);
+    expect(result.status).toBe(0);
+    const talks = Number(/^built (\d+) talks/.exec(result.stdout)?.[1]);
+    const shards = Math.ceil(talks / 10);
+    expect(shards).toBeGreaterThan(1);
+    expect((await fg('pagefind/*/pagefind-entry.json', { cwd: out })).sort()).toEqual(Array.from({ length: shards }, (_, n) => `pagefind/${n}/pagefind-entry.json`).sort());
+    const page = await readFile(path.join(out, 'search/index.html'), 'utf8');
+    expect(/data-indexes="([^"]+)"/.exec(page)?.[1]).toBe(Array.from({ length: shards }, (_, i) => `/pagefind/${shards - 1 - i}/`).join(' '));
+    const bad = cli('build', [...buildArgs(out), '--search-shard', '0']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('--search-shard must be a whole number from 1, got "0"');
+  });
+
   it('build: a bad catalogue fails with exit code 1 and leaves the output as it was', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
 import { planSearch, planSite, PlanMemo, type Fingerprints, type SearchPlan, type SitePlan } from '../src/plan.ts';
-import { searchIndexes } from '../src/search.ts';
+import { searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
 let catalogue: Catalogue;
@@ -65,14 +65,6 @@ describe('planSearch', () => {
     const moved = edited.shards.filter((shard, n) => shard.key !== plan.shards[n]!.key);
     expect(moved.map((shard) => shard.records.some((r) => r.url.startsWith('/video/12/')))).toEqual([true]);
     expect(searchIndexes(whole.length, 3)).toEqual(plan.shards.map((shard) => `/${shard.dir}/`).reverse());
-  });
-});
-
-describe('searchIndexes', () => {
-  it('lists the shards newest first, and one for an empty catalogue', () => {
-    expect(searchIndexes(7, 3)).toEqual(['/pagefind/2/', '/pagefind/1/', '/pagefind/0/']);
-    expect(searchIndexes(6, 3)).toEqual(['/pagefind/1/', '/pagefind/0/']);
-    expect(searchIndexes(0)).toEqual(['/pagefind/0/']);
   });
 });
 
