@@ -299,8 +299,10 @@ async function startSearchIndex(
   const stale = shards.filter((shard) => !before.get(shard.dir)?.every(([, key]) => key === shard.key));
   const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
   const gone = [...before.keys()].some((dir) => !keys.has(dir));
+  // Not deferred when a shard is new: the search page, published at once, lists it.
+  const added = shards.some((shard) => !before.has(shard.dir));
   // Kept under their old keys, which the next build sees as stale; shards no longer made are kept too.
-  if (defer && before.size > 0 && (stale.length > 0 || gone)) return { keys, kept: [...before.values()].flat(), pending: true };
+  if (defer && !added && (stale.length > 0 || gone)) return { keys, kept: [...before.values()].flat(), pending: true };
   const kept = shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
   if (stale.length === 0) return { keys, kept, pending: false };
   const dir = await scratchFolder(out, 'search');

@@ -292,6 +292,18 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it('a build that defers the search index still builds a shard that is new, which the search page it publishes lists', async () => {
+    searchShardSize = (await incremental()).talks;
+    await incremental();
+    const newest = path.join(path.dirname(await talkFile(12)), 'the-newest-talk.yaml');
+    await writeFile(newest, 'id: 991\ntitle: The newest talk\nrecorded: "2099-01-01"\nlanguage: English\nadded: "2099-01-02T00:00:00"\nupdated: "2099-01-02T00:00:00"\n');
+    const result = (await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true, searchShardSize })) as { ok: true; summary: BuildSummary };
+    expect(result.summary.searchPending).toBe(false);
+    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1']);
+    expect(await readFile(path.join(out, 'search/index.html'), 'utf8')).toContain('data-indexes="/pagefind/1/ /pagefind/0/"');
+    await expectSameAsClean();
+  });
+
   it('a build in one process stopped after it planned leaves what the process keeps as it was', async () => {
     memory = { saveLater: true, listing: new WatchedListing(content) };
     await incremental();
