@@ -256,6 +256,15 @@ describe('search', () => {
         await page.locator(`#search-status[data-query="${new URLSearchParams({ q: word })}"]`).waitFor();
         expect(await page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
       }
+      // With a filter that leaves the shard with the word empty, no results: not those of shards that answered
+      // the word with a start of it ("out"), nor, for a word no talk has, those of a shorter start than one index's.
+      await page.selectOption('#f-year', '2012');
+      for (const word of ['outages', 'already']) {
+        await page.locator('#q').fill(word);
+        await page.locator(`#search-status[data-query="${new URLSearchParams({ q: word, year: '2012' })}"]`).waitFor();
+        expect(await page.locator('#search-status').textContent(), word).toBe('No talks found.');
+      }
+      await page.selectOption('#f-year', '');
       // A start of a word finds the talks of every shard that has words it starts.
       await page.locator('#q').fill('pyth');
       await page.locator(`#search-status[data-query="q=pyth"]`).waitFor();

@@ -19,7 +19,7 @@ for (const select of selects) {
   if (wanted) select.add(new Option(wanted, wanted, true, true));
 }
 
-// The index comes in shards, newest first (see searchIndexes in src/search.ts). Each is searched by the
+// The index comes in shards, newest first (see searchIndexes in src/search-shards.ts). Each is searched by the
 // copy of Pagefind in its own folder: a copy keeps one WebAssembly state, which instances of it share.
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
@@ -61,24 +61,47 @@ async function reachOf(result, words) {
  * Every shard's results, sorted by score; shards newest first and a stable sort keep equal scores
  * (a search by filters alone) newest first. Pagefind answers a word an index lacks with the longest
  * start of it that the index has ("outages" finds "out"): one index over the whole catalogue does so
- * only when no talk has the word, a shard whenever it lacks it. So with words, a shard's results stand
- * only if, for each word, the shard has it (an exact search finds its stem) or its best result
- * reaches as far into it as any shard's does: as if the shards were one index.
+ * only when no talk has the word (then with the longest start any talk has), a shard whenever it lacks
+ * it. So a shard's results stand, as if the shards were one index, only if for each word its best
+ * result matched a word that starts with the whole of it, or the shard has the word (an exact search
+ * finds its stem), or no shard has the word and none, filters aside, has a longer start of it.
  */
 async function searchAll(term, filters) {
   const answers = await Promise.all(shards.map((shard) => shard.search(term || null, { filters })));
   const words = term.split(/\s+/).map(bare).filter(Boolean);
-  let found = answers.filter((answer) => answer.results.length > 0);
-  if (words.length > 0 && found.length > 1) {
-    const shown = shards.filter((_, n) => answers[n].results.length > 0);
-    const [reach, exact] = await Promise.all([
-      Promise.all(found.map((answer) => reachOf(answer.results[0], words))),
-      Promise.all(shown.map((shard) => Promise.all(words.map(async (word) => (await shard.search(`"${word}"`, { filters })).results.length > 0)))),
-    ]);
-    const best = words.map((_, i) => Math.max(...reach.map((r) => r[i])));
-    found = found.filter((_, n) => words.every((_, i) => exact[n][i] || reach[n][i] >= best[i]));
-  }
-  return found.flatMap((answer) => answer.results).sort((a, b) => b.score - a.score);
+  const found = shards.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
+  if (words.length === 0 || shards.length === 1 || found.length === 0) return found.flatMap(({ results }) => results).sort((a, b) => b.score - a.score);
+  const reach = await Promise.all(found.map(({ results }) => reachOf(results[0], words)));
+  // Asked once per shard and word, and only of a shard whose best result might have fallen back to a start.
+  const asked = new Map();
+  const has = (shard, word) => {
+    const key = `${shards.indexOf(shard)} ${word}`;
+    if (!asked.has(key)) asked.set(key, shard.search(`"${word}"`).then((answer) => answer.results.length > 0));
+    return asked.get(key);
+  };
+  const anywhere = (i) => found.some((_, n) => reach[n][i] >= words[i].length) || Promise.all(shards.map((shard) => has(shard, words[i]))).then((all) => all.includes(true));
+  // For a word no talk has: the longest start of it any shard has, filters aside (a shard the filters leave empty counts too).
+  const furthest = new Map();
+  const longest = (word) => {
+    if (!furthest.has(word)) {
+      const each = shards.map(async (shard) => {
+        const { results } = await shard.search(word);
+        return results.length > 0 ? (await reachOf(results[0], [word]))[0] : 0;
+      });
+      furthest.set(word, Promise.all(each).then((all) => Math.max(...all)));
+    }
+    return furthest.get(word);
+  };
+  const stands = await Promise.all(
+    found.map(async ({ shard }, n) => {
+      for (const [i, word] of words.entries()) {
+        if (reach[n][i] >= word.length || (await has(shard, word))) continue;
+        if ((await anywhere(i)) || reach[n][i] < (await longest(word))) return false;
+      }
+      return true;
+    }),
+  );
+  return found.filter((_, n) => stands[n]).flatMap(({ results }) => results).sort((a, b) => b.score - a.score);
 }
 
 // The filter lists come from the index itself, so they always match what can be found.
