@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseCommand, run } from '../src/cli.ts';
+import { OptionError, parseCommand, run } from '../src/cli.ts';
 import { formatTable, runBench, runStep } from '../src/bench.ts';
 import { benchServe, buildImport, formatServeTable } from '../src/bench-serve.ts';
 
@@ -44,7 +44,7 @@ async function previousFigures(): Promise<Record<string, unknown>> {
 async function benchServer(): Promise<void> {
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const load = { connections: 64, seconds: Number(values.seconds) };
-  if (!Number.isInteger(load.seconds) || load.seconds < 1) throw new Error(`--seconds must be a whole number from 1, got "${values.seconds}"`);
+  if (!Number.isInteger(load.seconds) || load.seconds < 1) throw new OptionError(`--seconds must be a whole number from 1, got "${values.seconds}"`);
   const dir = values.dir ?? (await buildImport(values.snapshot, path.join(values.work, 'serve'), log));
   const figures = await benchServe({ dir, ...load, log });
   // Beside the build figures of an earlier run, if there are any.

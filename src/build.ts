@@ -55,10 +55,11 @@ export interface BuildOptions {
   /** What a long-running caller (the dev server) keeps between builds. */
   memory?: BuildMemory;
   /**
-   * Publish pages before the search index: a changed index is left as it is
-   * (the summary says `searchPending`) for the next build without this to
-   * replace. The dev server's edit loop, where Pagefind's whole-index rebuild
-   * would otherwise hold back every title edit by seconds.
+   * Publish pages before the search index: its changed shards are left as
+   * they are (the summary says `searchPending`) for the next build without
+   * this to replace; only a new shard is built. The dev server's edit loop,
+   * where Pagefind indexing a shard again would otherwise hold back every
+   * title edit by seconds.
    */
   deferSearch?: boolean;
   /** Stops the build, leaving the output as it was, if it comes before the output changes. */
@@ -299,21 +300,22 @@ async function startSearchIndex(
   const stale = shards.filter((shard) => !before.get(shard.dir)?.every(([, key]) => key === shard.key));
   const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
   const gone = [...before.keys()].some((dir) => !keys.has(dir));
-  // Not deferred when a shard is new: the search page, published at once, lists it.
-  const added = shards.some((shard) => !before.has(shard.dir));
-  // Kept under their old keys, which the next build sees as stale; shards no longer made are kept too.
-  if (defer && !added && (stale.length > 0 || gone)) return { keys, kept: [...before.values()].flat(), pending: true };
-  const kept = shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
-  if (stale.length === 0) return { keys, kept, pending: false };
+  // Deferred, the last build's files all stay, under their old keys, which the next build sees as stale; only
+  // a shard that is new is built now, as the search page published at once lists it.
+  const deferred = defer && before.size > 0;
+  const building = deferred ? stale.filter((shard) => !before.has(shard.dir)) : stale;
+  const kept = deferred ? [...before.values()].flat() : shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
+  const pending = deferred && (building.length < stale.length || gone);
+  if (building.length === 0) return { keys, kept, pending };
   const dir = await scratchFolder(out, 'search');
-  const input = stale.map((shard) => ({ records: shard.records, dir: path.join(dir, shard.dir) }));
-  const records = stale.reduce((n, shard) => n + shard.records.length, 0);
+  const input = building.map((shard) => ({ records: shard.records, dir: path.join(dir, shard.dir) }));
+  const records = building.reduce((n, shard) => n + shard.records.length, 0);
   // The files of each shard, as paths in the output.
   const indexing = w
     .buildSearchIndex(input, records >= SEARCH_THREAD_FROM ? thread() : undefined, signal)
-    .then((files) => stale.flatMap((shard, i) => files[i]!.map((file) => `${shard.dir}/${file}`)));
+    .then((files) => building.flatMap((shard, i) => files[i]!.map((file) => `${shard.dir}/${file}`)));
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { keys, kept, pending: false, dir, indexing };
+  return { keys, kept, pending, dir, indexing };
 }
 
 /**

@@ -51,13 +51,21 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   return { ...(values as Values<O>), _: positionals };
 }
 
-/** Runs a command's body; an unexpected failure is one line on stderr and exit code 1. */
+/** An option's value that its command cannot take: exit code 2, as for an unknown option. */
+export class OptionError extends Error {}
+
+/** Runs a command's body; an unexpected failure is one line on stderr and exit code 1, a bad option's value exit code 2. */
 export function run(name: string, body: () => Promise<number | void>): void {
   body().then(
     (code) => {
       if (typeof code === 'number') process.exitCode = code;
     },
     (err: unknown) => {
+      if (err instanceof OptionError) {
+        process.stderr.write(`${name}: ${err.message}\nRun "npm run ${name} -- --help" for the options.\n`);
+        process.exitCode = 2;
+        return;
+      }
       process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exitCode = 1;
     },

@@ -4,7 +4,7 @@
 // loading every other one's (a build that finds nothing to do takes a third less time).
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { formatMiB, formatSeconds } from './cli.ts';
+import { formatMiB, formatSeconds, OptionError } from './cli.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
@@ -109,7 +109,7 @@ export function checkBaseUrl(text: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) throw new Error(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) throw new OptionError(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
   return text.replace(/\/+$/, '');
 }
 
@@ -148,12 +148,12 @@ export async function runCheck(values: BuildValues): Promise<number> {
 
 export function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new Error(`--port must be a number from 0 to 65535, got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new OptionError(`--port must be a number from 0 to 65535, got "${text}"`);
   return port;
 }
 
 export function parseCount(option: string, text: string): number {
-  if (!/^[1-9]\d{0,8}$/.test(text)) throw new Error(`--${option} must be a whole number from 1, got "${text}"`);
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new OptionError(`--${option} must be a whole number from 1, got "${text}"`);
   return Number(text);
 }
 

@@ -1,9 +1,9 @@
 // The edit loop: build, serve, watch content and templates, rebuild
 // incrementally, and tell open pages to reload (server-sent events). A failed
 // build keeps the last good output served and shows its errors on the page.
-// Pages come first: a changed search index (Pagefind rebuilds it whole, which
-// takes seconds on a large catalogue) follows in a build of its own, which a
-// newer change stops.
+// Pages come first: a changed shard of the search index (Pagefind indexes it
+// again whole, which takes seconds on a large catalogue) follows in a build of
+// its own, which a newer change stops.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar from 'chokidar';

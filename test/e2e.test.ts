@@ -73,10 +73,14 @@ describe('commands', () => {
     expect(cli('import', ['youtube', 'x']).status).toBe(2);
   });
 
-  it('rejects an unknown option with exit code 2', () => {
+  it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
     const result = cli('build', ['--contnet', 'x']);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("Unknown option '--contnet'");
+    const url = cli('build', ['--base-url', 'talks.example.org']);
+    expect(url.status).toBe(2);
+    expect(url.stderr).toBe('build: --base-url must be an absolute http or https URL such as https://talks.example.org, got "talks.example.org"\nRun "npm run build -- --help" for the options.\n');
+    expect(cli('serve', ['--port', '70000']).status).toBe(2);
   });
 
   it('check: the demo catalogue is valid', () => {
@@ -147,7 +151,7 @@ describe('commands', () => {
     const page = await readFile(path.join(out, 'search/index.html'), 'utf8');
     expect(/data-indexes="([^"]+)"/.exec(page)?.[1]).toBe(Array.from({ length: shards }, (_, i) => `/pagefind/${shards - 1 - i}/`).join(' '));
     const bad = cli('build', [...buildArgs(out), '--search-shard', '0']);
-    expect(bad.status).not.toBe(0);
+    expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--search-shard must be a whole number from 1, got "0"');
   });
 

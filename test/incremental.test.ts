@@ -295,12 +295,27 @@ describe('incremental builds', () => {
   it('a build that defers the search index still builds a shard that is new, which the search page it publishes lists', async () => {
     searchShardSize = (await incremental()).talks;
     await incremental();
-    const newest = path.join(path.dirname(await talkFile(12)), 'the-newest-talk.yaml');
-    await writeFile(newest, 'id: 991\ntitle: The newest talk\nrecorded: "2099-01-01"\nlanguage: English\nadded: "2099-01-02T00:00:00"\nupdated: "2099-01-02T00:00:00"\n');
-    const result = (await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true, searchShardSize })) as { ok: true; summary: BuildSummary };
-    expect(result.summary.searchPending).toBe(false);
+    const defer = async () => ((await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true, searchShardSize })) as { ok: true; summary: BuildSummary }).summary;
+    const add = (slug: string, id: number, recorded: string) =>
+      writeFile(path.join(path.dirname(dirOf12), `${slug}.yaml`), `id: ${id}\ntitle: Talk ${id}\nrecorded: "${recorded}"\nlanguage: English\nadded: "2099-01-02T00:00:00"\nupdated: "2099-01-02T00:00:00"\n`);
+    const dirOf12 = await talkFile(12);
+
+    // The newest talk of all starts shard 1 and leaves shard 0 as it was: nothing is left for later.
+    await add('the-newest-talk', 991, '2099-01-01');
+    expect((await defer()).searchPending).toBe(false);
     expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1']);
     expect(await readFile(path.join(out, 'search/index.html'), 'utf8')).toContain('data-indexes="/pagefind/1/ /pagefind/0/"');
+    await expectSameAsClean();
+    await rm(path.join(path.dirname(dirOf12), 'the-newest-talk.yaml'));
+    await incremental();
+    expect(await readdir(path.join(out, 'pagefind'))).toEqual(['0']);
+
+    // An old talk moves the newest talk into a new shard 1: shard 1 is built, shard 0 waits.
+    await add('an-old-talk', 992, '2001-01-01');
+    expect((await defer()).searchPending).toBe(true);
+    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1']);
+    expect(await readFile(path.join(out, 'search/index.html'), 'utf8')).toContain('data-indexes="/pagefind/1/ /pagefind/0/"');
+    expect((await incremental()).searchPending).toBe(false);
     await expectSameAsClean();
   });
 
