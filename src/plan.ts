@@ -27,7 +27,7 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
-import { SEARCH_DIR, SEARCH_SHARD_SIZE, searchIndexes, shardCount } from './search-shards.ts';
+import { SEARCH_SHARD_SIZE, searchIndexes, shardCount, shardDir } from './search-shards.ts';
 import { searchRecord, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
@@ -419,7 +419,7 @@ export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo, 
       return known.record;
     });
     // Hashed at once: an update per record costs more than the hashing.
-    shards.push({ dir: `${SEARCH_DIR}/${n}`, key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records });
+    shards.push({ dir: shardDir(n), key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records });
   }
   return { shards };
 }

@@ -26,8 +26,11 @@ export const shardCount = (total: number, size = SEARCH_SHARD_SIZE) => Math.max(
  */
 export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[] {
   const count = shardCount(total, size);
-  return Array.from({ length: count }, (_, i) => `/${SEARCH_DIR}/${count - 1 - i}/`);
+  return Array.from({ length: count }, (_, i) => `/${shardDir(count - 1 - i)}/`);
 }
+
+/** Shard `n`'s folder in the output. */
+export const shardDir = (n: number) => `${SEARCH_DIR}/${n}`;
 
 /** The shard folder (`pagefind/<n>`) a file of the output's index belongs to. */
 export function shardOf(file: string): string {

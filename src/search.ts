@@ -56,6 +56,9 @@ export interface ShardInput {
   dir: string;
 }
 
+/** What writeIndexes needs to know of the shards besides their records. */
+const countsOf = (shards: ShardInput[]) => shards.map(({ records, dir }) => ({ count: records.length, dir }));
+
 /** The records of each shard in batches of IN_FLIGHT, shard after shard; no batch holds records of two shards. */
 function* batchesOf(shards: ShardInput[]): Generator<SearchRecord[]> {
   for (const { records } of shards) for (let i = 0; i < records.length; i += IN_FLIGHT) yield records.slice(i, i + IN_FLIGHT);
@@ -137,7 +140,7 @@ export class SearchThread {
     worker.ref();
     const { port1, port2 } = new MessageChannel();
     for (const batch of batchesOf(shards)) port1.postMessage(batch);
-    worker.postMessage({ records: port2, shards: shards.map(({ records, dir }) => ({ count: records.length, dir })) }, [port2]);
+    worker.postMessage({ records: port2, shards: countsOf(shards) }, [port2]);
     return new Promise<string[][]>((resolve, reject) => {
       const stop = () => worker.postMessage({ stop: true });
       const settle = () => {
@@ -184,11 +187,5 @@ export function* received(port: MessagePort): Generator<SearchRecord[]> {
 
 /** Builds the shards' indexes (see writeIndexes), in `thread` if given, else fed by this thread's event loop. */
 export function buildSearchIndex(shards: ShardInput[], thread?: SearchThread, signal?: AbortSignal): Promise<string[][]> {
-  return thread
-    ? thread.build(shards, signal)
-    : writeIndexes(
-        batchesOf(shards),
-        shards.map(({ records, dir }) => ({ count: records.length, dir })),
-        signal,
-      );
+  return thread ? thread.build(shards, signal) : writeIndexes(batchesOf(shards), countsOf(shards), signal);
 }
