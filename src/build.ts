@@ -16,7 +16,7 @@ import { contentSignature, countStale, listContent, type WatchedListing } from '
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
-import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, SitePlan, TalkJob } from './plan.ts';
+import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import type { BatchResult } from './render-talks.ts';
 import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
@@ -205,8 +205,11 @@ class Workers {
  */
 async function renderJobs(
   w: Work,
-  jobs: TalkJob[],
-  pages: PageJob[],
+  tasks: Iterator<Task>,
+  /** Whether there are so few outputs to render that threads would not pay. */
+  few: boolean,
+  /** Whether to render in a thread rather than on this one beside Pagefind (see RENDER_IN_THREAD_FROM). */
+  threadBeside: boolean,
   theme: Theme,
   renderer: SiteRenderer,
   target: WriteTarget,
@@ -215,35 +218,32 @@ async function renderJobs(
   indexing: Promise<unknown> | undefined,
   progress?: Progress,
 ): Promise<BatchResult[]> {
-  progress?.start('rendering', jobs.length + pages.length);
+  progress?.start('files rendered:');
   try {
-    const tasks: { jobs: TalkJob[]; pages: PageJob[] }[] = [];
-    for (let i = 0; i < jobs.length; i += BATCH) tasks.push({ jobs: jobs.slice(i, i + BATCH), pages: [] });
-    for (let i = 0; i < pages.length; i += PAGE_BATCH) tasks.push({ jobs: [], pages: pages.slice(i, i + PAGE_BATCH) });
     const templatesKey = hash(JSON.stringify(theme.templates));
-    const here = async (slice: (typeof tasks)[number]) => {
+    const here = async (slice: Task) => {
       await new Promise((resolve) => setImmediate(resolve));
       return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
     };
-    const inThread = (slice: (typeof tasks)[number]) =>
+    const inThread = (slice: Task) =>
       workers.run<BatchResult>({ templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
-    // A few batches in flight at a time: queueing them all would hold every task in memory at once.
+    // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
-    let next = 0;
+    let ended = false;
     const feed = async (run: typeof inThread) => {
-      while (next < tasks.length) {
-        const slice = tasks[next++]!;
+      for (let next = tasks.next(); !next.done; next = tasks.next()) {
+        const slice = next.value;
         results.push(await run(slice));
         for (let n = 0; n < slice.jobs.length + slice.pages.length; n++) progress?.tick();
       }
+      ended = true;
     };
     const threads = (count: number) => Promise.all(Array.from({ length: count * 2 }, () => feed(inThread)));
-    if (jobs.length + pages.length < WORKER_THRESHOLD || workers.threads < 2) await feed(here);
+    if (few || workers.threads < 2) await feed(here);
     else if (!indexing) await threads(workers.threads);
     else {
       // Threads that loaded the content would hold their heaps while Pagefind has their core.
       await workers.close();
-      const threadBeside = jobs.length >= RENDER_IN_THREAD_FROM;
       // Fed a batch at a time, one thread renders beside Pagefind; the others start when more batches are in flight, once the index is written.
       if (threadBeside) workers.start(workers.threads, 1);
       const join = async () => {
@@ -251,7 +251,7 @@ async function renderJobs(
           () => true,
           () => false,
         );
-        if (!indexed || next >= tasks.length) return;
+        if (!indexed || ended) return;
         workers.start(workers.threads - 1);
         await threads(workers.threads - 1);
       };
@@ -318,15 +318,21 @@ async function startSearchIndex(
   return { keys, kept, pending, dir, indexing };
 }
 
+/** Jobs to render together, on this thread or in a worker thread. */
+type Task = { jobs: TalkJob[]; pages: PageJob[] };
+
 /**
  * The plan against the last build's manifest: this build's manifest, and the
- * outputs not in place with their keys. Given what the last build wrote
- * (BuildMemory.written) and most of the plan as it was, that manifest is
- * patched: only the parts planned anew are compared, and the files of the
+ * outputs not in place with their keys, in batches to render (`tasks`). The
+ * parts are compared as the tasks are taken, so the manifest is whole once
+ * they are all taken; pages of the record list are set aside in
+ * `recordLists`, to be written after every record. Given what the last build
+ * wrote (BuildMemory.written) and most of the plan as it was, that manifest
+ * is patched: only the parts planned anew are compared, and the files of the
  * parts this plan no longer has are taken out. Otherwise it is made whole.
  */
 function diffPlan<A extends OutputSpec>(
-  plan: SitePlan,
+  parts: Iterable<Part>,
   assets: A[],
   previous: BuildState | undefined,
   written: BuildMemory['written'],
@@ -334,15 +340,19 @@ function diffPlan<A extends OutputSpec>(
   kept: [string, string][],
 ) {
   // A memo gives a part the plan did not change again, the same object.
-  let fresh = plan.parts;
+  let patch: ManifestPatch | undefined;
   let dropped: Part[] = [];
   if (written) {
+    const all = [...parts];
     const before = new Set(written.parts);
-    const now = new Set(plan.parts);
-    fresh = plan.parts.filter((p) => !before.has(p));
-    dropped = written.parts.filter((p) => !now.has(p));
+    const now = new Set(all);
+    const fresh = all.filter((p) => !before.has(p));
+    if (fresh.length < all.length / 2) {
+      patch = new ManifestPatch(written.manifest);
+      parts = fresh;
+      dropped = written.parts.filter((p) => !now.has(p));
+    }
   }
-  const patch = written && fresh.length < plan.parts.length / 2 ? new ManifestPatch(written.manifest) : undefined;
   const manifest = patch?.manifest ?? new Map<string, string>();
   const was = patch ? (file: string) => patch.before(file) : (file: string) => previous?.manifest.get(file);
   const enter = patch ? (file: string, key: string) => patch.set(file, key) : (file: string, key: string) => void manifest.set(file, key);
@@ -363,17 +373,34 @@ function diffPlan<A extends OutputSpec>(
     const keeps = new Set(kept.map(([file]) => file));
     for (const file of written!.search) if (!keeps.has(file)) patch.delete(file);
   } else for (const [file, key] of kept) manifest.set(file, key);
-  // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
-  const talkJobs: TalkJob[] = [];
-  const pages: PageJob[] = [];
-  for (const p of patch ? fresh : plan.parts) {
-    for (const job of p.talks) {
-      const outputs = job.outputs.filter(enterChanged);
-      if (outputs.length > 0) talkJobs.push({ ...job, outputs });
+  const recordLists: Extract<PageJob, { kind: 'video-list' }>[] = [];
+  function* tasks(): Generator<Task> {
+    let jobs: TalkJob[] = [];
+    let pages: PageJob[] = [];
+    for (const p of parts) {
+      for (const job of p.talks) {
+        // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
+        const outputs = job.outputs.filter(enterChanged);
+        if (outputs.length > 0) jobs.push({ ...job, outputs });
+        if (jobs.length === BATCH) {
+          yield { jobs, pages: [] };
+          jobs = [];
+        }
+      }
+      for (const page of p.pages) {
+        if (!enterChanged(page)) continue;
+        if (page.kind === 'video-list') recordLists.push(page);
+        else pages.push(page);
+        if (pages.length === PAGE_BATCH) {
+          yield { jobs: [], pages };
+          pages = [];
+        }
+      }
     }
-    for (const page of p.pages) if (enterChanged(page)) pages.push(page);
+    if (jobs.length > 0) yield { jobs, pages: [] };
+    if (pages.length > 0) yield { jobs: [], pages };
   }
-  return { manifest, patch, enter, talkJobs, pages, assets: assets.filter(enterChanged) };
+  return { manifest, patch, enter, tasks: tasks(), recordLists, assets: assets.filter(enterChanged) };
 }
 
 /** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
@@ -391,6 +418,12 @@ export async function saveState(memory: BuildMemory): Promise<void> {
   }
 }
 
+/** The items of `first`, then those `rest` has left. */
+function* chain<T>(first: T[], rest: Iterator<T>): Generator<T> {
+  yield* first;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+}
+
 /** Phase timings on stderr when VC_TIMINGS is set: for finding where a build spends its time. */
 function timer() {
   const on = !!process.env.VC_TIMINGS;
@@ -398,8 +431,8 @@ function timer() {
   return (phase: string) => {
     if (!on) return;
     const now = performance.now();
-    const { rss, heapUsed } = process.memoryUsage();
-    process.stderr.write(`  ${phase}: ${(now - last).toFixed(0)} ms (rss ${Math.round(rss / 1e6)} MB, heap ${Math.round(heapUsed / 1e6)} MB)\n`);
+    const { rss, heapUsed, heapTotal } = process.memoryUsage();
+    process.stderr.write(`  ${phase}: ${(now - last).toFixed(0)} ms (rss ${Math.round(rss / 1e6)} MB, heap ${Math.round(heapUsed / 1e6)} MB of ${Math.round(heapTotal / 1e6)} MB)\n`);
     last = now;
   };
 }
@@ -467,17 +500,27 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
     mark('plan search');
-    const plan = w.planSite(catalogue, prints, compress, memo, shardSize);
-
-    mark('plan pages');
-    const diff = diffPlan(plan, assetKeys, previous, written, search.kept);
+    // A caller that builds again keeps the plan's parts, to plan only what an edit changed; a build
+    // on its own plans each part when it is ready to render it, and lets it go once rendered.
+    const memoParts = memo && w.planSite(catalogue, prints, compress, memo, shardSize).parts;
+    const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize);
+    const diff = diffPlan(parts, assetKeys, previous, written, search.kept);
     patch = diff.patch;
-    const { manifest, enter, talkJobs, pages: changedPages, assets } = diff;
+    const { manifest, enter, tasks, recordLists, assets } = diff;
     let searchFiles = search.kept.map(([file]) => file);
-    mark('diff');
-
-    const recordLists = changedPages.filter((p) => p.kind === 'video-list');
-    const pageJobs = changedPages.filter((p) => p.kind !== 'video-list');
+    // Planned up to the first WORKER_THRESHOLD outputs to render: fewer are rendered on this thread, and none is a build with nothing to do.
+    const ahead: Task[] = [];
+    let outputsAhead = 0;
+    let allPlanned = false;
+    while (outputsAhead < WORKER_THRESHOLD && !allPlanned) {
+      const next = tasks.next();
+      if (next.done) allPlanned = true;
+      else {
+        ahead.push(next.value);
+        outputsAhead += next.value.jobs.length + next.value.pages.length;
+      }
+    }
+    mark(allPlanned ? 'plan and compare' : 'plan and compare (first parts)');
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     const patching = stateDir !== undefined && !options.clean && existsSync(out);
@@ -496,7 +539,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       events: catalogue.events.length,
       talks: live,
       drafts: catalogue.talks.length - live,
-      outputs: manifest.size,
+      outputs: 0,
       written: 0,
       unchanged: 0,
       removed: 0,
@@ -515,19 +558,19 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       const outIno = statSync(out).ino;
       if (options.memory) {
         options.memory.state = stateOf(outIno);
-        options.memory.written = { manifest, parts: plan.parts, assets: assetKeys, search: searchFiles };
+        options.memory.written = { manifest, parts: memoParts!, assets: assetKeys, search: searchFiles };
       }
       if (deferredStateDir) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
       else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
 
-    if (previous && !indexing && talkJobs.length === 0 && changedPages.length === 0 && assets.length === 0 && removable().length === 0) {
+    if (previous && !indexing && allPlanned && ahead.length === 0 && recordLists.length === 0 && assets.length === 0 && removable().length === 0) {
       // Nothing to write; remember new file stats so the next build need not read them again.
       if (loaded.read > 0 && stateDir && !deferredStateDir) {
         await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
       }
+      summary.outputs = summary.unchanged = manifest.size;
       await remember();
-      summary.unchanged = manifest.size;
       summary.ms = performance.now() - started;
       return { ok: true, summary, catalogue };
     }
@@ -538,7 +581,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderJobs(w, talkJobs, pageJobs, theme, renderer, output.target, contentDir, workers, indexing, options.progress),
+        renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           const names = (await indexing) ?? [];

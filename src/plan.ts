@@ -210,8 +210,19 @@ const partOf =
   (name, from, make) =>
     parts ? parts.get(name, from(), (within) => make(partOf(within))) : make(partOf(undefined));
 
-/** With `compress`, pages, sitemaps and assets are written with .br and .gz copies. */
+/** The whole plan at once (see planParts). */
 export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): SitePlan {
+  return { parts: [...planParts(catalogue, prints, compress, memo, shardSize)] };
+}
+
+/**
+ * The plan's parts, each made when it is asked for: a build that renders them
+ * as they come holds a few at a time, not the whole site's jobs (at 100,000
+ * talks, hundreds of MB). What the last parts are made from (the sitemaps,
+ * the events and category lists) is gathered on the way. With `compress`,
+ * pages, sitemaps and assets are written with .br and .gz copies.
+ */
+export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): Generator<Part> {
   // A talk's link shows its event's title: an edited event file replans everything.
   const top = memo?.begin(`${JSON.stringify(prints)}${compress}${shardSize}${catalogue.events.map(token).join('')}`);
   const part = partOf(top);
@@ -276,12 +287,17 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   const byEvent = new Map<string, CatalogueTalk[]>();
   for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
 
-  const parts: Part[] = [];
+  /** The sitemap entries of the parts given so far, in their order. */
+  const sitemaps: SitemapEntry[][] = [];
+  const give = (planned: Part) => {
+    sitemaps.push(planned.sitemap);
+    return planned;
+  };
   const summaries: EventSummary[] = [];
   for (const [slug, list] of byEvent) {
     const planned = part(`event\0${slug}`, () => list, () => eventPart(events.get(slug)!, list));
-    parts.push(planned);
     summaries.push(planned.summary);
+    yield give(planned);
   }
   summaries.sort(byEventDate);
 
@@ -310,36 +326,36 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
     return { talks: [], pages, sitemap };
   };
   /** A part per term: a term the edit did not touch is the same object, and so is its part. */
-  const termParts = (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) => {
+  const termParts = function* (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) {
     for (const term of terms) {
       const planned = part(`${kind}\0${term.slug}`, () => [term], (within) => {
         const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
         return listPart(list, term.items, within, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
       });
-      parts.push(planned);
+      yield give(planned);
     }
   };
-  termParts(speakers, speakerPath, (name) => name, 'speaker', true);
-  termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
-  termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
+  yield* termParts(speakers, speakerPath, (name) => name, 'speaker', true);
+  yield* termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
+  yield* termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
   const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
-  parts.push(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' })));
-  planApiLists(byRecorded, speakers, origin, prints.code, part, parts);
+  yield give(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' })));
+  for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, part)) yield give(planned);
 
   /** Pages made from the whole catalogue, planned again every time. */
   const pages: PageJob[] = [];
   /** An index of terms, planned again when a term comes, goes, or changes its name or count. */
   const termIndex = (name: string, terms: Term<CatalogueTalk>[], make: (add: PageOf) => void) =>
-    parts.push(
+    give(
       part(name, () => termFacts(terms), (): Part => {
         const pages: PageJob[] = [];
         make((sitePath, template, input) => pages.push(page(sitePath, template, input)));
         return { talks: [], pages, sitemap: [] };
       }),
     );
-  termIndex('speaker-index', speakers, (add) => planSpeakerIndex(speakers, add));
-  termIndex('tag-index', tags, (add) => add('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
-  termIndex('language-index', languages, (add) =>
+  yield termIndex('speaker-index', speakers, (add) => planSpeakerIndex(speakers, add));
+  yield termIndex('tag-index', tags, (add) => add('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
+  yield termIndex('language-index', languages, (add) =>
     add('/languages/', 'terms', {
       title: 'Languages',
       path: '/languages/',
@@ -368,30 +384,31 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
   pages.push(page('/search/', 'search', { total: live.length, indexes: searchIndexes(live.length, shardSize) }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
-  const categories = catalogue.events.map((event) => {
+  const items: CategoryItem[] = [];
+  for (const event of catalogue.events) {
     const list = byEvent.get(event.slug) ?? [];
-    return part(`category\0${event.slug}`, () => [event, ...list], () => {
+    const planned = part(`category\0${event.slug}`, () => [event, ...list], () => {
       const item = categoryItem(event, list);
       return { item, talks: [], pages: [{ kind: 'category', input: item, path: categoryFile(item.slug), key: `${prints.code}${hashOf(item)}` } as PageJob], sitemap: [] };
     });
-  });
-  parts.push(...categories);
-  const items = categories.map((c) => c.item).sort(byTitleThenSlug);
+    items.push(planned.item);
+    yield give(planned);
+  }
+  items.sort(byTitleThenSlug);
   const categoryLists = (): Part => ({
     talks: [],
     pages: listPages('category', items).map((list): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', list.page), key: `${prints.code}${hashOf(list)}` })),
     sitemap: [],
   });
-  parts.push(part('category-lists', () => items, categoryLists));
+  yield give(part('category-lists', () => items, categoryLists));
 
   const lastmod = lastUpdated(live);
   const head = ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/'].map((sitePath) => ({ path: sitePath, lastmod }));
-  pages.push(...planSitemaps([head, ...parts.map((p) => p.sitemap)], prints.code, compress));
+  pages.push(...planSitemaps([head, ...sitemaps], prints.code, compress));
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
-  parts.push({ talks: [], pages, sitemap: [] });
   if (top) memo!.end(top);
-  return { parts };
+  yield { talks: [], pages, sitemap: [] };
 }
 
 /**
@@ -431,7 +448,7 @@ interface SearchEntry {
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
-function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf, parts: Part[]): void {
+function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf): Part[] {
   const videoLists = (part: PartOf): Part => ({
     talks: [],
     pages: listPages('video', byRecorded).map((list) =>
@@ -442,13 +459,13 @@ function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>
     ),
     sitemap: [],
   });
-  parts.push(part('video-lists', () => [byRecorded], videoLists));
+  const lists = part('video-lists', () => [byRecorded], videoLists);
   const speakerLists = (): Part => ({
     talks: [],
     pages: listPages('speaker', speakerItems(speakers)).map((list): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', list.page), key: `${code}${hashOf(list)}` })),
     sitemap: [],
   });
-  parts.push(part('speaker-lists', () => termFacts(speakers), speakerLists));
+  return [lists, part('speaker-lists', () => termFacts(speakers), speakerLists)];
 }
 
 /** The speakers index: one page, or for many speakers an A–Z page per letter. */

@@ -1,6 +1,7 @@
-// Progress on long work: a line redrawn on a terminal, nothing when piped.
+// Progress on long work: a count redrawn on a terminal, nothing when piped.
+// A count without a total: a build plans its work as it goes (see planParts).
 export interface Progress {
-  start(label: string, total: number): void;
+  start(label: string): void;
   tick(): void;
   done(): void;
 }
@@ -8,14 +9,12 @@ export interface Progress {
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress | undefined {
   if (!stream.isTTY) return undefined;
   let label = '';
-  let total = 0;
   let count = 0;
   let last = 0;
-  const draw = () => stream.write(`\r\x1b[K${label} ${count}/${total} (${total ? Math.floor((count / total) * 100) : 100}%)`);
+  const draw = () => stream.write(`\r\x1b[K${label} ${count}`);
   return {
-    start(l, t) {
+    start(l) {
       label = l;
-      total = t;
       count = 0;
       last = 0;
     },
