@@ -122,11 +122,13 @@ const SEARCH_THREAD_FROM = 2000;
  */
 const LOAD_PARALLEL_FROM = 50_000;
 /**
- * Talks to render before rendering beside Pagefind moves from the main thread to a worker thread.
- * The main thread's heap holds the catalogue, the plan and the manifest, and V8 lets the garbage
- * of rendering grow it in proportion: at 108,565 talks the build peaked at 2.1 GB rendering there
- * and at 1.65 GB in a thread, whose heap is kept small, for 3% more time; on the pyvideo import
- * (21,713) the thread's start-up and the jobs' copying cost 12–16% and saved 30–80 MB.
+ * Live talks from which rendering beside Pagefind moves from the main thread to a worker thread.
+ * The main thread's heap holds the catalogue and the manifest, and V8 lets the garbage of
+ * rendering grow it in proportion: at 108,565 talks the build peaked at 2.1 GB rendering there
+ * and at 1.65 GB in a thread, whose heap is kept small, for 3% more time (measured when the
+ * main thread held the whole plan as well); on the pyvideo import
+ * (21,713) the thread's start-up and the jobs' copying cost 12–16% and saved 30–80 MB. Counted
+ * in the catalogue, not in what changed: a build plans its outputs as it renders them.
  */
 const RENDER_IN_THREAD_FROM = 50_000;
 const BATCH = 200;
@@ -216,9 +218,14 @@ async function renderJobs(
   contentDir: string,
   workers: Workers,
   indexing: Promise<unknown> | undefined,
+  /**
+   * Aborted when the build fails: no more tasks are taken. Taking one plans and compares its
+   * parts, which enters their keys in the manifest, and the build puts that back as it was.
+   */
+  halt: AbortSignal,
   progress?: Progress,
 ): Promise<BatchResult[]> {
-  progress?.start('files rendered:');
+  progress?.start('outputs rendered:');
   try {
     const templatesKey = hash(JSON.stringify(theme.templates));
     const here = async (slice: Task) => {
@@ -230,13 +237,18 @@ async function renderJobs(
     // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
     let ended = false;
+    const take = (): Task | undefined => {
+      if (ended || halt.aborted) return undefined;
+      const next = tasks.next();
+      if (next.done) ended = true;
+      return next.done ? undefined : next.value;
+    };
     const feed = async (run: typeof inThread) => {
-      for (let next = tasks.next(); !next.done; next = tasks.next()) {
-        const slice = next.value;
+      for (let slice = take(); slice; slice = take()) {
         results.push(await run(slice));
-        for (let n = 0; n < slice.jobs.length + slice.pages.length; n++) progress?.tick();
+        for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
+        for (let n = 0; n < slice.pages.length; n++) progress?.tick();
       }
-      ended = true;
     };
     const threads = (count: number) => Promise.all(Array.from({ length: count * 2 }, () => feed(inThread)));
     if (few || workers.threads < 2) await feed(here);
@@ -251,7 +263,7 @@ async function renderJobs(
           () => true,
           () => false,
         );
-        if (!indexed || ended) return;
+        if (!indexed || ended || halt.aborted) return;
         workers.start(workers.threads - 1);
         await threads(workers.threads - 1);
       };
@@ -343,7 +355,7 @@ function diffPlan<A extends OutputSpec>(
   let patch: ManifestPatch | undefined;
   let dropped: Part[] = [];
   if (written) {
-    const all = [...parts];
+    const all = (parts = [...parts]);
     const before = new Set(written.parts);
     const now = new Set(all);
     const fresh = all.filter((p) => !before.has(p));
@@ -505,6 +517,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const memoParts = memo && w.planSite(catalogue, prints, compress, memo, shardSize).parts;
     const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize);
     const diff = diffPlan(parts, assetKeys, previous, written, search.kept);
+    const halt = new AbortController();
     patch = diff.patch;
     const { manifest, enter, tasks, recordLists, assets } = diff;
     let searchFiles = search.kept.map(([file]) => file);
@@ -581,7 +594,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const staged: string[] = [];
     try {
       const [results] = await Promise.all([
-        renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, options.progress),
+        renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, halt.signal, options.progress),
         (async () => {
           for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
           const names = (await indexing) ?? [];
@@ -623,6 +636,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         if (move) await rename(...move);
       }
     } catch (err) {
+      halt.abort();
       await output.discard();
       throw err;
     }

@@ -407,6 +407,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   pages.push(...planSitemaps([head, ...sitemaps], prints.code, compress));
   pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
+  // Only a plan taken to its end is kept: planSite takes it whole.
   if (top) memo!.end(top);
   yield { talks: [], pages, sitemap: [] };
 }

@@ -80,7 +80,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
  * manifest and load entries.
  * It is written and read a piece at a time: at 100,000 talks the state is
  * 150 MB, and serialised whole it would be held twice over while the build
- * that writes it still holds its output's plan.
+ * that writes it still holds its catalogue and manifest.
  */
 type StatePiece = { code: string; outIno: number; entries: number } | { manifest: [string, string][] } | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] };
 
