@@ -319,6 +319,22 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it('builds with hundreds of outputs to render, planned as threads take them, equal a clean build', async () => {
+    // Enough talks that a change to every page, or to an event and the search index, renders in threads.
+    const videos = path.join(content, 'pennine-web-2012', 'videos');
+    for (let n = 0; n < 150; n++) {
+      await writeFile(path.join(videos, `extra-${n}.yaml`), `id: ${1000 + n}\ntitle: Extra talk ${n}\nspeakers: [Extra Speaker ${n}]\ntags: [extra-${n % 7}]\nrecorded: "2012-05-${String(1 + (n % 28)).padStart(2, '0')}"\nlanguage: English\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\n`);
+    }
+    expect((await incremental()).written).toBeGreaterThan(800);
+    await expectSameAsClean();
+    await edit(path.join(templates, 'layout.eta'), /<footer class="site-footer">/, '<footer class="site-footer" data-v="3">');
+    expect((await incremental()).written).toBeGreaterThan(3 * 400);
+    await expectSameAsClean();
+    await edit(path.join(content, 'pennine-web-2012', 'category.yaml'), /^title: .*$/m, 'title: Pennine Web, renamed');
+    expect((await incremental()).written).toBeGreaterThan(3 * 400);
+    await expectSameAsClean();
+  });
+
   it('a build in one process stopped after it planned leaves what the process keeps as it was', async () => {
     memory = { saveLater: true, listing: new WatchedListing(content) };
     await incremental();
