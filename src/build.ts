@@ -517,7 +517,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const memoParts = memo && w.planSite(catalogue, prints, compress, memo, shardSize).parts;
     const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize);
     const diff = diffPlan(parts, assetKeys, previous, written, search.kept);
-    const halt = new AbortController();
     patch = diff.patch;
     const { manifest, enter, tasks, recordLists, assets } = diff;
     let searchFiles = search.kept.map(([file]) => file);
@@ -590,6 +589,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
     options.signal?.throwIfAborted();
     const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
+    /** Stops the rendering, and with it the planning, when the build fails (see renderJobs). */
+    const halt = new AbortController();
     const writer = new FileWriter(output.target);
     const staged: string[] = [];
     try {
