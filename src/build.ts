@@ -126,9 +126,10 @@ const LOAD_PARALLEL_FROM = 50_000;
  * The main thread's heap holds the catalogue and the manifest, and V8 lets the garbage of
  * rendering grow it in proportion: at 108,565 talks the build peaked at 2.1 GB rendering there
  * and at 1.65 GB in a thread, whose heap is kept small, for 3% more time (measured when the
- * main thread held the whole plan as well); on the pyvideo import
- * (21,713) the thread's start-up and the jobs' copying cost 12–16% and saved 30–80 MB. Counted
- * in the catalogue, not in what changed: a build plans its outputs as it renders them.
+ * main thread held the whole plan as well; with the plan made a part at a time, 1.93 GB against
+ * 1.55 GB); on the pyvideo import (21,713) the thread's start-up and the jobs' copying cost
+ * 12–16% and saved 30–80 MB. Counted in the catalogue, not in what changed: a build plans its
+ * outputs as it renders them.
  */
 const RENDER_IN_THREAD_FROM = 50_000;
 const BATCH = 200;
@@ -471,7 +472,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const compress = options.compress ?? false;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
-    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${options.searchShardSize ?? SEARCH_SHARD_SIZE}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
+    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
     const warm = !options.memory || options.memory.state !== undefined;
     if (stateDir && !options.clean && warm) {
@@ -506,7 +508,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
     search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
@@ -519,7 +520,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const diff = diffPlan(parts, assetKeys, previous, written, search.kept);
     patch = diff.patch;
     const { manifest, enter, tasks, recordLists, assets } = diff;
-    let searchFiles = search.kept.map(([file]) => file);
+    const searchFiles = search.kept.map(([file]) => file);
     // Planned up to the first WORKER_THRESHOLD outputs to render: fewer are rendered on this thread, and none is a build with nothing to do.
     const ahead: Task[] = [];
     let outputsAhead = 0;
