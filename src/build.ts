@@ -8,6 +8,7 @@ import { readdir, readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
@@ -132,6 +133,18 @@ const LOAD_PARALLEL_FROM = 50_000;
  * outputs as it renders them.
  */
 const RENDER_IN_THREAD_FROM = 50_000;
+/**
+ * Has V8 collect once its heap has grown by half of what the last collection left, rather than
+ * by a factor of its own (up to four times): for a build that reads so many files that
+ * LOAD_PARALLEL_FROM reads them in threads, whose garbage would otherwise grow the heap far
+ * past what is live. At 108,565 talks the cold build peaked at 1.18–1.33 GB instead of
+ * 1.50–1.56 GB, in the same 50–53 s. Not for the builds that follow an edit, where it costs
+ * time: at 108,565 talks a duration edit peaked at 0.91 GB instead of 1.24 GB, but took 7–15%
+ * longer; on the pyvideo import it would save the cold build 150 MB for 3–10% more time. The
+ * setting is the process's: a caller that builds again (BuildMemory) is left without it, as
+ * its builds after an edit took three times as long with it.
+ */
+const holdHeapDown = () => setFlagsFromString('--heap-growing-percent=50');
 const BATCH = 200;
 /** Pages are smaller than talks (no file to read): more of them per batch. */
 const PAGE_BATCH = 400;
@@ -488,7 +501,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const remembered = options.memory?.state;
     const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
     const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
-    if (workers.threads > 1 && countStale(entries, previous?.load) >= LOAD_PARALLEL_FROM) workers.start();
+    if (countStale(entries, previous?.load) >= LOAD_PARALLEL_FROM) {
+      if (workers.threads > 1) workers.start();
+      if (!options.memory) holdHeapDown();
+    }
     mark('state');
     const contentDir = path.resolve(options.content);
     const loaded = await w.loadContent(options.content, {
