@@ -19,6 +19,8 @@ interface TalkState {
   slug: string;
   event: string;
   hash: string;
+  /** Listed in NO_PUBLISH.json: a talk taken on or off the list has changed. */
+  draft: boolean;
   added: string;
   updated: string;
 }
@@ -179,10 +181,21 @@ export async function importPyvideo(options: { source: string; content: string; 
   const nextState: ImportState = { highestId: 0, talks: {}, events: [...events.keys()].sort() };
   const usedIds = new Map<number, string>();
   const slugsByEvent = new Map<string, Set<string>>();
-  // Slugs already given keep their talks; they are reserved before new talks pick theirs.
+  const takenIn = (event: string) => slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
+  // Slugs already given keep their talks; then new talks' file names that are slugs are theirs; then the others pick.
   for (const file of sources.keys()) {
     const previous = state.talks[file];
-    if (previous) (slugsByEvent.get(previous.event) ?? slugsByEvent.set(previous.event, new Set()).get(previous.event)!).add(previous.slug);
+    if (previous) takenIn(previous.event).add(previous.slug);
+  }
+  const ownSlugs = new Map<string, string>();
+  for (const file of sources.keys()) {
+    const [folder, , fileName] = file.split('/') as [string, string, string];
+    const stem = fileName.replace(/\.json$/, '');
+    const taken = takenIn(eventSlugs.get(folder)!);
+    if (!state.talks[file] && isSlug(stem) && !taken.has(stem)) {
+      taken.add(stem);
+      ownSlugs.set(file, stem);
+    }
   }
 
   for (const [file, { bytes, value }] of sources) {
@@ -212,16 +225,17 @@ export async function importPyvideo(options: { source: string; content: string; 
       continue;
     }
     usedIds.set(id, file);
-    const taken = slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
-    const slug = previous?.slug ?? chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
+    const taken = takenIn(event);
+    const slug = previous?.slug ?? ownSlugs.get(file) ?? chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
     taken.add(slug);
     if (!previous && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
 
     const hash = sha256(bytes);
-    const unchanged = previous && previous.hash === hash && previous.id === id;
+    // NO_PUBLISH.json lists pyvideo's ids: a talk given an id here is not the one it means.
+    const draft = ownId === id && noPublish.has(id);
+    const unchanged = previous && previous.hash === hash && previous.id === id && previous.draft === draft;
     const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
     if (previous && !unchanged) report.changed++;
-    const draft = noPublish.has(id);
     const converted = convertTalk(value, { source: file, folder, stem, id, draft, slug, ...dates });
     if (!converted.ok) {
       report.errors.push({ file, reason: `${converted.error}` });
@@ -236,7 +250,7 @@ export async function importPyvideo(options: { source: string; content: string; 
     if (draft) report.drafts++;
     report.talks++;
     outputs.set(path.join(event, 'videos', `${slug}.json`), toJson(converted.value satisfies TalkFile));
-    nextState.talks[file] = { id, slug, event, hash, ...dates };
+    nextState.talks[file] = { id, slug, event, hash, draft, ...dates };
   }
   for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
   report.events = events.size;

@@ -3,7 +3,7 @@
 import slugify from '@sindresorhus/slugify';
 import { iso6393 } from 'iso-639-3';
 import type * as z from 'zod';
-import { FORMATS, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
+import { FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -196,15 +196,30 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       note(`${kind}: not an http(s) URL, kept in whiteboard`);
     }
   };
-  const rawRelated = [...(Array.isArray(source.related_urls) ? source.related_urls : []), ...(Array.isArray(source.related_url) ? source.related_url : [])];
-  if (Array.isArray(source.related_url)) note('field "related_url" read as related_urls');
+  const listOf = (field: string): unknown[] => {
+    const value = source[field];
+    if (Array.isArray(value)) return value;
+    if (typeof value === 'string' && value !== '') {
+      note(`${field}: one URL, not a list`);
+      return [value];
+    }
+    if (value != null && value !== '') note(`${field}: neither a list nor a URL, dropped`);
+    return [];
+  };
+  const rawRelated = [...listOf('related_urls'), ...listOf('related_url')];
+  if (source.related_url != null) note('field "related_url" read as related_urls');
   for (const r of rawRelated) {
     if (typeof r === 'string') addRelated(r, r, 'related_urls');
     else if (isObject(r)) addRelated(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : String(r.url), r.url, 'related_urls');
   }
 
   const media: Partial<Record<Format, { url: string; length: number | null }>> = {};
-  let sourceUrl = isHttpUrl(source.source_url) ? source.source_url : '';
+  let sourceUrl = '';
+  if (isHttpUrl(source.source_url)) sourceUrl = source.source_url;
+  else if (typeof source.source_url === 'string' && source.source_url !== '') {
+    unplaced.push(source.source_url);
+    note('source_url: not an http(s) URL, kept in whiteboard');
+  }
   let embed = '';
   for (const video of Array.isArray(source.videos) ? source.videos : []) {
     if (!isObject(video) || typeof video.url !== 'string') {
@@ -225,15 +240,16 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       media[fmt] = { url: video.url, length };
       note(`videos: ${type} → video_${type}_url`);
     } else if (HOSTED.has(type) && isHttpUrl(video.url)) {
-      if (sourceUrl === '') {
+      // The record's own source_url comes first; the player is the first hosted video's that has one.
+      const player = embed === '' ? playerUrl(type, video.url) : undefined;
+      if (player) embed = embedFor(player, source.title);
+      else if (embed === '') note(`videos: ${type} URL without a recognisable video id, no embed`);
+      if (sourceUrl === '' || sourceUrl === video.url) {
+        note(`videos: ${type} → ${sourceUrl === '' ? 'source_url' : 'the source_url it repeats'}${player ? ' + embed' : ''}`);
         sourceUrl = video.url;
-        const player = playerUrl(type, video.url);
-        if (player) embed = embedFor(player, source.title);
-        else note(`videos: ${type} URL without a recognisable video id, no embed`);
-        note(`videos: ${type} → source_url${player ? ' + embed' : ''}`);
       } else {
         addRelated(`Also on ${type}`, video.url, 'videos');
-        note(`videos: another hosted video (${type}) → related_urls`);
+        note(`videos: another hosted video (${type}) → related_urls${player ? ' + embed' : ''}`);
       }
     } else {
       addRelated(type ? `${type} video` : 'Video', video.url, 'videos');
@@ -253,7 +269,8 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const aliases: string[] = [];
   const canonical = `/video/${ctx.id}/${ctx.slug}/`;
   const pyvideoPage = `/${ctx.folder}/${ctx.stem}.html`;
-  if (/^[\w.~-]+$/.test(ctx.stem)) aliases.push(pyvideoPage);
+  if (isSitePath(pyvideoPage)) aliases.push(pyvideoPage);
+  else note('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
     if (legacy !== canonical && /^\/[\w./~-]+\/$/.test(legacy) && !legacy.includes('/../')) {

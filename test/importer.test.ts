@@ -2,7 +2,7 @@
 // missing snapshot fails the suite; elsewhere these tests are skipped with a note.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -204,4 +204,48 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     expect(fragments.length).toBeGreaterThan(0);
     expect(fragments.length).toBeLessThanOrEqual(fragmentFiles(live.length));
   }, 180_000);
+});
+
+describe('importing a small hand-made snapshot', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-small-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+  const write = async (rel: string, value: unknown) => {
+    await mkdir(path.dirname(path.join(root, 'source', rel)), { recursive: true });
+    await writeFile(path.join(root, 'source', rel), JSON.stringify(value));
+  };
+  const talk = async (content: string, event: string, slug: string) => JSON.parse(await readFile(path.join(content, event, 'videos', `${slug}.json`), 'utf8'));
+
+  it('drafts only the records whose own id NO_PUBLISH.json lists, gives file names that are slugs to their talks, and moves `updated` when the list changes', async () => {
+    const source = path.join(root, 'source');
+    const content = path.join(root, 'content');
+    await write('conf/category.json', { title: 'Conf' });
+    await write('conf/videos/with-id.json', { id: 50, title: 'Withdrawn' });
+    // Sorted before the others, so it gets id 51 and picks its slug first: the title's slug is another file's name.
+    await write('conf/videos/A_Talk.json', { title: 'Intro talk' });
+    await write('conf/videos/intro-talk.json', { title: 'Something else' });
+    await write('conf/videos/no-id.json', { title: 'Kept' });
+    // 51–53 are the ids this import gives: they are not pyvideo's ids of these talks.
+    await write('NO_PUBLISH.json', [50, 51, 52, 53]);
+
+    const first = await importPyvideo({ source, content, now: FIRST });
+    expect(first.errors).toEqual([]);
+    expect(first.drafts).toBe(1);
+    expect((await talk(content, 'conf', 'with-id')).state).toBe(2);
+    expect((await talk(content, 'conf', 'no-id')).state).toBe(1);
+    expect((await talk(content, 'conf', 'intro-talk')).title).toBe('Something else');
+    const renamed = await talk(content, 'conf', 'intro-talk-51');
+    expect([renamed.id, renamed.title, renamed.state]).toEqual([51, 'Intro talk', 1]);
+
+    await write('NO_PUBLISH.json', []);
+    const second = await importPyvideo({ source, content, now: SECOND });
+    expect(second.changed).toBe(1);
+    const published = await talk(content, 'conf', 'with-id');
+    expect([published.state, published.added, published.updated]).toEqual([1, '2026-01-02T03:04:05', '2026-02-03T04:05:06.789']);
+    expect((await talk(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
+  });
 });

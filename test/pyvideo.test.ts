@@ -90,9 +90,29 @@ describe('convertTalk', () => {
     for (const fmt of ['ogv', 'mp4', 'webm', 'flv'] as const) expect(value[`video_${fmt}_download_only`]).toBe(false);
   });
 
+  it('makes the embed from a hosted video that repeats the record\'s own source_url, without listing it again', () => {
+    const { value } = convert({ ...record, source_url: 'https://www.youtube.com/watch?v=GeQt7CxzmPo' });
+    expect(value.source_url).toBe('https://www.youtube.com/watch?v=GeQt7CxzmPo');
+    expect(value.embed).toContain('https://www.youtube-nocookie.com/embed/GeQt7CxzmPo');
+    expect(value.related_urls.map((r) => r.url)).not.toContain('https://www.youtube.com/watch?v=GeQt7CxzmPo');
+  });
+
+  it('keeps a source_url or related URL of an unexpected shape, and says so', () => {
+    const { value, notes } = convert({ ...record, source_url: 'ftp://e.org/talk.mp4', related_urls: 'https://e.org/slides' });
+    expect(value.whiteboard).toContain('ftp://e.org/talk.mp4');
+    expect(value.related_urls.map((r) => r.url)).toContain('https://e.org/slides');
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['source_url: not an http(s) URL, kept in whiteboard', 'related_urls: one URL, not a list']));
+    expect(convert({ ...record, related_urls: 7 }).notes.map((n) => n.kind)).toContain('related_urls: neither a list nor a URL, dropped');
+  });
+
   it('turns the pyvideo.org page and the legacy alias into redirects', () => {
     expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/video/2558/old-slug/']);
     expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html']);
+    // pyvideo's file names are its pages' names, punctuation and all; a name a site path cannot hold is reported.
+    expect(convert(record, { stem: 'q-&-a,-part-1', slug: 'q-a-part-1' }).value.aliases).toContain('/conf/q-&-a,-part-1.html');
+    const accented = convert(record, { stem: 'françois-talk', slug: 'francois-talk' });
+    expect(accented.value.aliases).toEqual(['/video/2558/old-slug/']);
+    expect(accented.notes.map((n) => n.kind)).toContain('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
   });
 
   it('makes talks listed in NO_PUBLISH drafts', () => {
