@@ -30,8 +30,11 @@ export interface ImportState {
   highestId: number;
   /** By source path, `<event>/videos/<file>.json`. */
   talks: Record<string, TalkState>;
-  /** Event folders this import created. */
-  events: string[];
+  /**
+   * The event folders this import created, by pyvideo's folder: a folder keeps the one it was
+   * given, so that a folder new in a later snapshot cannot take it (`python-porto` beside `python_porto`).
+   */
+  folders: Record<string, string>;
 }
 
 /** A record the import could not convert: its path inside the source, and why. */
@@ -65,10 +68,11 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function readState(content: string): Promise<ImportState> {
+  const none: ImportState = { highestId: 0, talks: {}, folders: {} };
   try {
-    return JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as ImportState;
+    return { ...none, ...(JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as Partial<ImportState>) };
   } catch {
-    return { highestId: 0, talks: {}, events: [] };
+    return none;
   }
 }
 
@@ -113,13 +117,23 @@ export async function importPyvideo(options: { source: string; content: string; 
   const categoryFiles = (await fg('*/category.json', { cwd: source })).sort();
   const talkFiles = (await fg('*/videos/*.json', { cwd: source })).sort();
   const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
-  // Our event folders are slugs; pyvideo's mostly are (a few use underscores).
+  // Our event folders are slugs; pyvideo's mostly are (a few use underscores). A folder keeps the
+  // one an earlier import gave it; then a new folder whose name is a slug takes it; then the others pick.
   const eventSlugs = new Map<string, string>();
-  for (const folder of [...eventNames].sort()) {
-    let slug = isSlug(folder) ? folder : slugFromTitle(folder) || 'event';
-    while ([...eventSlugs.values()].includes(slug)) slug = `${slug}-2`;
-    if (slug !== folder) addNotes([{ kind: 'event folder is not a slug: renamed', source: folder }]);
+  const folders = [...eventNames].sort();
+  const given = new Set<string>();
+  const give = (folder: string, slug: string) => {
     eventSlugs.set(folder, slug);
+    given.add(slug);
+  };
+  for (const folder of folders) if (state.folders[folder]) give(folder, state.folders[folder]);
+  for (const folder of folders) if (!eventSlugs.has(folder) && isSlug(folder) && !given.has(folder)) give(folder, folder);
+  for (const folder of folders) {
+    if (eventSlugs.has(folder)) continue;
+    let slug = slugFromTitle(folder) || 'event';
+    while (given.has(slug)) slug = `${slug}-2`;
+    addNotes([{ kind: isSlug(folder) ? 'event folder already given to another event: renamed' : 'event folder is not a slug: renamed', source: folder }]);
+    give(folder, slug);
   }
 
   // Events.
@@ -178,7 +192,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   let highest = Math.max(state.highestId, ...explicitIds.keys(), ...existingIds, 0);
 
   const outputs = new Map<string, string>();
-  const nextState: ImportState = { highestId: 0, talks: {}, events: [...events.keys()].sort() };
+  const nextState: ImportState = { highestId: 0, talks: {}, folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])) };
   const usedIds = new Map<number, string>();
   const slugsByEvent = new Map<string, Set<string>>();
   const takenIn = (event: string) => slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
@@ -264,7 +278,7 @@ export async function importPyvideo(options: { source: string; content: string; 
     const rel = path.join(old.event, 'videos', `${old.slug}.json`);
     if (!outputs.has(rel)) removals.push(rel);
   }
-  for (const event of state.events) if (!events.has(event)) removals.push(path.join(event, 'category.json'));
+  for (const event of Object.values(state.folders)) if (!events.has(event)) removals.push(path.join(event, 'category.json'));
 
   nextState.highestId = highest;
   outputs.set(STATE_FILE, toJson(nextState));

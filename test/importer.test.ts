@@ -249,3 +249,35 @@ describe('importing a small hand-made snapshot', () => {
     expect((await talk(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
   });
 });
+
+describe('importing a newer snapshot whose new event folder is the slug given to another', () => {
+  it('keeps the event folder given before and gives the new one another', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-folders-'));
+    try {
+      const source = path.join(root, 'source');
+      const content = path.join(root, 'content');
+      const write = async (rel: string, value: unknown) => {
+        await mkdir(path.dirname(path.join(source, rel)), { recursive: true });
+        await writeFile(path.join(source, rel), JSON.stringify(value));
+      };
+      await write('python_porto/category.json', { title: 'Python Porto' });
+      await write('python_porto/videos/first.json', { id: 1, title: 'First' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      expect(existsSync(path.join(content, 'python-porto', 'videos', 'first.json'))).toBe(true);
+
+      await write('python-porto/category.json', { title: 'Python Porto, the other one' });
+      await write('python-porto/videos/second.json', { id: 2, title: 'Second' });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      expect(report.changed).toBe(0);
+      expect(report.notes.get('event folder already given to another event: renamed')?.example).toBe('python-porto');
+      expect(await fg('**/*.json', { cwd: content })).toEqual(
+        expect.arrayContaining(['python-porto/category.json', 'python-porto/videos/first.json', 'python-porto-2/category.json', 'python-porto-2/videos/second.json']),
+      );
+      expect(JSON.parse(await readFile(path.join(content, 'python-porto', 'category.json'), 'utf8')).title).toBe('Python Porto');
+      expect((await loadContent(content)).errors).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
