@@ -28,6 +28,8 @@ interface TalkState {
 export interface ImportState {
   /** The highest id ever given; new talks get ids above it, so an id is never reused. */
   highestId: number;
+  /** The ids of talks that left a snapshot: never given again, not even to a record that names one as its own. */
+  retired: number[];
   /** By source path, `<event>/videos/<file>.json`. */
   talks: Record<string, TalkState>;
   /**
@@ -68,7 +70,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function readState(content: string): Promise<ImportState> {
-  const none: ImportState = { highestId: 0, talks: {}, folders: {} };
+  const none: ImportState = { highestId: 0, retired: [], talks: {}, folders: {} };
   try {
     return { ...none, ...(JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as Partial<ImportState>) };
   } catch {
@@ -192,7 +194,8 @@ export async function importPyvideo(options: { source: string; content: string; 
   let highest = Math.max(state.highestId, ...explicitIds.keys(), ...existingIds, 0);
 
   const outputs = new Map<string, string>();
-  const nextState: ImportState = { highestId: 0, talks: {}, folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])) };
+  const retired = new Set([...state.retired, ...Object.entries(state.talks).flatMap(([file, talk]) => (sources.has(file) ? [] : [talk.id]))]);
+  const nextState: ImportState = { highestId: 0, retired: [...retired].sort((a, b) => a - b), talks: {}, folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])) };
   const usedIds = new Map<number, string>();
   const slugsByEvent = new Map<string, Set<string>>();
   const takenIn = (event: string) => slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
@@ -218,14 +221,18 @@ export async function importPyvideo(options: { source: string; content: string; 
     const stem = fileName.replace(/\.json$/, '');
     const previous = state.talks[file];
     const ownId = (value as { id?: unknown } | null)?.id;
+    const own = Number.isInteger(ownId) && (ownId as number) > 0 ? (ownId as number) : undefined;
     let id: number;
-    if (Number.isInteger(ownId) && (ownId as number) > 0) {
-      id = ownId as number;
-      report.keptIds++;
-    } else if (previous) {
+    if (previous) {
+      // Ids are forever: the one given stays, even if the record names another since.
       id = previous.id;
       report.keptIds++;
+      if (own !== undefined && own !== id) addNotes([{ kind: 'record names an id other than the one it was given: that one kept', source: file }]);
+    } else if (own !== undefined && !retired.has(own)) {
+      id = own;
+      report.keptIds++;
     } else {
+      if (own !== undefined) addNotes([{ kind: 'record names the id of a talk that was removed: given a new one', source: file }]);
       id = ++highest;
       report.newIds++;
     }
@@ -245,8 +252,8 @@ export async function importPyvideo(options: { source: string; content: string; 
     if (!previous && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
 
     const hash = sha256(bytes);
-    // NO_PUBLISH.json lists pyvideo's ids: a talk given an id here is not the one it means.
-    const draft = ownId === id && noPublish.has(id);
+    // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
+    const draft = own !== undefined && noPublish.has(own);
     const unchanged = previous && previous.hash === hash && previous.id === id && previous.draft === draft;
     const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
     if (previous && !unchanged) report.changed++;

@@ -206,60 +206,54 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
   }, 180_000);
 });
 
-describe('importing a small hand-made snapshot', () => {
-  let root: string;
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-small-'));
-  });
-  afterAll(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
+/** A hand-made pyvideo/data checkout in a temporary folder, and the content folder it is imported into. */
+async function handMade(run: (snapshot: { source: string; content: string; write: (rel: string, value: unknown) => Promise<void> }) => Promise<void>) {
+  const root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-small-'));
+  const source = path.join(root, 'source');
   const write = async (rel: string, value: unknown) => {
-    await mkdir(path.dirname(path.join(root, 'source', rel)), { recursive: true });
-    await writeFile(path.join(root, 'source', rel), JSON.stringify(value));
+    await mkdir(path.dirname(path.join(source, rel)), { recursive: true });
+    await writeFile(path.join(source, rel), JSON.stringify(value));
   };
-  const talk = async (content: string, event: string, slug: string) => JSON.parse(await readFile(path.join(content, event, 'videos', `${slug}.json`), 'utf8'));
+  try {
+    await run({ source, content: path.join(root, 'content'), write });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
 
-  it('drafts only the records whose own id NO_PUBLISH.json lists, gives file names that are slugs to their talks, and moves `updated` when the list changes', async () => {
-    const source = path.join(root, 'source');
-    const content = path.join(root, 'content');
-    await write('conf/category.json', { title: 'Conf' });
-    await write('conf/videos/with-id.json', { id: 50, title: 'Withdrawn' });
-    // Sorted before the others, so it gets id 51 and picks its slug first: the title's slug is another file's name.
-    await write('conf/videos/A_Talk.json', { title: 'Intro talk' });
-    await write('conf/videos/intro-talk.json', { title: 'Something else' });
-    await write('conf/videos/no-id.json', { title: 'Kept' });
-    // 51–53 are the ids this import gives: they are not pyvideo's ids of these talks.
-    await write('NO_PUBLISH.json', [50, 51, 52, 53]);
+const talkIn = async (content: string, event: string, slug: string) => JSON.parse(await readFile(path.join(content, event, 'videos', `${slug}.json`), 'utf8'));
 
-    const first = await importPyvideo({ source, content, now: FIRST });
-    expect(first.errors).toEqual([]);
-    expect(first.drafts).toBe(1);
-    expect((await talk(content, 'conf', 'with-id')).state).toBe(2);
-    expect((await talk(content, 'conf', 'no-id')).state).toBe(1);
-    expect((await talk(content, 'conf', 'intro-talk')).title).toBe('Something else');
-    const renamed = await talk(content, 'conf', 'intro-talk-51');
-    expect([renamed.id, renamed.title, renamed.state]).toEqual([51, 'Intro talk', 1]);
+describe('importing hand-made snapshots', () => {
+  it('drafts only the records whose own id NO_PUBLISH.json lists, gives file names that are slugs to their talks, and moves `updated` when the list changes', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/with-id.json', { id: 50, title: 'Withdrawn' });
+      // Sorted before the others, so it gets id 51 and picks its slug first: the title's slug is another file's name.
+      await write('conf/videos/A_Talk.json', { title: 'Intro talk' });
+      await write('conf/videos/intro-talk.json', { title: 'Something else' });
+      await write('conf/videos/no-id.json', { title: 'Kept' });
+      // 51–53 are the ids this import gives: they are not pyvideo's ids of these talks.
+      await write('NO_PUBLISH.json', [50, 51, 52, 53]);
 
-    await write('NO_PUBLISH.json', []);
-    const second = await importPyvideo({ source, content, now: SECOND });
-    expect(second.changed).toBe(1);
-    const published = await talk(content, 'conf', 'with-id');
-    expect([published.state, published.added, published.updated]).toEqual([1, '2026-01-02T03:04:05', '2026-02-03T04:05:06.789']);
-    expect((await talk(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
-  });
-});
+      const first = await importPyvideo({ source, content, now: FIRST });
+      expect(first.errors).toEqual([]);
+      expect(first.drafts).toBe(1);
+      expect((await talkIn(content, 'conf', 'with-id')).state).toBe(2);
+      expect((await talkIn(content, 'conf', 'no-id')).state).toBe(1);
+      expect((await talkIn(content, 'conf', 'intro-talk')).title).toBe('Something else');
+      const renamed = await talkIn(content, 'conf', 'intro-talk-51');
+      expect([renamed.id, renamed.title, renamed.state]).toEqual([51, 'Intro talk', 1]);
 
-describe('importing a newer snapshot whose new event folder is the slug given to another', () => {
-  it('keeps the event folder given before and gives the new one another', async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-folders-'));
-    try {
-      const source = path.join(root, 'source');
-      const content = path.join(root, 'content');
-      const write = async (rel: string, value: unknown) => {
-        await mkdir(path.dirname(path.join(source, rel)), { recursive: true });
-        await writeFile(path.join(source, rel), JSON.stringify(value));
-      };
+      await write('NO_PUBLISH.json', []);
+      const second = await importPyvideo({ source, content, now: SECOND });
+      expect(second.changed).toBe(1);
+      const published = await talkIn(content, 'conf', 'with-id');
+      expect([published.state, published.added, published.updated]).toEqual([1, '2026-01-02T03:04:05', '2026-02-03T04:05:06.789']);
+      expect((await talkIn(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
+    }));
+
+  it('keeps the event folder given before when a newer snapshot brings a folder of that name', () =>
+    handMade(async ({ source, content, write }) => {
       await write('python_porto/category.json', { title: 'Python Porto' });
       await write('python_porto/videos/first.json', { id: 1, title: 'First' });
       expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
@@ -276,8 +270,25 @@ describe('importing a newer snapshot whose new event folder is the slug given to
       );
       expect(JSON.parse(await readFile(path.join(content, 'python-porto', 'category.json'), 'utf8')).title).toBe('Python Porto');
       expect((await loadContent(content)).errors).toEqual([]);
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
-  });
+    }));
+
+  it("keeps the id given when the record names another since, and never gives a removed talk's id again", () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/given.json', { title: 'Given' });
+      await write('conf/videos/own.json', { id: 10, title: 'Own' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'given')).id).toBe(11);
+
+      await write('conf/videos/given.json', { id: 70, title: 'Given' });
+      await rm(path.join(source, 'conf', 'videos', 'own.json'));
+      await write('conf/videos/newcomer.json', { id: 10, title: 'Newcomer' });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'given')).id).toBe(11);
+      expect((await talkIn(content, 'conf', 'newcomer')).id).toBe(71);
+      expect([...report.notes.keys()]).toEqual(
+        expect.arrayContaining(['record names an id other than the one it was given: that one kept', 'record names the id of a talk that was removed: given a new one']),
+      );
+    }));
 });
