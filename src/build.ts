@@ -610,21 +610,24 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const halt = new AbortController();
     const writer = new FileWriter(output.target);
     const staged: string[] = [];
+    /** The assets, then the search index's files once Pagefind has written them. */
+    const writeRest = async () => {
+      for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
+      const names = (await indexing) ?? [];
+      // A thread of the build's own is done: its heap goes now, not with the build.
+      await ownThread?.close();
+      // A build that failed meanwhile puts the output back as it was: nothing more goes into it.
+      if (halt.signal.aborted) return;
+      for (const file of names) {
+        writer.move(file, path.join(searchDir!, file));
+        enter(file, searchKeys.get(shardOf(file))!);
+      }
+      searchFiles.push(...names);
+    };
+    const rendering = renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, halt.signal, options.progress);
+    const rest = writeRest();
     try {
-      const [results] = await Promise.all([
-        renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, halt.signal, options.progress),
-        (async () => {
-          for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
-          const names = (await indexing) ?? [];
-          // A thread of the build's own is done: its heap goes now, not with the build.
-          await ownThread?.close();
-          for (const file of names) {
-            writer.move(file, path.join(searchDir!, file));
-            enter(file, searchKeys.get(shardOf(file))!);
-          }
-          searchFiles.push(...names);
-        })(),
-      ]);
+      const [results] = await Promise.all([rendering, rest]);
       // After the talks: made from the record files they write.
       results.push(w.writeRecordLists(output.target, site.baseUrl, recordLists));
       const removes = removable();
@@ -655,6 +658,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
     } catch (err) {
       halt.abort();
+      // Whichever failed, the other stops at its next step and is waited for: nothing is written once the output is put back.
+      await Promise.allSettled([rendering, rest]);
       await output.discard();
       throw err;
     }

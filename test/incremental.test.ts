@@ -230,6 +230,18 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it('a build that fails while rendering, with Pagefind still indexing, leaves no file of the index behind', async () => {
+    const before = await fingerprint(out);
+    // A new title: Pagefind indexes the shard again while the talk's page fails to render.
+    await edit(await talkFile(12), /^title: .*$/m, 'title: Retitled while the page template is broken');
+    await edit(path.join(templates, 'talk.eta'), /^/, '<%= it.noSuchField.boom %>\n');
+    await expect(build({ content, templates, out, cache: path.join(root, 'cache'), compress: true })).rejects.toThrow(/boom/);
+    expect(await fingerprint(out)).toEqual(before);
+    await edit(path.join(templates, 'talk.eta'), /^<%= it\.noSuchField\.boom %>\n/, '');
+    await incremental();
+    await expectSameAsClean();
+  });
+
   it('a failed build changes nothing and the next good build still patches', async () => {
     const before = await fingerprint(out);
     const file = await talkFile(12);
