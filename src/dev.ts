@@ -134,7 +134,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, quiet: true });
 
   let timer: NodeJS.Timeout | undefined;
-  const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true });
+  // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would
+  // still be listed when the build starts; the wait below gathers an editor's remove-and-write just as well.
+  const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true, atomic: false });
   const contentDir = path.resolve(options.content);
   watcher.on('all', (event, changed) => {
     const name = path.relative(contentDir, path.resolve(changed)).split(path.sep).join('/');

@@ -1,6 +1,6 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.ts';
@@ -97,5 +97,23 @@ describe('npm run dev', () => {
     const next = await build({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache') });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
+  });
+
+  it('rebuilds a renamed talk file without a failed build on the way (the watcher reports the old name gone at once)', async () => {
+    const root = await tempDir('vc-dev-rename-');
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const results: BuildResult[] = [];
+    dev = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
+    const stream = await events(new URL(DEV_EVENTS, dev.url).href);
+    const videos = path.join(content, 'pennine-web-2012', 'videos');
+    await rename(path.join(videos, 'screen-readers-101.yaml'), path.join(videos, 'screen-readers-102.yaml'));
+    await stream.next('reload');
+    await dev.idle();
+    stream.close();
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.map((r) => (r.ok ? 'ok' : r.errors.join('\n')))).toEqual(results.map(() => 'ok'));
+    expect((await raw(dev.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
+    expect((await raw(dev.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
   });
 });
