@@ -120,9 +120,13 @@ const relatedUrl = z.union(
   { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}` },
 );
 
-/** An old address of the talk on this site, e.g. `/pycon-us-2014/a-talk.html`; the build writes a redirect there. */
+/**
+ * An old address of the talk on this site, e.g. `/pycon-us-2014/a-talk.html`; the build writes a redirect there.
+ * Written as it reads, not percent-encoded: letters of any script are the file's name as a request for it
+ * decodes (pyvideo.org had pages named in Japanese and Korean), and the server refuses a `%` that decoding leaves.
+ */
 export const isSitePath = (value: string) =>
-  /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(value) && !value.split('/').some((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
+  /^\/[\p{L}\p{M}\p{N}._~!$&'()*+,;=:@/-]*$/u.test(value) && !value.split('/').some((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
 const sitePath = z
   .string(expecting('a site path'))
   .refine(isSitePath, { error: (iss) => `expected a path on this site starting with "/" without "..", dot files, query or fragment, got "${String(iss.input)}"` });

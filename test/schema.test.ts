@@ -71,6 +71,15 @@ describe('talk schema', () => {
     ]);
   });
 
+  it('takes old addresses as they read, in any script, and refuses what the server would not serve', () => {
+    for (const ok of ['/pycon-us-2014/a-talk.html', '/video/7/old/', '/fosdem-2017/fosdem-2017-françois-revol.html', '/pycon-jp-2017/日本語のトーク.html', '/pycon-fr-2023/Introduction-a-Devops-(le-vrai).html']) {
+      expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+    }
+    for (const bad of ['old/page.html', '/a%20b.html', '/a b.html', '/a?b=1', '/a#b', '/../x.html', '/.env', '/a/./b']) {
+      expect(messages({ ...base, aliases: [bad] })[0], bad).toMatch(/^aliases\.0: expected a path on this site/);
+    }
+  });
+
   it('accepts only http(s) URLs', () => {
     for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://']) {
       expect(messages({ ...base, source_url: bad })).toHaveLength(1);
