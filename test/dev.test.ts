@@ -40,29 +40,36 @@ afterEach(async () => {
   dev = undefined;
 });
 
+/** The dev server on a copy of the demo catalogue, and the results of its builds as they come. */
+async function devOnDemo() {
+  const root = await tempDir('vc-dev-');
+  const content = path.join(root, 'content');
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  const results: BuildResult[] = [];
+  const server = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
+  dev = server;
+  return { server, root, content, results };
+}
+
 describe('npm run dev', () => {
   it('rebuilds on save, reloads open pages, then updates the search index, and shows content errors while serving the last good build', async () => {
-    const root = await tempDir('vc-dev-');
-    const content = path.join(root, 'content');
-    await cp(DEMO_CONTENT, content, { recursive: true });
-    const results: BuildResult[] = [];
-    dev = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
+    const { server, root, content, results } = await devOnDemo();
     expect(results.map((r) => r.ok)).toEqual([true]);
 
-    const page = await raw(dev.url, 'GET', '/');
+    const page = await raw(server.url, 'GET', '/');
     expect(page.text).toContain(`<script src="${DEV_CLIENT}"></script></body>`);
-    const client = await raw(dev.url, 'GET', DEV_CLIENT);
+    const client = await raw(server.url, 'GET', DEV_CLIENT);
     expect(client.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(client.text).toContain('EventSource');
 
-    const stream = await events(new URL(DEV_EVENTS, dev.url).href);
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
     const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
     const original = await readFile(file, 'utf8');
-    const searchEntry = async () => (await raw(dev!.url, 'GET', '/pagefind/0/pagefind-entry.json')).text;
+    const searchEntry = async () => (await raw(server.url, 'GET', '/pagefind/0/pagefind-entry.json')).text;
     const entry = await searchEntry();
     await writeFile(file, original.replace(/^title: .*$/m, 'title: "Edited while the dev server ran"'));
     await stream.next('reload');
-    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
     // The pages came first; the search index, which holds titles, follows in a build of its own.
     expect(results.at(-1)).toMatchObject({ ok: true, summary: { searchPending: true } });
     await stream.next('search');
@@ -72,27 +79,27 @@ describe('npm run dev', () => {
     await writeFile(file, `${original}tittle: typo\n`);
     const problems = (await stream.next('problems')) as string[];
     expect(problems.join('\n')).toMatch(/asyncio-in-production-lessons\.yaml:\d+:1 tittle: unknown field; did you mean `title`\?/);
-    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
 
     await writeFile(file, original);
     await stream.next('reload');
-    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/12')).text).title).toMatch(/^asyncio in Production/);
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).text).title).toMatch(/^asyncio in Production/);
 
     // The watcher's events keep the build's listing of the content: added and removed files are seen.
     const added = path.join(content, 'tidewater-python-2024', 'videos', 'added-while-running.yaml');
     await writeFile(added, 'id: 901\ntitle: Added while the dev server ran\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\n');
     await stream.next('reload');
-    expect(JSON.parse((await raw(dev.url, 'GET', '/api/v2/video/901')).text).title).toBe('Added while the dev server ran');
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/901')).text).title).toBe('Added while the dev server ran');
     await rm(added);
     await stream.next('reload');
-    expect((await raw(dev.url, 'GET', '/api/v2/video/901')).status).toBe(404);
+    expect((await raw(server.url, 'GET', '/api/v2/video/901')).status).toBe(404);
     stream.close();
-    await dev.idle();
+    await server.idle();
     expect(results.some((r) => !r.ok)).toBe(true);
     expect(results.at(-1)?.ok).toBe(true);
 
     // Its builds leave the state for when it is idle or stops: once stopped, a build finds nothing to do and loads nothing.
-    await dev.close();
+    await server.close();
     dev = undefined;
     const next = await build({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache') });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
@@ -100,20 +107,16 @@ describe('npm run dev', () => {
   });
 
   it('rebuilds a renamed talk file without a failed build on the way (the watcher reports the old name gone at once)', async () => {
-    const root = await tempDir('vc-dev-rename-');
-    const content = path.join(root, 'content');
-    await cp(DEMO_CONTENT, content, { recursive: true });
-    const results: BuildResult[] = [];
-    dev = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
-    const stream = await events(new URL(DEV_EVENTS, dev.url).href);
+    const { server, content, results } = await devOnDemo();
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
     const videos = path.join(content, 'pennine-web-2012', 'videos');
     await rename(path.join(videos, 'screen-readers-101.yaml'), path.join(videos, 'screen-readers-102.yaml'));
     await stream.next('reload');
-    await dev.idle();
+    await server.idle();
     stream.close();
     expect(results.length).toBeGreaterThan(1);
     expect(results.map((r) => (r.ok ? 'ok' : r.errors.join('\n')))).toEqual(results.map(() => 'ok'));
-    expect((await raw(dev.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
-    expect((await raw(dev.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
+    expect((await raw(server.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
+    expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
   });
 });
