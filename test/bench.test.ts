@@ -1,9 +1,12 @@
 // The benchmark's reading of the processes a step starts (Pagefind's), which
 // a step's own peak RSS does not count.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descendants, peakRss } from '../src/bench.ts';
+import { descendants, formatTable, peakRss, type CatalogueFigures, type StepResult } from '../src/bench.ts';
+import { ROOT, tempDir } from './helpers.ts';
 
 describe('bench', () => {
   it('finds the processes a process started, and theirs, with the peak RSS each has reached', async () => {
@@ -24,5 +27,44 @@ describe('bench', () => {
     }
     await once(child, 'exit');
     expect(peakRss(child.pid!)).toBe(0);
+  });
+
+  it('runs the yardstick: one JSON record and one escaped HTML page per live talk, drafts left out', async () => {
+    const dir = await tempDir('vc-baseline-');
+    const videos = path.join(dir, 'content', 'pycon-2024', 'videos');
+    await mkdir(videos, { recursive: true });
+    const live = { id: 7, state: 1, title: 'Tags <script>alert(1)</script> & you', speakers: ['Ada'], recorded: '2024-05-01', description: 'Hi', source_url: 'https://example.org/v?a=1&b=2' };
+    await writeFile(path.join(videos, 'tags.json'), JSON.stringify(live));
+    await writeFile(path.join(videos, 'hidden.json'), JSON.stringify({ ...live, id: 8, state: 2 }));
+    const out = path.join(dir, 'out');
+    const printed = JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'src', 'bench-baseline.mjs'), path.join(dir, 'content'), out], { encoding: 'utf8' }));
+    expect(printed).toMatchObject({ ok: true, talks: 1 });
+    expect(printed.rss).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(path.join(out, 'api', 'v2', 'video', '7'), 'utf8'))).toEqual(live);
+    const page = await readFile(path.join(out, 'pycon-2024', 'tags', 'index.html'), 'utf8');
+    expect(page).toContain('<h1>Tags &#60;script&#62;alert(1)&#60;/script&#62; &#38; you</h1>');
+    expect(page).toContain('href="https://example.org/v?a=1&#38;b=2"');
+    await expect(readFile(path.join(out, 'api', 'v2', 'video', '8'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('sets the yardstick against the issue’s figure, for the catalogues that ran it', () => {
+    const step = (ms: number, rss = 100e6): StepResult => ({ ok: true, ms, rss, talks: 21_713 });
+    const figures = (name: string, baseline?: StepResult): CatalogueFigures => ({
+      name,
+      talks: 21_713,
+      cold: step(13_000),
+      noop: step(600),
+      oneTalk: step(8000),
+      oneField: step(2400),
+      dev: { ...step(0), pagesMs: 290, pagesBuildMs: 160, searchMs: 7000 },
+      compressed: { ...step(20_000), files: 10, bytes: 1e6 },
+      output: { files: 10, bytes: 1e6 },
+      pages: { files: 5, bytes: 5e5 },
+      baseline,
+    });
+    const table = formatTable([figures('pyvideo', step(3000, 64e6)), figures('synthetic-5x')]);
+    expect(table).toContain('| pyvideo | 21,713 | 3.00 s | 64 MB | 2.40 s | 1.25× |');
+    expect(table.match(/yardstick/g)).toHaveLength(1);
+    expect(formatTable([figures('synthetic-5x')])).not.toContain('yardstick');
   });
 });
