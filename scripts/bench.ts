@@ -23,6 +23,7 @@ const values = parseCommand({
     seconds: { type: 'string', value: 'N', description: 'with --serve: seconds of load per server', default: '10' },
     step: { type: 'string', value: 'JSON', description: 'internal: run one measured step' },
   },
+  notes: 'Exit code: 0 when every step ran, 1 when one failed (its error is printed), 2 for a bad option.',
 });
 
 const machine = { cores: availableParallelism(), node: process.version };

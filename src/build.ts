@@ -63,7 +63,7 @@ export interface BuildOptions {
    * title edit by seconds.
    */
   deferSearch?: boolean;
-  /** Stops the build, leaving the output as it was, if it comes before the output changes. */
+  /** Stops the build, leaving the output as it was, if it comes before the output changes; a render in progress stops after its batches in flight. */
   signal?: AbortSignal;
   progress?: Progress;
 }
@@ -251,20 +251,27 @@ async function renderJobs(
     // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
     let ended = false;
+    /** A batch failed: the other feeders take no more, and the build fails once theirs are written. */
+    let failed = false;
     const take = (): Task | undefined => {
-      if (ended || halt.aborted) return undefined;
+      if (ended || failed || halt.aborted) return undefined;
       const next = tasks.next();
       if (next.done) ended = true;
       return next.done ? undefined : next.value;
     };
     const feed = async (run: typeof inThread) => {
-      for (let slice = take(); slice; slice = take()) {
-        results.push(await run(slice));
-        for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
-        for (let n = 0; n < slice.pages.length; n++) progress?.tick();
+      try {
+        for (let slice = take(); slice; slice = take()) {
+          results.push(await run(slice));
+          for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
+          for (let n = 0; n < slice.pages.length; n++) progress?.tick();
+        }
+      } catch (err) {
+        failed = true;
+        throw err;
       }
     };
-    const threads = (count: number) => Promise.all(Array.from({ length: count * 2 }, () => feed(inThread)));
+    const threads = (count: number) => allDone(Array.from({ length: count * 2 }, () => feed(inThread)));
     if (few || workers.threads < 2) await feed(here);
     else if (!indexing) await threads(workers.threads);
     else {
@@ -281,7 +288,7 @@ async function renderJobs(
         workers.start(workers.threads - 1);
         await threads(workers.threads - 1);
       };
-      await Promise.all([feed(threadBeside ? inThread : here), join()]);
+      await allDone([feed(threadBeside ? inThread : here), join()]);
     }
     return results;
   } finally {
@@ -442,6 +449,16 @@ export async function saveState(memory: BuildMemory): Promise<void> {
   } finally {
     await unlock();
   }
+}
+
+/**
+ * Waits for every one of `work`, then fails with the first failure, if any. Unlike Promise.all, it
+ * does not fail while others still run: the renderers in flight when one fails are still writing
+ * files into the output, which the build puts back as it was only once they are done.
+ */
+async function allDone(work: Promise<unknown>[]): Promise<void> {
+  const failure = (await Promise.allSettled(work)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** The items of `first`, then those `rest` has left. */
@@ -606,8 +623,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
     options.signal?.throwIfAborted();
     const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
-    /** Stops the rendering, and with it the planning, when the build fails (see renderJobs). */
+    /** Stops the rendering, and with it the planning, when the build fails or is stopped (see renderJobs). */
     const halt = new AbortController();
+    const stop = () => halt.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
     const writer = new FileWriter(output.target);
     const staged: string[] = [];
     /** The assets, then the search index's files once Pagefind has written them. */
@@ -662,6 +681,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await Promise.allSettled([rendering, rest]);
       await output.discard();
       throw err;
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
     }
     await remember();
     mark('commit');

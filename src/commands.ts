@@ -2,9 +2,11 @@
 // with them. The files in scripts/ only parse argv and call these. Each
 // command imports the modules it runs when it runs: a command starts without
 // loading every other one's (a build that finds nothing to do takes a third less time).
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { formatMiB, formatSeconds, OptionError } from './cli.ts';
+import { counted, formatMiB, formatSeconds, OptionError } from './cli.ts';
+import { ContentError } from './errors.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
@@ -78,17 +80,50 @@ export const serveCommand = {
     cache: incrementalOptions.cache,
     ...siteOptions,
   },
-  notes: stopNotes,
+  notes: `${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
 export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
   options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
-  notes: stopNotes,
+  notes: `${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option.`,
 };
 
 type BuildValues = { content: string; out: string; templates: string };
+
+const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+
+/** Whether `inner` is `outer` or lies within it. */
+function within(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The folders a command reads, and the one it writes, checked before any work: a mistyped content
+ * folder must not pass for an empty catalogue (whose build would empty the site), and a build
+ * replaces its output folder whole, so it must not hold the content, the templates, the working
+ * folder, or files that no build wrote.
+ */
+export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
+  for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
+    if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: no such folder`);
+  }
+  if (!output) return;
+  const named = `${output} ${values.out}`;
+  const out = path.resolve(values.out);
+  for (const [what, dir] of [[`the content folder (--content ${values.content})`, path.resolve(values.content)], [`the templates folder (--templates ${values.templates})`, path.resolve(values.templates)]] as const) {
+    const how = within(out, dir) ? 'is inside' : within(dir, out) ? 'holds' : undefined;
+    if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
+  }
+  if (within(process.cwd(), out)) throw new OptionError(`${named} holds the working folder: the build replaces its output folder whole; name a folder of its own, such as dist`);
+  // An output folder an earlier build wrote has the API's records; one without them is someone else's.
+  if (isFolder(out) && !isFolder(path.join(out, 'api', 'v2'))) {
+    const first = readdirSync(out).sort()[0];
+    if (first !== undefined) throw new OptionError(`${named} holds files that no build wrote (${first}, …) and a build replaces its output folder whole: name a new or empty folder, or remove this one first`);
+  }
+}
 
 type SiteValues = { 'base-url': string; compress?: boolean; 'search-shard': string };
 
@@ -98,6 +133,7 @@ function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean;
 }
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
+  checkFolders(values, '--out');
   return reportBuild(await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress() }), values);
 }
 
@@ -118,30 +154,40 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
     const n = result.errors.length;
-    process.stderr.write(`build failed: ${n} ${n === 1 ? 'error' : 'errors'} in ${values.content}; ${values.out} left as it was\n`);
+    // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
+    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}` : '';
+    process.stderr.write(`build failed: ${n} ${n === 1 ? 'error' : 'errors'}${where}; ${values.out} left as it was\n`);
     return 1;
   }
   const s = result.summary;
   const changes = s.incremental ? `${s.written} written, ${s.unchanged} unchanged, ${s.removed} removed` : `${s.written} written (full build)`;
   process.stdout.write(
-    `built ${s.talks} talks (${s.drafts} drafts not published) from ${s.events} events into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,
+    `built ${counted(s.talks, 'talk')} (${counted(s.drafts, 'draft')} not published) from ${counted(s.events, 'event')} into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,
   );
   return 0;
 }
 
 export async function runCheck(values: BuildValues): Promise<number> {
+  checkFolders(values);
   const started = performance.now();
   const [{ isLive, loadContent }, { SiteRenderer }] = await Promise.all([import('./load.ts'), import('./render.ts')]);
   const { catalogue, errors, files } = await loadContent(values.content);
-  for (const error of errors) process.stderr.write(`${error}\n`);
-  if (errors.length > 0) {
-    process.stderr.write(`check failed: ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} in ${files} files\n`);
+  // The templates are compiled whatever the content holds: every problem in one run.
+  const problems: unknown[] = [...errors];
+  try {
+    new SiteRenderer((await loadTheme(values.templates)).templates, { baseUrl: DEFAULT_BASE_URL });
+  } catch (err) {
+    problems.push(err instanceof Error ? err.message : err);
+  }
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (problems.length > 0) {
+    const where = problems.length > errors.length ? `${files} files and the templates` : `${files} files`;
+    process.stderr.write(`check failed: ${problems.length} ${problems.length === 1 ? 'error' : 'errors'} in ${where}\n`);
     return 1;
   }
-  new SiteRenderer((await loadTheme(values.templates)).templates, { baseUrl: DEFAULT_BASE_URL });
   const live = catalogue.talks.filter(isLive).length;
   process.stdout.write(
-    `checked ${files} files: ${catalogue.events.length} events, ${live} live talks, ${catalogue.talks.length - live} drafts, no problems (${formatSeconds(performance.now() - started)})\n`,
+    `checked ${counted(files, 'file')}: ${counted(catalogue.events.length, 'event')}, ${counted(live, 'live talk')}, ${counted(catalogue.talks.length - live, 'draft')}, no problems (${formatSeconds(performance.now() - started)})\n`,
   );
   return 0;
 }
@@ -157,28 +203,29 @@ export function parseCount(option: string, text: string): number {
   return Number(text);
 }
 
+type ServerValues = { host: string; port: string; quiet?: boolean; 'max-connections': string };
+
+/** The listening options as the server takes them; `start` checks them before it builds. */
+export function serverSettings(values: ServerValues): { host: string; port: number; quiet?: boolean; maxConnections: number } {
+  return { host: values.host, port: parsePort(values.port), quiet: values.quiet, maxConnections: parseCount('max-connections', values['max-connections']) };
+}
+
 /** Starts the server, prints its URL, and drains it on SIGINT or SIGTERM (see stopNotes). */
-export async function runServer(values: {
-  dir: string;
-  host: string;
-  port: string;
-  quiet?: boolean;
-  'max-connections': string;
-  tokens?: string;
-  content: string;
-  templates: string;
-  cache: string;
-} & SiteValues): Promise<RunningServer> {
+export async function runServer(
+  values: ServerValues & {
+    dir: string;
+    tokens?: string;
+    content: string;
+    templates: string;
+    cache: string;
+  } & SiteValues,
+): Promise<RunningServer> {
+  const settings = serverSettings(values);
+  // With --tokens the folder is built if need be; without, there must be one to serve.
+  if (!values.tokens && !isFolder(values.dir)) throw new OptionError(`--dir ${values.dir}: no such folder; build one with npm run build`);
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
   const { startServer } = await import('./server.ts');
-  const running = await startServer({
-    writes: writer?.handle,
-    dir: values.dir,
-    host: values.host,
-    port: parsePort(values.port),
-    quiet: values.quiet,
-    maxConnections: parseCount('max-connections', values['max-connections']),
-  });
+  const running = await startServer({ writes: writer?.handle, dir: values.dir, ...settings });
   // `once`: a second signal finds no handler and ends the process at once.
   const stop = () => {
     const closed = running.close();
@@ -199,7 +246,7 @@ export const importCommand = {
   summary:
     'Import a checkout (or unpacked snapshot) of pyvideo/data into the content folder.\nIds are kept forever: talks already imported keep their id, slug and dates; new talks get new ids above the highest ever given.\nNothing is written when any record cannot be converted; files whose bytes would not change are not touched.',
   options: { content: { type: 'string', value: 'DIR', description: 'content folder to write', default: 'content' } },
-  notes: 'Exit code: 0 on success, 1 when a record cannot be converted (nothing written), 2 for bad arguments.',
+  notes: 'Exit code: 0 on success, 1 when a record cannot be converted (nothing written), 2 for bad arguments or a source folder that is not a checkout of pyvideo/data.',
 } as const;
 
 export async function runImport(values: { content: string; _: string[] }): Promise<number> {
@@ -211,6 +258,10 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
   const report = await importPyvideo({ source, content: values.content });
+  if (report.unusable) {
+    process.stderr.write(`import: ${source}: ${report.unusable}; nothing was written\n`);
+    return 2;
+  }
   for (const error of report.errors) process.stderr.write(`${path.join(source, error.file)}: ${error.reason}\n`);
   if (!report.ok) {
     process.stderr.write(`import failed: ${report.errors.length} ${report.errors.length === 1 ? 'record' : 'records'} could not be converted; nothing was written\n`);
@@ -222,7 +273,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     for (const [kind, { count, example }] of notes) process.stdout.write(`  ${String(count).padStart(6)}  ${kind}  (${example})\n`);
   }
   process.stdout.write(
-    `imported ${report.events} events, ${report.talks} talks (${report.drafts} drafts) into ${values.content}: ${report.keptIds} kept ids, ${report.newIds} new ids, ${report.changed} changed, ${report.removed} removed; ${report.written} files written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
+    `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${report.keptIds} kept ids, ${report.newIds} new ids, ${report.changed} changed, ${report.removed} removed; ${report.written} files written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
   );
   return 0;
 }
@@ -232,9 +283,11 @@ export const devCommand = {
   summary:
     'Build, serve, and rebuild incrementally whenever a file under the content or templates folder changes; open pages reload by themselves.\nA content error is shown in the terminal and on the page, and the last good build stays served.',
   options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
+  notes: 'With --clean, its first build ignores the cache and writes every file; those after it write what changed.\nExit code: 0 once stopped by SIGINT or SIGTERM (content errors do not stop it), 1 when it cannot start, 2 for a bad option.',
 } as const;
 
-export async function runDev(values: BuildValues & SiteValues & { cache: string; host: string; port: string }): Promise<void> {
+export async function runDev(values: BuildValues & SiteValues & { cache: string; clean?: boolean; host: string; port: string }): Promise<void> {
+  checkFolders(values, '--out');
   const { startDev } = await import('./dev.ts');
   const dev = await startDev({
     ...siteSettings(values),
@@ -242,6 +295,7 @@ export async function runDev(values: BuildValues & SiteValues & { cache: string;
     out: values.out,
     templates: values.templates,
     cache: values.cache,
+    clean: values.clean,
     host: values.host,
     port: parsePort(values.port),
     log: (result) => reportBuild(result, values),
@@ -254,8 +308,9 @@ export async function runDev(values: BuildValues & SiteValues & { cache: string;
 
 /** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
-  const relative = path.relative(path.resolve(values.dir), path.resolve(values.tokens));
-  if (!relative.startsWith('..') && !path.isAbsolute(relative)) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
+  if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
+  // A write rebuilds the served folder from the content folder.
+  checkFolders({ content: values.content, templates: values.templates, out: values.dir }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
   const tokens = await readTokens(values.tokens);
   if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);

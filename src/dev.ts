@@ -59,7 +59,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let waiting = false;
   /** Stops the search index's build when a newer change comes. */
   let searching: AbortController | undefined;
-  const { host: _host, port: _port, log: _log, ...rest } = options;
+  /** Stops whatever build runs when the server closes: the output stays as the last build left it. */
+  const closing = new AbortController();
+  const { host: _host, port: _port, log: _log, clean: _clean, ...rest } = options;
+  /** --clean: the first build that succeeds ignores what earlier ones left; those after it build on it. */
+  let clean = options.clean ?? false;
   // The build state is written once the builds have settled: an edit's build need not wait for it.
   const listing = new WatchedListing(options.content);
   const memory: BuildMemory = { listing, saveLater: true };
@@ -67,10 +71,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const buildOptions = { ...rest, memory };
   /** True when the search index is left for the next build. */
   const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
-    const result = await build({ ...buildOptions, deferSearch, signal }).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
+    const result = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
     if (signal?.aborted) return false;
+    // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
+    // that follows for them has the last word, and the page is not shown an error that is already gone.
+    if (!result.ok && (again || waiting)) return false;
     options.log(result as BuildResult);
     if (result.ok) {
+      clean = false;
       problems = [];
       send(deferSearch ? 'reload' : 'search', null);
       return !!result.summary.searchPending;
@@ -91,14 +99,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     running = (async () => {
       do {
         again = false;
-        if ((await rebuild(true)) && !again) {
+        if ((await rebuild(true, closing.signal)) && !again) {
           searching = new AbortController();
           await rebuild(false, searching.signal);
           searching = undefined;
         }
-      } while (again);
+      } while (again && !closing.signal.aborted);
       running = undefined;
-      saving = setTimeout(save, SAVE_AFTER);
+      if (!closing.signal.aborted) saving = setTimeout(save, SAVE_AFTER);
     })();
   };
   /** Runs as a build would: a change meanwhile waits for it. */
@@ -115,23 +123,29 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   await running;
 
   const routes = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
-    if (pathname === DEV_CLIENT) {
-      res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(CLIENT);
-      return true;
+    if (pathname !== DEV_CLIENT && pathname !== DEV_EVENTS) return false;
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Length': '0' });
+      res.end();
+    } else if (pathname === DEV_CLIENT) {
+      res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(CLIENT)) });
+      res.end(head ? undefined : CLIENT);
+    } else {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+      // A HEAD learns what a GET would open; no stream is kept for it.
+      if (head) res.end();
+      else {
+        res.write(': connected\n\n');
+        if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify(problems)}\n\n`);
+        clients.add(res);
+        req.on('close', () => clients.delete(res));
+      }
     }
-    if (pathname === DEV_EVENTS) {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
-      res.write(': connected\n\n');
-      if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify(problems)}\n\n`);
-      clients.add(res);
-      req.on('close', () => clients.delete(res));
-      return true;
-    }
-    return false;
+    return true;
   };
   const html = (page: string) => page.replace(/<\/body>/i, `<script src="${DEV_CLIENT}"></script></body>`);
-  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, quiet: true });
+  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, revalidate: true, quiet: true });
 
   let timer: NodeJS.Timeout | undefined;
   // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would
@@ -155,6 +169,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       while (running || waiting) await (running ?? new Promise((r) => setTimeout(r, 50)));
     },
     async close() {
+      closing.abort();
+      searching?.abort();
       clearTimeout(timer);
       clearTimeout(saving);
       await watcher.close();

@@ -3,7 +3,7 @@
 // and only those whose bytes change. Ids, slugs and dates of talks already
 // imported are kept in a state file beside the content, so ids are forever.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -47,6 +47,8 @@ export interface ImportError {
 
 export interface ImportReport {
   ok: boolean;
+  /** Why the source folder as a whole is not one to import (nothing else is looked at then). */
+  unusable?: string;
   errors: ImportError[];
   events: number;
   talks: number;
@@ -104,8 +106,8 @@ export async function importPyvideo(options: { source: string; content: string; 
     }
   };
 
-  if (!existsSync(source)) {
-    report.errors.push({ file: '', reason: 'no such folder' });
+  if (!statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
+    report.unusable = 'no such folder';
     return report;
   }
   const noPublish = new Set<number>();
@@ -117,6 +119,11 @@ export async function importPyvideo(options: { source: string; content: string; 
 
   const state = await readState(content);
   const categoryFiles = (await fg('*/category.json', { cwd: source })).sort();
+  // An import is the whole catalogue: from a folder with no events it would remove every talk imported before.
+  if (categoryFiles.length === 0) {
+    report.unusable = 'no <event>/category.json in it: not a checkout of pyvideo/data';
+    return report;
+  }
   const talkFiles = (await fg('*/videos/*.json', { cwd: source })).sort();
   const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
   // Our event folders are slugs; pyvideo's mostly are (a few use underscores). A folder keeps the

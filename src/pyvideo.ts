@@ -3,7 +3,7 @@
 import slugify from '@sindresorhus/slugify';
 import { iso6393 } from 'iso-639-3';
 import type * as z from 'zod';
-import { FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
+import { aliasProblem, FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -269,11 +269,12 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const aliases: string[] = [];
   const canonical = `/video/${ctx.id}/${ctx.slug}/`;
   const pyvideoPage = `/${ctx.folder}/${ctx.stem}.html`;
-  if (isSitePath(pyvideoPage)) aliases.push(pyvideoPage);
-  else note('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
+  if (!aliasProblem(pyvideoPage)) aliases.push(pyvideoPage);
+  else if (!isSitePath(pyvideoPage)) note('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
+  else note("pyvideo.org page: a path of the site's own pages, no redirect");
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
-    if (legacy !== canonical && /^\/[\w./~-]+\/$/.test(legacy) && !legacy.includes('/../')) {
+    if (legacy !== canonical && /^\/[\w./~-]+\/$/.test(legacy) && !aliasProblem(legacy)) {
       aliases.push(legacy);
       note('alias → redirect');
     }

@@ -306,6 +306,12 @@ export function byEventDate(a: EventInfo, b: EventInfo): number {
 }
 
 /** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
+/** Eta's reason for a template's failure, without the JavaScript it made of the template, which it adds to a syntax error. */
+function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
+}
+
 export class SiteRenderer {
   private readonly eta: Eta;
 
@@ -317,21 +323,30 @@ export class SiteRenderer {
     for (const name of TEMPLATE_NAMES) {
       const source = templates[name];
       if (source === undefined) throw new Error(`template "${name}.eta" is missing`);
-      this.eta.loadTemplate(`@${name}`, source);
+      try {
+        this.eta.loadTemplate(`@${name}`, source);
+      } catch (err) {
+        throw new Error(`template ${name}.eta: ${reasonOf(err)}`);
+      }
     }
   }
 
-  private render(name: (typeof TEMPLATE_NAMES)[number], data: object): string {
-    return this.eta.render(`@${name}`, { ...data, site: this.site });
+  /** Renders with the template `name`; a failure names it, and the page when it is known. */
+  private render(name: (typeof TEMPLATE_NAMES)[number], data: object, page?: string): string {
+    try {
+      return this.eta.render(`@${name}`, { ...data, site: this.site });
+    } catch (err) {
+      throw new Error(`template ${name}.eta${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
+    }
   }
 
   talk(input: TalkPageInput): string {
-    return this.render('talk', talkView(input, this.site));
+    return this.render('talk', talkView(input, this.site), talkPath(input.talk));
   }
 
   /** A page that sends browsers and crawlers on to `target`: short links and old addresses. */
   redirect(title: string, target: string): string {
-    return this.render('redirect', { title, target, canonical: `${this.site.baseUrl}${target}` });
+    return this.render('redirect', { title, target, canonical: `${this.site.baseUrl}${target}` }, `the redirect to ${target}`);
   }
 
   /** The bytes of a page job: a page, a feed, a sitemap or robots.txt. */

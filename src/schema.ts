@@ -30,7 +30,9 @@ export function describeValue(value: unknown): string {
     case 'string':
       return 'a string';
     case 'number':
-      return Number.isInteger(value) ? 'a number' : 'a decimal number';
+      if (!Number.isInteger(value)) return 'a decimal number';
+      // JSON and YAML numbers past 2^53 lose digits: such an id or length would not read back as written.
+      return Number.isSafeInteger(value) ? 'a number' : `${value}, past the largest whole number kept exactly (${Number.MAX_SAFE_INTEGER})`;
     case 'boolean':
       return `${value}`;
     case 'object':
@@ -127,9 +129,35 @@ const relatedUrl = z.union(
  */
 export const isSitePath = (value: string) =>
   /^\/[\p{L}\p{M}\p{N}._~!$&'()*+,;=:@/-]*$/u.test(value) && !value.split('/').some((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
-const sitePath = z
-  .string(expecting('a site path'))
-  .refine(isSitePath, { error: (iss) => `expected a path on this site starting with "/" without "..", dot files, query or fragment, got "${String(iss.input)}"` });
+
+/**
+ * The names the site's own files and folders take at its root. An alias there would overwrite a
+ * page, or stand where a folder must be; talks' pages and short links are under video/, where the
+ * check across talks keeps aliases apart from them. test/schema.test.ts holds the list against a
+ * build's output.
+ */
+export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
+  ...['404.html', 'index.html', 'robots.txt', 'sitemap.xml', 'feed.atom', 'feed.json', 'feed.rss'],
+  ...['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'sitemaps', 'speaker', 'speakers', 'tag', 'tags', 'talks'],
+  ...['_headers', '_redirects', 'Caddyfile', 'firebase.json', 'nginx.conf', 'vercel.json'],
+]);
+
+/** Why `value` cannot be a talk's alias, or undefined when it can. */
+export function aliasProblem(value: string): string | undefined {
+  if (!isSitePath(value)) return `expected a path on this site starting with "/" without "..", dot files, query or fragment, got "${value}"`;
+  const segments = value.split('/').slice(1);
+  // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
+  const root = segments[0] || 'index.html';
+  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, ''))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
+  // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
+  if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
+  return undefined;
+}
+
+const alias = z.string(expecting('a site path')).superRefine((value, ctx) => {
+  const problem = aliasProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const formatFields = {
   video_ogv_length: bytes,
@@ -188,7 +216,7 @@ export const talkSchema = z
       .transform((v) => (v.length === 19 ? `${v}.000` : v))
       .meta({ format: 'date-time' }),
     related_urls: z.array(relatedUrl, expecting('a list of URLs')).default([]),
-    aliases: z.array(sitePath, expecting('a list of site paths such as "/old/path.html"')).default([]),
+    aliases: z.array(alias, expecting('a list of site paths such as "/old/path.html"')).default([]),
   })
   // Cross-field rules also run when other fields failed, so one run reports every problem.
   .superRefine(

@@ -397,13 +397,20 @@ const LENGTH: ReadonlySet<string> = new Set(['Content-Length']);
 /** What a file renamed in between lookup and open no longer has in common with the looked-up one. */
 const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content-Length']);
 
-const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><title>Not found</title><h1>Not found</h1></html>');
+/** Sent when the folder has no 404.html (nothing built yet): a page with a body, which the `html` option can add to. */
+const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><h1>Not found</h1></body></html>');
 
 export interface ServerOptions {
   /** The folder to serve: a build's output. */
   dir: string;
   /** Rewrites every HTML page before it is sent (the dev server adds its live-reload script). */
   html?: (page: string) => string;
+  /**
+   * Files are sent with `Cache-Control: no-cache`, so that a browser asks again (with its ETag, for a
+   * 304) before it uses what it has: the dev server's files change under the open page. Pagefind's
+   * chunks, named by their content, stay immutable.
+   */
+  revalidate?: boolean;
   /** Answers requests of its own before the files are looked at; returns false to pass. */
   routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
   /**
@@ -443,7 +450,7 @@ export function createHandler(options: ServerOptions): Handler {
 
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
   const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
-    const headers = flat(HEADERS[kind]);
+    const headers = flat(options.revalidate && kind !== 'immutable' ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));

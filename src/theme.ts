@@ -18,7 +18,12 @@ export interface Theme {
 
 export async function loadTheme(dir: string): Promise<Theme> {
   const templates: Templates = {};
-  for (const name of TEMPLATE_NAMES) templates[name] = await readFile(path.join(dir, `${name}.eta`), 'utf8');
+  for (const name of TEMPLATE_NAMES) {
+    const file = path.join(dir, `${name}.eta`);
+    templates[name] = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new Error(`${file} is missing: a templates folder has ${TEMPLATE_NAMES.map((n) => `${n}.eta`).join(', ')}`) : err;
+    });
+  }
   const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { templates, assets };

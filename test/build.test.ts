@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
+import { SITE_ROOT_NAMES } from '../src/schema.ts';
 import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 async function buildDemo(out: string) {
@@ -32,6 +33,14 @@ describe('build', () => {
     for (const file of ['index.html', '404.html', 'assets/style.css', 'pagefind/0/pagefind.js']) expect(existsSync(path.join(out, file))).toBe(true);
     // Nothing of the build is left beside its output: no staging folder, no search index scratch folder.
     expect(await readdir(path.dirname(out))).toEqual(['dist']);
+  });
+
+  it('writes at its root only the names aliases may not take, and video/ where the pages of talks are', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES, compress: true });
+    expect(result.ok).toBe(true);
+    const names = (await readdir(out)).map((name) => name.replace(/\.(br|gz)$/, ''));
+    expect(new Set(names)).toEqual(new Set([...SITE_ROOT_NAMES, 'video']));
   });
 
   it('builds an empty catalogue into a site that says so, with no search to load', async () => {

@@ -4,7 +4,7 @@ import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.ts';
-import { DEV_CLIENT, DEV_EVENTS, startDev, type DevServer } from '../src/dev.ts';
+import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevServer } from '../src/dev.ts';
 import { DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
@@ -41,17 +41,36 @@ afterEach(async () => {
 });
 
 /** The dev server on a copy of the demo catalogue, and the results of its builds as they come. */
-async function devOnDemo() {
-  const root = await tempDir('vc-dev-');
+async function devOnDemo(options: Partial<DevOptions> = {}, root?: string) {
+  root ??= await tempDir('vc-dev-');
   const content = path.join(root, 'content');
   await cp(DEMO_CONTENT, content, { recursive: true });
   const results: BuildResult[] = [];
-  const server = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r) });
+  const server = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r), ...options });
   dev = server;
   return { server, root, content, results };
 }
 
 describe('npm run dev', () => {
+  it('--clean: its first build writes every file, and the builds after it only what changed', async () => {
+    const first = await devOnDemo();
+    await first.server.close();
+    const again = await devOnDemo({}, first.root);
+    await again.server.close();
+    expect(again.results.map((r) => r.ok && r.summary.written)).toEqual([0]);
+    const { server, content, results } = await devOnDemo({ clean: true }, first.root);
+    expect(results).toHaveLength(1);
+    const cold = results[0]!;
+    expect(cold.ok && cold.summary.written === cold.summary.outputs && !cold.summary.incremental).toBe(true);
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^duration: .*$/m, 'duration: 1234'));
+    while (results.length < 2) await new Promise((r) => setTimeout(r, 20));
+    await server.idle();
+    const edit = results[1]!;
+    expect(edit.ok && edit.summary.incremental && edit.summary.written).toBeGreaterThan(0);
+    expect(edit.ok && edit.summary.written).toBeLessThan(20);
+  });
+
   it('rebuilds on save, reloads open pages, then updates the search index, and shows content errors while serving the last good build', async () => {
     const { server, root, content, results } = await devOnDemo();
     expect(results.map((r) => r.ok)).toEqual([true]);
@@ -104,6 +123,40 @@ describe('npm run dev', () => {
     const next = await build({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache') });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
+  });
+
+  it('answers only GET and HEAD on its own paths, and has browsers revalidate what they keep', async () => {
+    const { server } = await devOnDemo();
+    for (const method of ['PUT', 'POST', 'DELETE', 'OPTIONS']) {
+      const res = await raw(server.url, method, DEV_EVENTS);
+      expect(res.status, method).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+    }
+    const head = await raw(server.url, 'HEAD', DEV_EVENTS);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('text/event-stream');
+    expect((await raw(server.url, 'HEAD', DEV_CLIENT)).headers['content-length']).toBe((await raw(server.url, 'GET', DEV_CLIENT)).headers['content-length']);
+    // An edited stylesheet shows on the reload: the browser asks again rather than using its copy for an hour.
+    expect((await raw(server.url, 'GET', '/assets/style.css')).headers['cache-control']).toBe('no-cache');
+  });
+
+  it('shows the first build’s errors on the page when there is nothing built yet, and reloads it once they are fixed', async () => {
+    const root = await tempDir('vc-dev-');
+    const broken = path.join(root, 'content', 'tidewater-python-2024', 'videos', 'broken.yaml');
+    await cp(DEMO_CONTENT, path.join(root, 'content'), { recursive: true });
+    await writeFile(broken, 'id: [1\n');
+    const { server, results } = await devOnDemo({}, root);
+    expect(results.map((r) => r.ok)).toEqual([false]);
+    const page = await raw(server.url, 'GET', '/');
+    expect(page.status).toBe(404);
+    expect(page.text).toContain(`<script src="${DEV_CLIENT}"></script></body>`);
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
+    const problems = ((await stream.next('problems')) as string[]).join('\n');
+    expect(problems).toMatch(/broken\.yaml:\d+:\d+ YAML syntax error/);
+    await rm(broken);
+    await stream.next('reload');
+    expect((await raw(server.url, 'GET', '/')).status).toBe(200);
+    stream.close();
   });
 
   it('rebuilds a renamed talk file without a failed build on the way (the watcher reports the old name gone at once)', async () => {

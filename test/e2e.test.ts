@@ -1,7 +1,8 @@
 // End to end: the real commands as a user runs them, and the real server they start.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { RECORD_FILE } from '../src/headers.ts';
@@ -9,8 +10,11 @@ import { API_FIELDS } from '../src/record.ts';
 import { BAD_FIXTURES, DEMO_CONTENT, fingerprint, ROOT, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
+/** tsx's loader by its path: Node resolves `--import tsx` from the working folder, which may be outside the checkout. */
+const TSX = pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
 const cli = (script: string, args: string[], cwd = ROOT) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
 
 /** Build options that keep the incremental cache in a temporary folder, not the checkout's. */
 const buildArgs = (out: string) => ['--content', DEMO_CONTENT, '--out', out, '--cache', path.join(path.dirname(out), 'cache')];
@@ -65,12 +69,47 @@ describe('commands', () => {
     expect(result.stdout).toContain('--help');
   });
 
-  it('import: a missing source is a clear error, and bad arguments exit 2', async () => {
-    const content = path.join(await tempDir(), 'content');
+  it('import: a missing source, or one that is not pyvideo/data, is a clear error that removes nothing; bad arguments exit 2', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const before = await fingerprint(content);
     const missing = cli('import', ['pyvideo', '/no/such/folder', '--content', content]);
-    expect(missing.status).toBe(1);
-    expect(missing.stderr).toMatch(/^\/no\/such\/folder: no such folder\n/);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe('import: /no/such/folder: no such folder; nothing was written\n');
+    // An empty folder would otherwise be a snapshot without events: every talk imported before removed.
+    await mkdir(path.join(root, 'empty'));
+    const empty = cli('import', ['pyvideo', path.join(root, 'empty'), '--content', content]);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('empty: no <event>/category.json in it: not a checkout of pyvideo/data; nothing was written');
+    expect(await fingerprint(content)).toEqual(before);
     expect(cli('import', ['youtube', 'x']).status).toBe(2);
+  });
+
+  it('build, check, dev: a missing content or templates folder, or an output folder a build must not replace, exit 2 before any work', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const foreign = path.join(root, 'site');
+    await mkdir(foreign);
+    await writeFile(path.join(foreign, 'README.md'), 'mine');
+    const before = { content: await fingerprint(content), foreign: await fingerprint(foreign) };
+    const refused = (script: string, args: string[], message: string) => {
+      const result = cli(script, script === 'check' ? args : [...args, '--cache', path.join(root, 'cache')], root);
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toContain(message);
+    };
+    refused('build', ['--content', 'contnet', '--out', 'dist'], 'build: --content contnet: no such folder');
+    refused('check', ['--content', 'contnet'], 'check: --content contnet: no such folder');
+    refused('build', ['--templates', 'nope', '--out', 'dist'], 'build: --templates nope: no such folder');
+    refused('build', ['--out', 'content', '--templates', path.join(ROOT, 'templates')], '--out content is inside the content folder (--content content)');
+    refused('dev', ['--out', '.', '--templates', path.join(ROOT, 'templates'), '--port', '0'], '--out . holds the content folder (--content content)');
+    refused('build', ['--out', 'site', '--templates', path.join(ROOT, 'templates')], '--out site holds files that no build wrote (README.md, …)');
+    refused('start', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--port', 'abc'], '--port must be a number');
+    refused('serve', ['--dir', 'dist', '--port', '0'], 'serve: --dir dist: no such folder');
+    expect({ content: await fingerprint(content), foreign: await fingerprint(foreign) }).toEqual(before);
+    // start checked its port before it built anything.
+    expect(fg.sync('*', { cwd: root, onlyDirectories: true }).sort()).toEqual(['content', 'site']);
   });
 
   it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
@@ -93,7 +132,7 @@ describe('commands', () => {
   it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {
     const cwd = path.join(BAD_FIXTURES, 'field-errors');
     const before = await fingerprint(cwd);
-    const result = cli('check', [], cwd);
+    const result = cli('check', ['--templates', path.join(ROOT, 'templates')], cwd);
     expect(result.status).toBe(1);
     const expected = (await readFile(path.join(cwd, 'expected.txt'), 'utf8')).trimEnd().split('\n');
     expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 2 files`]);

@@ -1,6 +1,6 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -376,5 +376,33 @@ describe('incremental builds', () => {
     expect(next.written).toBeGreaterThan(0);
     expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Stopped halfway');
     await expectSameAsClean();
+  });
+});
+
+describe('a build that fails in one of its render threads', () => {
+  it('waits for the batches the other threads are writing before it puts the output back, and leaves no file of theirs', async () => {
+    const dir = await tempDir('vc-threads-');
+    const content = path.join(dir, 'content');
+    const templates = path.join(dir, 'templates');
+    const out = path.join(dir, 'dist');
+    await cp(TEMPLATES, templates, { recursive: true });
+    // Enough talks for worker threads, each feeding batches of them.
+    for (let event = 1; event <= 6; event++) {
+      const videos = path.join(content, `event-${event}`, 'videos');
+      await mkdir(videos, { recursive: true });
+      await writeFile(path.join(content, `event-${event}`, 'category.json'), JSON.stringify({ title: `Event ${event}` }));
+      for (let n = 1; n <= 100; n++) {
+        const id = (event - 1) * 100 + n;
+        const talk = { id, title: `Talk ${id}`, speakers: [`Speaker ${n % 37}`], tags: [`topic-${n % 11}`], description: 'About it.', recorded: `2024-0${(n % 9) + 1}-10`, added: '2025-01-01T00:00:00', updated: '2025-01-01T00:00:00.000' };
+        await writeFile(path.join(videos, `talk-${id}.json`), JSON.stringify(talk));
+      }
+    }
+    const run = () => build({ content, templates, out, cache: path.join(dir, 'cache'), workers: 2 });
+    expect((await run()).ok).toBe(true);
+    const before = await fingerprint(out);
+    // Every talk page renders again, and one of them fails in the middle of the run.
+    await edit(path.join(templates, 'talk.eta'), /^/, '<% if (it.title === "Talk 300") { throw new Error("boom at talk 300") } %>\n');
+    await expect(run()).rejects.toThrow(/boom at talk 300/);
+    expect(await fingerprint(out)).toEqual(before);
   });
 });

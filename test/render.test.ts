@@ -60,6 +60,18 @@ describe('playerFor', () => {
   });
 });
 
+describe('template errors', () => {
+  it('name the template, the page and the reason, without the code Eta made of the template', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<% if (it.title) { %>` }, SITE)).toThrow(/^template talk\.eta: syntax error: Unexpected token '\)'$/);
+    expect(() => new SiteRenderer({ ...templates, event: `${templates.event}\n<% unclosed` }, SITE)).toThrow(/^template event\.eta: unclosed tag at line \d+ col 1:/);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const broken = new SiteRenderer({ ...templates, talk: `<%= it.nope.deeper %>\n${templates.talk}` }, SITE);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    expect(() => broken.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) })).toThrow(`template talk.eta, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`);
+  });
+});
+
 describe('pages', () => {
   let catalogue: Catalogue;
   let renderer: SiteRenderer;

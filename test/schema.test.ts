@@ -80,6 +80,22 @@ describe('talk schema', () => {
     }
   });
 
+  it("refuses an old address where the site's own pages and files are, or through a folder named like a page", () => {
+    for (const [bad, problem] of [
+      ['/', /is among the site's own pages and files \(\/index\.html\)/],
+      ['/index.html', /\(\/index\.html\)/],
+      ['/talks/', /\(\/talks\)/],
+      ['/api/v2/video/7', /\(\/api\)/],
+      ['/robots.txt/x.html', /\(\/robots\.txt\)/],
+      ['/sitemap.xml.gz/', /\(\/sitemap\.xml\.gz\)/],
+      ['/old/page.html/', /goes through a folder named like a page/],
+      ['/video/7/index.html/x', /goes through a folder named like a page/],
+    ] as const) {
+      expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
+    }
+    for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+  });
+
   it('accepts only http(s) URLs', () => {
     for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://']) {
       expect(messages({ ...base, source_url: bad })).toHaveLength(1);
