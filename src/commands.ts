@@ -257,7 +257,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   }
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
-  const report = await importPyvideo({ source, content: values.content });
+  const report = await importPyvideo({ source, content: values.content, progress: terminalProgress() });
   if (report.unusable) {
     process.stderr.write(`import: ${source}: ${report.unusable}; nothing was written\n`);
     return 2;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { loadContent } from './load.ts';
 import { writeFileAtomic } from './output.ts';
+import type { Progress } from './progress.ts';
 import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import { eventSchema, isSlug, talkSchema } from './schema.ts';
 
@@ -81,7 +82,8 @@ async function readState(content: string): Promise<ImportState> {
 }
 
 /** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
-export async function importPyvideo(options: { source: string; content: string; now?: Date }): Promise<ImportReport> {
+export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress }): Promise<ImportReport> {
+  const { progress } = options;
   const { source, content } = options;
   const now = timestamps(options.now ?? new Date());
   const report: ImportReport = {
@@ -170,7 +172,9 @@ export async function importPyvideo(options: { source: string; content: string; 
   // Read every talk once; ids first, so that new ids follow the highest of all.
   const sources = new Map<string, { bytes: Buffer; value: unknown }>();
   const explicitIds = new Map<number, string>();
+  progress?.start('talks read:');
   for (const file of talkFiles) {
+    progress?.tick();
     const event = file.split('/')[0]!;
     if (!eventNames.has(event)) {
       report.errors.push({ file, reason: `the event folder "${event}" has no category.json` });
@@ -193,6 +197,7 @@ export async function importPyvideo(options: { source: string; content: string; 
     }
   }
 
+  progress?.done();
   const existingIds = new Set<number>();
   if (existsSync(content)) {
     const tracked = new Set(Object.values(state.talks).map((t) => t.id));
@@ -301,6 +306,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   // The state file goes last: until it is written, a re-run sees the previous import.
   const { [STATE_FILE]: stateText, ...files } = Object.fromEntries(outputs);
   const write = async ([rel, text]: [string, string]) => {
+    progress?.tick();
     const file = path.join(content, rel);
     const current = await readFile(file, 'utf8').catch(() => undefined);
     if (current === text) {
@@ -311,8 +317,10 @@ export async function importPyvideo(options: { source: string; content: string; 
     await writeFileAtomic(file, text);
     report.written++;
   };
+  progress?.start('files compared and written:');
   await forEachLimit(Object.entries(files), 32, write);
   await write([STATE_FILE, stateText!]);
+  progress?.done();
   for (const rel of removals) {
     await rm(path.join(content, rel), { force: true });
     report.removed++;
