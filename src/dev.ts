@@ -119,9 +119,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     })();
   };
 
-  schedule();
-  await running;
-
   const routes = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     if (pathname !== DEV_CLIENT && pathname !== DEV_EVENTS) return false;
     const head = req.method === 'HEAD';
@@ -145,7 +142,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return true;
   };
   const html = (page: string) => page.replace(/<\/body>/i, `<script src="${DEV_CLIENT}"></script></body>`);
+  // Listening first: a port in use fails it before it builds into an output another server may be serving.
   const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, revalidate: true, quiet: true });
+  schedule();
+  await running;
 
   let timer: NodeJS.Timeout | undefined;
   // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would

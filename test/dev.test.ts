@@ -1,5 +1,6 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
+import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -157,6 +158,14 @@ describe('npm run dev', () => {
     await stream.next('reload');
     expect((await raw(server.url, 'GET', '/')).status).toBe(200);
     stream.close();
+  });
+
+  it('fails on a port in use before it builds anything', async () => {
+    const { server, root } = await devOnDemo();
+    const port = Number(new URL(server.url).port);
+    const out = path.join(root, 'second-dist');
+    await expect(startDev({ content: path.join(root, 'content'), templates: TEMPLATES, out, cache: path.join(root, 'second-cache'), host: '127.0.0.1', port, log: () => undefined })).rejects.toThrow(/EADDRINUSE/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('rebuilds a renamed talk file without a failed build on the way (the watcher reports the old name gone at once)', async () => {
