@@ -3,7 +3,6 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { OptionError, parseCommand, run } from '../src/cli.ts';
 import { formatTable, runBench, runStep } from '../src/bench.ts';
-import { benchServe, buildImport, formatServeTable } from '../src/bench-serve.ts';
 
 const values = parseCommand({
   name: 'bench',
@@ -43,6 +42,7 @@ async function previousFigures(): Promise<Record<string, unknown>> {
 }
 
 async function benchServer(): Promise<void> {
+  const { benchServe, buildImport, formatServeTable } = await import('../src/bench-serve.ts');
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const load = { connections: 64, seconds: Number(values.seconds) };
   if (!Number.isInteger(load.seconds) || load.seconds < 1) throw new OptionError(`--seconds must be a whole number from 1, got "${values.seconds}"`);

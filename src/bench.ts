@@ -8,10 +8,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
-import { benchSearch, type SearchFigures } from './bench-search.ts';
-import { build } from './build.ts';
-import { startDev } from './dev.ts';
-import { importPyvideo } from './importer.ts';
+import type { SearchFigures } from './bench-search.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,15 +36,21 @@ export type Step =
   | { kind: 'build'; content: string; out: string; cache: string; compress?: boolean }
   | { kind: 'dev'; content: string; out: string; cache: string; file: string };
 
-/** Runs one step in this process and prints its result as JSON: the child side of `measure`. */
+/**
+ * Runs one step in this process and prints its result as JSON: the child side of `measure`. Each
+ * step imports what it runs, as the commands do: a no-op build's time is then the command's, not
+ * that of loading the importer, the dev server and Chromium's driver besides.
+ */
 export async function runStep(step: Step): Promise<void> {
   let result: Omit<StepResult, 'ms' | 'rss'>;
   if (step.kind === 'import') {
+    const { importPyvideo } = await import('./importer.ts');
     const report = await importPyvideo({ source: step.source, content: step.content });
     result = { ok: report.ok, talks: report.talks, written: report.written };
   } else if (step.kind === 'dev') {
     result = await editWhileServing(step);
   } else {
+    const { build } = await import('./build.ts');
     const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache, compress: step.compress });
     result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
   }
@@ -68,6 +71,7 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
   const times: number[] = [];
   const builds: number[] = [];
   let ok = true;
+  const { startDev } = await import('./dev.ts');
   const dev = await startDev({
     content: step.content,
     out: step.out,
@@ -295,6 +299,7 @@ export async function runBench(options: BenchOptions): Promise<CatalogueFigures[
 
 /** Two searches as a visitor makes them (see benchSearch); none without Chromium. */
 async function searchOf(dir: string): Promise<SearchFigures[] | undefined> {
+  const { benchSearch } = await import('./bench-search.ts');
   const searches = [await benchSearch(dir, 'django', 'asyncio'), await benchSearch(dir, 'Raymond Hettinger', 'descriptors')];
   return searches.every((s) => s !== undefined) ? searches : undefined;
 }
