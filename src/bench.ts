@@ -54,8 +54,15 @@ export async function runStep(step: Step): Promise<void> {
     const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache, compress: step.compress });
     result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
   }
-  process.stdout.write(`${JSON.stringify({ ...result, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, rss: ownPeakRss() })}\n`);
 }
+
+/**
+ * This process's peak RSS. Read from /proc where there is one: getrusage's maxRSS keeps, across
+ * fork and exec, the RSS the parent had when it started the process (here the benchmark's own,
+ * hundreds of MB once it has held a catalogue's figures), so a small step read as that.
+ */
+const ownPeakRss = () => peakRss(process.pid) || process.resourceUsage().maxRSS * 1024;
 
 type TalkFields = { title: string; duration: number | null };
 
