@@ -153,10 +153,9 @@ export function checkBaseUrl(text: string): string {
 function reportBuild(result: BuildResult, values: BuildValues): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
-    const n = result.errors.length;
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
     const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}` : '';
-    process.stderr.write(`build failed: ${n} ${n === 1 ? 'error' : 'errors'}${where}; ${values.out} left as it was\n`);
+    process.stderr.write(`build failed: ${counted(result.errors.length, 'error')}${where}; ${values.out} left as it was\n`);
     return 1;
   }
   const s = result.summary;
@@ -182,7 +181,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const where = problems.length > errors.length ? `${files} files and the templates` : `${files} files`;
-    process.stderr.write(`check failed: ${problems.length} ${problems.length === 1 ? 'error' : 'errors'} in ${where}\n`);
+    process.stderr.write(`check failed: ${counted(problems.length, 'error')} in ${where}\n`);
     return 1;
   }
   const live = catalogue.talks.filter(isLive).length;
@@ -264,7 +263,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   }
   for (const error of report.errors) process.stderr.write(`${path.join(source, error.file)}: ${error.reason}\n`);
   if (!report.ok) {
-    process.stderr.write(`import failed: ${report.errors.length} ${report.errors.length === 1 ? 'record' : 'records'} could not be converted; nothing was written\n`);
+    process.stderr.write(`import failed: ${counted(report.errors.length, 'record')} could not be converted; nothing was written\n`);
     return 1;
   }
   const notes = [...report.notes].sort(([a], [b]) => (a < b ? -1 : 1));
