@@ -83,8 +83,7 @@ async function readState(content: string): Promise<ImportState> {
 
 /** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
 export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress }): Promise<ImportReport> {
-  const { progress } = options;
-  const { source, content } = options;
+  const { source, content, progress } = options;
   const now = timestamps(options.now ?? new Date());
   const report: ImportReport = {
     ok: false,

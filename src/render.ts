@@ -305,13 +305,13 @@ export function byEventDate(a: EventInfo, b: EventInfo): number {
   return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
 
-/** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 /** Eta's reason for a template's failure, without the JavaScript it made of the template, which it adds to a syntax error. */
 function reasonOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
 }
 
+/** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;
 
@@ -353,7 +353,7 @@ export class SiteRenderer {
   output(job: PageJob): string {
     switch (job.kind) {
       case 'page':
-        return this.page(job.template, job.input as never);
+        return this.page(job.template, job.input as never, job.path);
       case 'feed':
         return renderFeed(job.format, job.input, this.site);
       case 'sitemap':
@@ -375,8 +375,9 @@ export class SiteRenderer {
     }
   }
 
-  page<T extends PageTemplate>(template: T, input: PageInputs[T]): string {
-    return this.render(template, this.view(template, input));
+  /** `file`, the output path, names the page in an error. */
+  page<T extends PageTemplate>(template: T, input: PageInputs[T], file?: string): string {
+    return this.render(template, this.view(template, input), file);
   }
 
   private view<T extends PageTemplate>(template: T, input: PageInputs[T]): object {

@@ -68,6 +68,8 @@ describe('template errors', () => {
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const broken = new SiteRenderer({ ...templates, talk: `<%= it.nope.deeper %>\n${templates.talk}` }, SITE);
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
+    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE).output(home)).toThrow(/^template home\.eta, rendering index\.html: Cannot read properties/);
     expect(() => broken.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) })).toThrow(`template talk.eta, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`);
   });
 });
