@@ -272,7 +272,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     for (const [kind, { count, example }] of notes) process.stdout.write(`  ${String(count).padStart(6)}  ${kind}  (${example})\n`);
   }
   process.stdout.write(
-    `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${report.keptIds} kept ids, ${report.newIds} new ids, ${report.changed} changed, ${report.removed} removed; ${report.written} files written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
+    `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${counted(report.keptIds, 'kept id')}, ${counted(report.newIds, 'new id')}, ${report.changed} changed, ${report.removed} removed; ${counted(report.written, 'file')} written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
   );
   return 0;
 }

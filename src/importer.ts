@@ -7,7 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { loadContent } from './load.ts';
+import { listContent } from './listing.ts';
+import { readTalks } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
@@ -79,6 +80,21 @@ async function readState(content: string): Promise<ImportState> {
   } catch {
     return none;
   }
+}
+
+/**
+ * The ids of the talks in `content` that no import wrote (added by hand): new ids pass them, and
+ * no record may take one. Only those files are read: the state knows the ids of the others.
+ */
+async function handWrittenIds(content: string, state: ImportState): Promise<Set<number>> {
+  const ids = new Set<number>();
+  if (!existsSync(content)) return ids;
+  const talks = Object.values(state.talks);
+  const imported = new Set(talks.map((t) => `${t.event}/videos/${t.slug}.json`));
+  const tracked = new Set(talks.map((t) => t.id));
+  const names = (await listContent(content)).map((e) => e.path).filter((name) => /^[^/]+\/videos\/[^/]+$/.test(name) && !imported.has(name));
+  for (const read of readTalks({ dir: content, display: content, names })) if (read.ok && !tracked.has(read.digest.id)) ids.add(read.digest.id);
+  return ids;
 }
 
 /** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
@@ -197,11 +213,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
 
   progress?.done();
-  const existingIds = new Set<number>();
-  if (existsSync(content)) {
-    const tracked = new Set(Object.values(state.talks).map((t) => t.id));
-    for (const talk of (await loadContent(content)).catalogue.talks) if (!tracked.has(talk.id)) existingIds.add(talk.id);
-  }
+  const existingIds = await handWrittenIds(content, state);
   let highest = Math.max(state.highestId, ...explicitIds.keys(), ...existingIds, 0);
 
   const outputs = new Map<string, string>();

@@ -300,4 +300,23 @@ describe('importing hand-made snapshots', () => {
         expect.arrayContaining(['record names an id other than the one it was given: that one kept', 'record names the id of a talk that was removed: given a new one']),
       );
     }));
+
+  it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/first.json', { title: 'First' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'first')).id).toBe(1);
+
+      await writeFile(path.join(content, 'conf', 'videos', 'by-hand.yaml'), 'id: 40\ntitle: By hand\nadded: 2026-01-01T00:00:00\nupdated: 2026-01-01T00:00:00\n');
+      await write('conf/videos/second.json', { title: 'Second' });
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'second')).id).toBe(41);
+      expect((await loadContent(content)).errors).toEqual([]);
+
+      await write('conf/videos/third.json', { id: 40, title: 'Third' });
+      const clash = await importPyvideo({ source, content, now: SECOND });
+      expect(clash.errors).toEqual([{ file: 'conf/videos/third.json', reason: expect.stringContaining('id 40 is already used by a talk') }]);
+      expect(existsSync(path.join(content, 'conf', 'videos', 'third.json'))).toBe(false);
+    }));
 });
