@@ -1,6 +1,6 @@
 // Rendering the human site from the catalogue in memory: pure functions from
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
-import { Eta } from 'eta/core';
+import type { Eta } from 'eta/core';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
 import { pagePath, termSlug } from './collections.ts';
@@ -10,6 +10,7 @@ import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { blurb, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
+import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
@@ -305,38 +306,33 @@ export function byEventDate(a: EventInfo, b: EventInfo): number {
   return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
 
-/** Eta's reason for a template's failure, without the JavaScript it made of the template, which it adds to a syntax error. */
-function reasonOf(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
-}
-
 /** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;
 
   constructor(
-    templates: Templates,
+    private readonly templates: Templates,
     readonly site: SiteInfo,
   ) {
-    this.eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false });
+    this.eta = newEta();
     for (const name of TEMPLATE_NAMES) {
       const source = templates[name];
       if (source === undefined) throw new Error(`template "${name}.eta" is missing`);
       try {
         this.eta.loadTemplate(`@${name}`, source);
       } catch (err) {
-        throw new Error(`template ${name}.eta: ${reasonOf(err)}`);
+        throw new Error(compileFailure(name, source, err));
       }
     }
   }
 
-  /** Renders with the template `name`; a failure names it, and the page when it is known. */
+  /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render(name: (typeof TEMPLATE_NAMES)[number], data: object, page?: string): string {
+    const input = { ...data, site: this.site };
     try {
-      return this.eta.render(`@${name}`, { ...data, site: this.site });
+      return this.eta.render(`@${name}`, input);
     } catch (err) {
-      throw new Error(`template ${name}.eta${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
+      throw new Error(`${renderFailureAt(this.templates, name, input) ?? `template ${name}.eta`}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
     }
   }
 

@@ -1,0 +1,97 @@
+// Where in a template it failed. Eta places a syntax error in the JavaScript it
+// makes of a template, not in the template, and a runtime error not at all
+// unless the template was compiled for debugging, which slows every render.
+// So the place is found on the failure path only, by compiling again for debugging.
+import vm from 'node:vm';
+import { Eta } from 'eta/core';
+import type { Templates } from './theme.ts';
+
+export const newEta = (debug = false) => new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false, debug });
+
+/** Eta's reason for a failure, without the JavaScript it adds to a syntax error. */
+export function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
+}
+
+/** A template's line, and column when known: `:12:5`, or '' when not known. */
+const at = (line?: number, col?: number) => (line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`);
+
+/** The message for a template that does not compile: `template talk.eta:12:5: syntax error: …`. */
+export function compileFailure(name: string, source: string, err: unknown): string {
+  // Eta's own parse errors (an unclosed tag or string) say where they are, after the reason.
+  const parsed = /^(.*?) at line (\d+) col (\d+):/s.exec(err instanceof Error ? err.message : '');
+  if (parsed) return `template ${name}.eta${at(Number(parsed[2]), Number(parsed[3]))}: ${parsed[1]}`;
+  const place = syntaxErrorAt(source);
+  return `template ${name}.eta${at(place?.line, place?.col)}: ${reasonOf(err)}`;
+}
+
+/**
+ * Where a template's JavaScript syntax error is. Compiled for debugging, each tag's code follows
+ * a mark of the tag's line (`__eta.line=12`); V8 names the line of code it stopped at, whose
+ * text is the tag's own. Undefined when that line is Eta's (a block left open ends in its code).
+ */
+export function syntaxErrorAt(source: string): { line: number; col?: number } | undefined {
+  const code = newEta(true).compileToString(source);
+  try {
+    // The function Eta makes of it, as it makes it, with the body starting on the second line.
+    new vm.Script(`(function (it, options) {\n${code}\n})`, { filename: 'template' });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) return undefined;
+    const [where = '', , caret = ''] = String(err.stack).split('\n');
+    const lines = code.split('\n');
+    const index = Number(/:(\d+)$/.exec(where)?.[1]) - 2;
+    const text = lines[index]?.trim();
+    if (!text) return undefined;
+    let mark: number | undefined;
+    for (let i = index; i >= 0 && mark === undefined; i--) mark = Number(/^__eta\.line=(\d+)$/.exec(lines[i]!)?.[1]) || undefined;
+    if (mark === undefined) return undefined;
+    // A tag may span lines: its text is on the mark's line or one after it.
+    const own = source.split('\n');
+    for (let line = mark; line <= own.length; line++) {
+      const found = own[line - 1]!.indexOf(text);
+      if (found >= 0) return { line, col: found + Math.max(0, caret.indexOf('^') - lines[index]!.indexOf(text)) + 1 };
+    }
+    return undefined;
+  }
+}
+
+/** A failure inside a template compiled for debugging, with the template and line it came from. */
+class Placed extends Error {
+  constructor(
+    readonly template: string,
+    readonly line: number | undefined,
+  ) {
+    super(`template ${template}.eta${at(line)}`);
+  }
+}
+
+/**
+ * The template and line a render failed at, found by rendering the same data again with
+ * templates compiled for debugging: the innermost template's, when one renders another (a page
+ * in its layout). Undefined when it does not fail again.
+ */
+export function renderFailureAt(templates: Templates, name: string, data: object): string | undefined {
+  const eta = newEta(true);
+  for (const [template, source] of Object.entries(templates)) {
+    if (source === undefined) continue;
+    const compiled = eta.compile(source);
+    eta.loadTemplate(`@${template}`, function (this: Eta, ...args: Parameters<typeof compiled>) {
+      try {
+        return compiled.call(this, ...args);
+      } catch (err) {
+        // Eta wraps a failure inside a template it renders (the layout) in one of its own.
+        const inner = err instanceof Placed ? err : (err as Error).cause;
+        if (inner instanceof Placed) throw inner;
+        throw new Placed(template, Number(/^line (\d+)\n/.exec((err as Error).message)?.[1]) || undefined);
+      }
+    });
+  }
+  try {
+    eta.render(`@${name}`, data);
+    return undefined;
+  } catch (err) {
+    return err instanceof Placed ? err.message : undefined;
+  }
+}
