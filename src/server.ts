@@ -657,6 +657,8 @@ export async function startServer(options: ServerOptions & { host: string; port:
   let draining = false;
   const server = createServer((req, res) => {
     const started = performance.now();
+    // Read now: a request whose body is refused midway loses its socket before the response closes.
+    const remote = req.socket.remoteAddress ?? '-';
     inFlight.add(res);
     if (draining) res.setHeader('Connection', 'close');
     res.once('close', () => {
@@ -667,7 +669,7 @@ export async function startServer(options: ServerOptions & { host: string; port:
       const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
       log(
         accessLine({
-          remote: req.socket.remoteAddress ?? '-',
+          remote,
           time: new Date(),
           method: req.method ?? '-',
           url: req.url ?? '-',

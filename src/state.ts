@@ -158,6 +158,24 @@ export async function forgetState(stateDir: string): Promise<void> {
   for (const name of await readdir(stateDir).catch(() => [])) if (/^state-.*\.v8$/.test(name) || name === UNCHANGED_FILE) await rm(path.join(stateDir, name), { force: true });
 }
 
+/** Another live process's build holds the output's lock. */
+export class OutputLocked extends Error {
+  constructor(readonly pid: number) {
+    super(`another build (process ${pid}) is writing this output; wait for it to finish`);
+  }
+}
+
+/** The process whose build holds the lock of `stateDir`, if one does that is alive and not this one. */
+export function lockHolder(stateDir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(stateDir, 'lock'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return pid && pid !== process.pid && isAlive(pid) ? pid : undefined;
+}
+
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
 export async function lockState(stateDir: string): Promise<() => Promise<void>> {
   await mkdir(stateDir, { recursive: true });
@@ -170,8 +188,8 @@ export async function lockState(stateDir: string): Promise<() => Promise<void>> 
       return () => rm(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(file, 'utf8'));
-      if (pid && pid !== process.pid && isAlive(pid)) throw new Error(`another build (process ${pid}) is writing this output; wait for it to finish`);
+      const holder = lockHolder(stateDir);
+      if (holder) throw new OutputLocked(holder);
       await rm(file, { force: true });
     }
   }

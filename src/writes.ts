@@ -16,6 +16,7 @@ import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { slugFromTitle } from './pyvideo.ts';
+import { lockHolder, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
 import { talkSchema, TALK_FIELDS } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
@@ -33,6 +34,9 @@ type Status = { status: number; body: string; headers?: Record<string, string> }
 
 const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW };
 const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
+
+/** Another process builds the output: a write waits for it, as it would for a write before it. */
+const busy = (pid: number) => fail(503, `Another build of this site (process ${pid}) is running: try again when it is done.`, { 'Retry-After': '10' });
 
 export class HttpError extends Error {
   constructor(readonly answer: Status) {
@@ -76,7 +80,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
 
 /** Content errors as Django REST framework's validation body: messages by field. */
 export function fieldErrors(errors: readonly ContentError[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // Without a prototype: a field may be named `toString` or `__proto__`.
+  const out: Record<string, string[]> = Object.create(null);
   for (const error of errors) {
     const top = /^[^.[]*/.exec(error.field)?.[0] || 'non_field_errors';
     const message = error.field && error.field !== top ? `${error.field.slice(top.length).replace(/^\./, '')}: ${error.message}` : error.message;
@@ -164,7 +169,9 @@ export class RecordWriter {
       answer = err.answer;
     }
     const headers = { ...JSON_HEADERS, ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) };
-    res.writeHead(answer.status, headers);
+    // Set one by one, not given to writeHead: the access log reads the body's length back.
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.writeHead(answer.status);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     // A refused body may still be arriving: do not read megabytes nobody will use.
     if (answer.status === 413) req.destroy();
@@ -206,13 +213,14 @@ export class RecordWriter {
       if (ifMatch !== undefined && !matches(ifMatch, etagOf(Buffer.from(serialiseRecord(current))))) {
         return fail(412, 'The record has changed since you read it: GET it again and reapply your change.');
       }
-      const changes: FieldChanges = {};
+      // Without a prototype, and asked with hasOwn: a client may name a field `toString` or `__proto__`.
+      const changes: FieldChanges = Object.create(null);
       const source = await readFile(path.join(content, talk.name));
       const stored = (parseSource(talk.file, source) as { ok: true; doc: { value: Record<string, unknown> } }).doc.value;
       for (const key of method === 'PUT' ? [...WRITABLE, ...unknown] : Object.keys(fields)) {
-        if (key in fields) {
-          if (!sameValue(fields[key], current[key as keyof typeof current])) changes[key] = fields[key];
-        } else if (key in stored) changes[key] = undefined;
+        if (Object.hasOwn(fields, key)) {
+          if (!Object.hasOwn(current, key) || !sameValue(fields[key], current[key as keyof typeof current])) changes[key] = fields[key];
+        } else if (Object.hasOwn(stored, key)) changes[key] = undefined;
       }
       if (Object.keys(changes).length === 0) return this.recordAnswer(talk, 200);
       changes.updated = stamp.updated;
@@ -252,11 +260,17 @@ export class RecordWriter {
     const checked = parsed.ok ? validate(talkSchema, parsed.doc, TALK_FIELDS) : parsed;
     if (!checked.ok) return { status: 400, body: inertJson(fieldErrors(checked.errors)) };
 
+    // A build of the same output in another process would publish a change this one may yet take back.
+    const holder = this.options.cache ? lockHolder(stateDirFor(this.options.cache, path.resolve(this.options.out))) : undefined;
+    if (holder) return busy(holder);
     const file = path.join(content, change.file);
     await writeFileAtomic(file, change.after);
     let result: Awaited<ReturnType<typeof build>> | undefined;
     try {
       result = await build({ ...this.options, memory: this.memory });
+    } catch (err) {
+      if (err instanceof OutputLocked) return busy(err.pid);
+      throw err;
     } finally {
       if (!result?.ok) {
         if (change.before) await writeFileAtomic(file, change.before);

@@ -1,13 +1,15 @@
 // Writes through the API on a real server: PUT and PATCH change the content
 // files and the output before they answer; bad requests change nothing.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { RECORD_ALLOW } from '../src/headers.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
+import { stateDirFor } from '../src/state.ts';
 import { addToken, readTokens } from '../src/tokens.ts';
 import { RecordWriter } from '../src/writes.ts';
 import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
@@ -20,6 +22,7 @@ let content: string;
 let out: string;
 let token: string;
 let server: RunningServer;
+let writer: RecordWriter;
 /** A clock one millisecond further on each time it is read: every write gets its own `updated`. */
 let clock = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -31,7 +34,7 @@ async function setUp() {
   await cp(DEMO_CONTENT, content, { recursive: true });
   const tokens = path.join(root, 'tokens.txt');
   token = await addToken(tokens, 'editor');
-  const writer = await RecordWriter.open({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache'), tokens: await readTokens(tokens), now: () => new Date(clock++) });
+  writer = await RecordWriter.open({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache'), tokens: await readTokens(tokens), now: () => new Date(clock++) });
   server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, writes: writer.handle });
 }
 
@@ -144,8 +147,55 @@ describe('writes through the API', () => {
     expect(big.status).toBe(413);
     const stale = await send('PATCH', 12, { title: 'Stale' }, { 'If-Match': '"not-the-current-tag"' });
     expect(stale.status).toBe(412);
+    // Names an object has from its prototype are unknown fields like any other.
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      for (const method of ['PATCH', 'PUT']) {
+        const odd = await send(method, 12, `{"${name}": {"x": 1}}`);
+        expect(odd.status).toBe(400);
+        // A PUT also misses the title.
+        expect(Object.keys(json(odd))).toEqual(method === 'PUT' ? ['title', name] : [name]);
+      }
+    }
     expect(await fingerprint(content)).toEqual(before.content);
     expect(await fingerprint(out)).toEqual(before.out);
+  });
+
+  it('answers 503 while a build in another process holds the output, and changes nothing', async () => {
+    const other = spawn('sleep', ['30']);
+    const lock = path.join(stateDirFor(path.join(root, 'cache'), out), 'lock');
+    try {
+      await writeFile(lock, String(other.pid));
+      const before = await fingerprint(content);
+      const refused = await send('PATCH', 12, { title: 'While another builds' });
+      expect([refused.status, refused.headers['retry-after'], refused.headers.vary, refused.headers.allow]).toEqual([503, '10', 'Accept', RECORD_ALLOW]);
+      expect(json(refused).detail).toContain(`process ${other.pid}`);
+      expect(await fingerprint(content)).toEqual(before);
+    } finally {
+      other.kill();
+      await rm(lock, { force: true });
+    }
+  });
+
+  it('survives a chunked body over the limit with the access log on, and logs who sent it', async () => {
+    const lines: string[] = [];
+    const logged = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), writes: writer.handle });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(new URL('/api/v2/video/12', logged.url), { method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Token ${token}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        // No Content-Length: the body is sent chunked, and refused once it passes the limit.
+        req.end(JSON.stringify({ description: 'x'.repeat(1024 * 1024 + 10) }));
+      });
+      expect(status).toBe(413);
+      expect((await raw(logged.url, 'GET', '/api/v2/video/12')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines.find((line) => line.includes('"PATCH /api/v2/video/12 HTTP/1.1" 413'))).toMatch(/^127\.0\.0\.1 /);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('If-Match with the current tag lets the write through', async () => {
