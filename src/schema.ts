@@ -151,6 +151,8 @@ export function aliasProblem(value: string): string | undefined {
   if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, ''))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
+  // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).
+  if (/\.(br|gz)\/?$/.test(value)) return `"${value}" ends in .br or .gz, the names of compressed copies, which are never served as pages; choose another ending`;
   return undefined;
 }
 

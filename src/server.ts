@@ -82,8 +82,11 @@ function encodePath(decoded: string): string {
 }
 
 function queryOf(rawUrl: string): string {
-  const q = rawUrl.indexOf('?');
-  return q === -1 ? '' : rawUrl.slice(q);
+  // Browsers never send a fragment; one sent anyway ends the query, as it ends the path (safePath).
+  const end = rawUrl.indexOf('#');
+  const target = end === -1 ? rawUrl : rawUrl.slice(0, end);
+  const q = target.indexOf('?');
+  return q === -1 ? '' : target.slice(q);
 }
 
 /** Weak comparison (RFC 9110 13.1.2) against an If-None-Match list. */

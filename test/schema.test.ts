@@ -90,10 +90,12 @@ describe('talk schema', () => {
       ['/sitemap.xml.gz/', /\(\/sitemap\.xml\.gz\)/],
       ['/old/page.html/', /goes through a folder named like a page/],
       ['/video/7/index.html/x', /goes through a folder named like a page/],
+      ['/2019/talk.gz', /ends in \.br or \.gz/],
+      ['/2019/talk.br/', /ends in \.br or \.gz/],
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
     }
-    for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+    for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/', '/2019.gz/talk/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
 
   it('accepts only http(s) URLs', () => {

@@ -383,6 +383,9 @@ describe('list endpoints', () => {
     ['/api/v2/video/?page=', 'api/v2/video/page.1'],
     ['/api/v2/video/?page=2', 'api/v2/video/page.2'],
     ['/api/v2/video?format=json&page=2', 'api/v2/video/page.2'],
+    // A fragment, which browsers never send, is not part of the query.
+    ['/api/v2/video/?page=2#x', 'api/v2/video/page.2'],
+    ['/api/v2/video/#?page=2', 'api/v2/video/page.1'],
     ['/api/v2/category/', 'api/v2/category/page.1'],
     ['/api/v2/speaker/?format=json', 'api/v2/speaker/page.1'],
     ['/api/v2/category/pycon-2024', 'api/v2/category/pycon-2024'],
