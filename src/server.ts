@@ -6,7 +6,7 @@
 // Content-Type and 304s without headers, throws on bad ranges, and reads a file
 // by name after it has announced the length of whatever had that name before.
 import { open, readFile } from 'node:fs/promises';
-import { statSync, type Stats } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -233,6 +233,8 @@ export interface CacheLimits {
 const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size && file.mtimeMs === stats.mtimeMs && file.ino === stats.ino;
 /** What an entry costs besides its body, so that entries without one are bounded too. */
 const ENTRY_COST = 256;
+/** How long a lookup waits for the output to be back while a build swaps it (see lookup): the swap is two renames. */
+const SWAP_WAIT_MS = 1000;
 
 function statNow(abs: string): Stats | undefined {
   try {
@@ -451,6 +453,18 @@ export function createHandler(options: ServerOptions): Handler {
   const sirvSend = sirv(root, { dev: true, etag: true, dotfiles: false, extensions: [] });
   const writes = new Set<Promise<void>>();
 
+  /**
+   * The file at `abs`, as the cache has it. A build that replaces the whole output renames the old
+   * one aside and then the new one in: a lookup that falls between the two waits for the new one,
+   * rather than answering 404 for a file that is there before and after.
+   */
+  async function lookup(abs: string): Promise<CachedFile | undefined> {
+    const file = await cache.get(abs);
+    if (file || existsSync(root)) return file;
+    for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    return cache.get(abs);
+  }
+
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
   const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
     const headers = flat(options.revalidate && kind !== 'immutable' ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
@@ -502,7 +516,7 @@ export function createHandler(options: ServerOptions): Handler {
   /** Sends `rel` if it is there (false if not): from memory when it is small, compressed when the client takes it (from the build's copy, if there is one). */
   async function serveFile(req: IncomingMessage, res: ServerResponse, rel: string, onGone: () => void): Promise<boolean> {
     const abs = path.join(root, rel);
-    const identity = await cache.get(abs);
+    const identity = await lookup(abs);
     if (!identity) return false;
     const kind = kindOf(rel);
     const head = req.method === 'HEAD';
@@ -548,7 +562,7 @@ export function createHandler(options: ServerOptions): Handler {
 
   async function notFoundPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const abs = path.join(root, '404.html');
-    const page = await cache.get(abs);
+    const page = await lookup(abs);
     let body = page ? (page.body ?? (await readFile(abs).catch(() => FALLBACK_404))) : FALLBACK_404;
     if (options.html) body = Buffer.from(options.html(body.toString('utf8')));
     send(res, 404, [...flat(HEADERS.page), 'Content-Length', String(body.byteLength)], req.method === 'HEAD' ? undefined : body);
@@ -590,7 +604,7 @@ export function createHandler(options: ServerOptions): Handler {
     const rel = (pathname.endsWith('/') ? `${pathname}index.html` : pathname).slice(1);
     if (!isServedName(rel)) return notFoundPage(req, res);
     if (await serveFile(req, res, rel, () => void notFoundPage(req, res))) return;
-    if (!pathname.endsWith('/') && (await cache.get(path.join(root, pathname, 'index.html')))) {
+    if (!pathname.endsWith('/') && (await lookup(path.join(root, pathname, 'index.html')))) {
       // A folder asked for without its slash: send the client to the canonical URL so relative links work.
       return send(res, 301, ['Location', `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
     }
@@ -616,7 +630,7 @@ export function createHandler(options: ServerOptions): Handler {
     }
   };
   return Object.assign(handle, {
-    currentEtag: async (rel: string) => (isServedName(rel) && safePath(`/${rel}`) === `/${rel}` ? (await cache.get(path.join(root, rel)))?.etag : undefined),
+    currentEtag: async (rel: string) => (isServedName(rel) && safePath(`/${rel}`) === `/${rel}` ? (await lookup(path.join(root, rel)))?.etag : undefined),
     writesSettled: async () => void (await Promise.allSettled([...writes])),
   });
 }

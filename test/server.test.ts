@@ -681,6 +681,18 @@ describe.each([
     expect((await raw(s.base, 'GET', '/api/v2/video/4')).status).toBe(404);
     expect((await raw(s.base, 'GET', '/api/v2/video/3')).text).toBe(OUTPUT['api/v2/video/3']);
   });
+
+  it('a request between the two renames of a swap waits for the new folder', async () => {
+    const next = path.join(s.root, 'next-2');
+    await writeOutput(next);
+    await rename(s.out, path.join(s.root, 'old-2'));
+    const asked = raw(s.base, 'GET', '/api/v2/video/2');
+    const page = raw(s.base, 'GET', '/no-such-page/');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await rename(next, s.out);
+    expect((await asked).text).toBe(OUTPUT['api/v2/video/2']);
+    expect((await page).status).toBe(404);
+  });
 });
 
 
