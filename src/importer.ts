@@ -8,11 +8,11 @@ import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { listContent } from './listing.ts';
-import { readTalks } from './load.ts';
+import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
-import { eventSchema, isSlug, talkSchema } from './schema.ts';
+import { eventSchema, isSlug, STATE_DRAFT, talkSchema } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 
@@ -23,6 +23,8 @@ interface TalkState {
   hash: string;
   /** Listed in NO_PUBLISH.json: a talk taken on or off the list has changed. */
   draft: boolean;
+  /** The id is the one the record names (pyvideo's own), not one this import gave. */
+  named?: true;
   added: string;
   updated: string;
 }
@@ -34,6 +36,8 @@ export interface ImportState {
   retired: number[];
   /** By source path, `<event>/videos/<file>.json`. */
   talks: Record<string, TalkState>;
+  /** The talks that left the snapshots, by source path: one that comes back has its id, slug and dates back. */
+  left?: Record<string, TalkState>;
   /**
    * The event folders this import created, by pyvideo's folder: a folder keeps the one it was
    * given, so that a folder new in a later snapshot cannot take it (`python-porto` beside `python_porto`).
@@ -83,18 +87,24 @@ async function readState(content: string): Promise<ImportState> {
 }
 
 /**
- * The ids of the talks in `content` that no import wrote (added by hand): new ids pass them, and
- * no record may take one. Only those files are read: the state knows the ids of the others.
+ * The talks in `content` that no import wrote (written by hand): their ids, which new ids pass and
+ * no record may take, and their slugs by event, which no imported talk may take (its file would
+ * replace theirs). Only those files are read: the state knows the others.
  */
-async function handWrittenIds(content: string, state: ImportState): Promise<Set<number>> {
-  const ids = new Set<number>();
-  if (!existsSync(content)) return ids;
+async function handWritten(content: string, state: ImportState): Promise<{ ids: Set<number>; slugs: Map<string, Set<string>> }> {
+  const found = { ids: new Set<number>(), slugs: new Map<string, Set<string>>() };
+  if (!existsSync(content)) return found;
   const talks = Object.values(state.talks);
   const imported = new Set(talks.map((t) => `${t.event}/videos/${t.slug}.json`));
   const tracked = new Set(talks.map((t) => t.id));
   const names = (await listContent(content)).map((e) => e.path).filter((name) => /^[^/]+\/videos\/[^/]+$/.test(name) && !imported.has(name));
-  for (const read of readTalks({ dir: content, display: content, names })) if (read.ok && !tracked.has(read.digest.id)) ids.add(read.digest.id);
-  return ids;
+  for (const read of readTalks({ dir: content, display: content, names })) {
+    const [event, , fileName] = read.name.split('/') as [string, string, string];
+    const slug = (read.ok && read.digest.slug) || fileName.replace(/\.[^.]+$/, '');
+    (found.slugs.get(event) ?? found.slugs.set(event, new Set()).get(event)!).add(slug);
+    if (read.ok && !tracked.has(read.digest.id)) found.ids.add(read.digest.id);
+  }
+  return found;
 }
 
 /** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
@@ -129,19 +139,27 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   const noPublish = new Set<number>();
   try {
-    for (const id of JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8')) as unknown[]) if (Number.isInteger(id)) noPublish.add(id as number);
+    const listed: unknown = JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8'));
+    if (!Array.isArray(listed)) throw new Error('expected a list of ids');
+    // A speaker's wish not to be published is not skipped over: an entry that is not an id stops the import.
+    for (const id of listed) {
+      const n = typeof id === 'string' && /^[1-9]\d*$/.test(id) ? Number(id) : id;
+      if (Number.isSafeInteger(n) && (n as number) > 0) noPublish.add(n as number);
+      else report.errors.push({ file: 'NO_PUBLISH.json', reason: `${JSON.stringify(id)} is not an id; list ids as numbers` });
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.errors.push({ file: 'NO_PUBLISH.json', reason: (err as Error).message });
   }
 
   const state = await readState(content);
-  const categoryFiles = (await fg('*/category.json', { cwd: source })).sort();
+  // Not only files: a link to nothing, or a folder so named, is a record that cannot be read, not one that left the snapshot.
+  const categoryFiles = (await fg('*/category.json', { cwd: source, onlyFiles: false })).sort();
   // An import is the whole catalogue: from a folder with no events it would remove every talk imported before.
   if (categoryFiles.length === 0) {
     report.unusable = 'no <event>/category.json in it: not a checkout of pyvideo/data';
     return report;
   }
-  const talkFiles = (await fg('*/videos/*.json', { cwd: source })).sort();
+  const talkFiles = (await fg('*/videos/*.json', { cwd: source, onlyFiles: false })).sort();
   const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
   // Our event folders are slugs; pyvideo's mostly are (a few use underscores). A folder keeps the
   // one an earlier import gave it; then a new folder whose name is a slug takes it; then the others pick.
@@ -170,7 +188,8 @@ export async function importPyvideo(options: { source: string; content: string; 
     try {
       parsed = JSON.parse(await readFile(path.join(source, file), 'utf8'));
     } catch (err) {
-      report.errors.push({ file, reason: `${(err as Error).message}` });
+      const code = (err as NodeJS.ErrnoException).code;
+      report.errors.push({ file, reason: code ? `cannot be read (${code})` : `not valid JSON (${(err as Error).message})` });
       continue;
     }
     const converted = convertEvent(parsed, file);
@@ -195,7 +214,13 @@ export async function importPyvideo(options: { source: string; content: string; 
       report.errors.push({ file, reason: `the event folder "${event}" has no category.json` });
       continue;
     }
-    const bytes = await readFile(path.join(source, file));
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path.join(source, file));
+    } catch (err) {
+      report.errors.push({ file, reason: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString('utf8'));
@@ -213,53 +238,80 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
 
   progress?.done();
-  const existingIds = await handWrittenIds(content, state);
-  let highest = Math.max(state.highestId, ...explicitIds.keys(), ...existingIds, 0);
+  const byHand = await handWritten(content, state);
+  let highest = Math.max(state.highestId, ...explicitIds.keys(), ...byHand.ids, 0);
 
   const outputs = new Map<string, string>();
-  const retired = new Set([...state.retired, ...Object.entries(state.talks).flatMap(([file, talk]) => (sources.has(file) ? [] : [talk.id]))]);
-  const nextState: ImportState = { highestId: 0, retired: [...retired].sort((a, b) => a - b), talks: {}, folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])) };
+  const left = state.left ?? {};
+  /** What a source file was given by an earlier import: while it was in the snapshots, or before it left them. */
+  const earlier = (file: string): TalkState | undefined => state.talks[file] ?? left[file];
+  const nextLeft: Record<string, TalkState> = Object.fromEntries(Object.entries({ ...left, ...state.talks }).filter(([file]) => !sources.has(file)));
+  const retired = new Set([...state.retired, ...Object.values(nextLeft).map((talk) => talk.id)]);
+  // A talk back in the snapshot has its id back: it was retired only so that no other talk would take it.
+  for (const [file, talk] of Object.entries(left)) if (sources.has(file)) retired.delete(talk.id);
+  // A talk that left, whose record named its id, may come back under another file name (moved, renamed) naming it again.
+  const movable = new Map(Object.entries(nextLeft).flatMap(([file, talk]) => (talk.named ? [[talk.id, file] as const] : [])));
+  const givenTo = new Map(Object.entries(state.talks).map(([file, talk]) => [talk.id, file]));
   const usedIds = new Map<number, string>();
   const slugsByEvent = new Map<string, Set<string>>();
   const takenIn = (event: string) => slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
-  // Slugs already given keep their talks; then new talks' file names that are slugs are theirs; then the others pick.
+  // Slugs already given keep their talks, and talks written by hand theirs; then new talks' file names that are slugs are theirs; then the others pick.
+  for (const [event, slugs] of byHand.slugs) for (const slug of slugs) takenIn(event).add(slug);
   for (const file of sources.keys()) {
     const previous = state.talks[file];
     if (previous) takenIn(previous.event).add(previous.slug);
+  }
+  /** Talks back in the snapshot whose slug another talk took while they were away. */
+  const slugLost = new Set<string>();
+  for (const file of sources.keys()) {
+    const previous = left[file];
+    if (!previous) continue;
+    if (takenIn(previous.event).has(previous.slug)) slugLost.add(file);
+    else takenIn(previous.event).add(previous.slug);
   }
   const ownSlugs = new Map<string, string>();
   for (const file of sources.keys()) {
     const [folder, , fileName] = file.split('/') as [string, string, string];
     const stem = fileName.replace(/\.json$/, '');
     const taken = takenIn(eventSlugs.get(folder)!);
-    if (!state.talks[file] && isSlug(stem) && !taken.has(stem)) {
+    if (!earlier(file) && isSlug(stem) && !taken.has(stem)) {
       taken.add(stem);
       ownSlugs.set(file, stem);
     }
   }
 
+  /** The talks converted, with the dates of this import until it knows which of them changed. */
+  const converted: { file: string; bytes: Buffer; event: string; slug: string; named: boolean; previous?: TalkState; value: TalkFile }[] = [];
   for (const [file, { bytes, value }] of sources) {
     const [folder, , fileName] = file.split('/') as [string, string, string];
     const event = eventSlugs.get(folder)!;
     const stem = fileName.replace(/\.json$/, '');
-    const previous = state.talks[file];
     const ownId = (value as { id?: unknown } | null)?.id;
     const own = Number.isInteger(ownId) && (ownId as number) > 0 ? (ownId as number) : undefined;
+    let previous = earlier(file);
     let id: number;
     if (previous) {
       // Ids are forever: the one given stays, even if the record names another since.
       id = previous.id;
       report.keptIds++;
       if (own !== undefined && own !== id) addNotes([{ kind: 'record names an id other than the one it was given: that one kept', source: file }]);
-    } else if (own !== undefined && !retired.has(own)) {
+    } else if (own !== undefined && movable.has(own)) {
+      id = own;
+      report.keptIds++;
+      // Moved: the talk keeps its `added`, not its file name.
+      previous = { ...nextLeft[movable.get(own)!]!, slug: '', hash: '' };
+      delete nextLeft[movable.get(own)!];
+      retired.delete(own);
+      addNotes([{ kind: 'record that left under another file name is back: its id kept', source: file }]);
+    } else if (own !== undefined && !retired.has(own) && (givenTo.get(own) ?? file) === file) {
       id = own;
       report.keptIds++;
     } else {
-      if (own !== undefined) addNotes([{ kind: 'record names the id of a talk that was removed: given a new one', source: file }]);
+      if (own !== undefined) addNotes([{ kind: retired.has(own) ? 'record names the id of a talk that was removed: given a new one' : 'record names the id given to another talk: given a new one', source: file }]);
       id = ++highest;
       report.newIds++;
     }
-    if (existingIds.has(id)) {
+    if (byHand.ids.has(id)) {
       report.errors.push({ file, reason: `id ${id} is already used by a talk in ${content} that this import did not write` });
       continue;
     }
@@ -270,31 +322,63 @@ export async function importPyvideo(options: { source: string; content: string; 
     }
     usedIds.set(id, file);
     const taken = takenIn(event);
-    const slug = previous?.slug ?? ownSlugs.get(file) ?? chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
+    const slug = (!slugLost.has(file) && previous?.slug) || ownSlugs.get(file) || chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
     taken.add(slug);
-    if (!previous && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
+    if (slug !== previous?.slug && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
 
-    const hash = sha256(bytes);
     // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
     const draft = own !== undefined && noPublish.has(own);
-    const unchanged = previous && previous.hash === hash && previous.id === id && previous.draft === draft;
-    const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
-    if (previous && !unchanged) report.changed++;
-    const converted = convertTalk(value, { source: file, folder, stem, id, draft, slug, ...dates });
-    if (!converted.ok) {
-      report.errors.push({ file, reason: `${converted.error}` });
+    const talk = convertTalk(value, { source: file, folder, stem, id, draft, slug, added: now.added, updated: now.updated });
+    if (!talk.ok) {
+      report.errors.push({ file, reason: `${talk.error}` });
       continue;
     }
-    addNotes(converted.notes);
-    const check = talkSchema.safeParse(converted.value);
+    addNotes(talk.notes);
+    const check = talkSchema.safeParse(talk.value);
     if (!check.success) {
       report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
       continue;
     }
+    converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });
+  }
+
+  // An address redirects to one talk: the first that claims it keeps it (pyvideo has records that share an old address).
+  const owners = new Map<string, number>();
+  for (const { slug, value } of converted) {
+    owners.set(pageFile({ id: value.id, slug }), value.id);
+    owners.set(shortLinkFile(value.id), value.id);
+  }
+  for (const { file, value } of converted) {
+    value.aliases = value.aliases.filter((alias) => {
+      const owner = owners.get(aliasFile(alias));
+      if (owner === undefined) owners.set(aliasFile(alias), value.id);
+      else addNotes([{ kind: 'old address already the address of another talk: no redirect made', source: file }]);
+      return owner === undefined;
+    });
+  }
+
+  const nextState: ImportState = {
+    highestId: 0,
+    retired: [...retired].sort((a, b) => a - b),
+    left: nextLeft,
+    talks: {},
+    folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])),
+  };
+  for (const { file, bytes, event, slug, named, previous, value } of converted) {
+    // What the talk's record is made of but its dates: the file without them, and the title of its event (its category).
+    const hash = sha256(Buffer.from(`${JSON.stringify({ ...value, added: '', updated: '' })}\n${events.get(event)?.title ?? ''}`));
+    // A state written before this hash names the source's bytes.
+    const unchanged = previous && (previous.hash === hash || (previous.hash === sha256(bytes) && previous.id === value.id && previous.draft === (value.state === STATE_DRAFT)));
+    const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
+    if (previous && !unchanged) report.changed++;
+    Object.assign(value, dates);
+    const draft = value.state === STATE_DRAFT;
     if (draft) report.drafts++;
     report.talks++;
-    outputs.set(path.join(event, 'videos', `${slug}.json`), toJson(converted.value satisfies TalkFile));
-    nextState.talks[file] = { id, slug, event, hash, draft, ...dates };
+    const rel = path.join(event, 'videos', `${slug}.json`);
+    if (outputs.has(rel)) report.errors.push({ file, reason: `its talk file ${rel} was given to another talk as well` });
+    outputs.set(rel, toJson(value satisfies TalkFile));
+    nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) };
   }
   for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
   report.events = events.size;

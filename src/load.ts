@@ -476,7 +476,7 @@ export function aliasFile(alias: string): string {
 }
 
 /** The output paths of a talk's page and its short link. */
-const pageFile = (talk: { id: number; slug: string }) => `video/${talk.id}/${talk.slug}/index.html`;
+export const pageFile = (talk: { id: number; slug: string }) => `video/${talk.id}/${talk.slug}/index.html`;
 export const shortLinkFile = (id: number) => `video/${id}/index.html`;
 
 /** The output paths a talk's files take: its page, its short link and its aliases. */

@@ -2,7 +2,7 @@
 // missing snapshot fails the suite; elsewhere these tests are skipped with a note.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -155,10 +155,13 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     const untouched = after.talks[withoutId[4]!]!;
     expect(untouched.updated).toBe('2026-01-02T03:04:05.678');
 
-    // Putting a removed talk back does not reuse its old id: ids are never given twice.
-    await cp(path.join(root, 'pyvideo-data', added[0]!), path.join(source, withoutId[0]!));
+    // A removed talk put back is matched by its event folder and file name, as before it left: its id, slug and dates are its own again.
+    await writeFile(path.join(source, withoutId[0]!), JSON.stringify(sourceRecords.get(withoutId[0]!)));
+    await writeFile(path.join(source, 'pycon-us-2014/videos/a-third-new-one.json'), JSON.stringify({ ...sourceRecords.get(withoutId[3]!), title: 'New: a third' }));
     const again = await importPyvideo({ source, content, now: SECOND });
-    expect((await readState()).talks[withoutId[0]!]!.id).toBe(before.highestId + 3);
+    const last = await readState();
+    expect(last.talks[withoutId[0]!]).toEqual(before.talks[withoutId[0]!]);
+    expect(last.talks['pycon-us-2014/videos/a-third-new-one.json']!.id).toBe(before.highestId + 3);
     expect(again.newIds).toBe(1);
   });
 
@@ -281,24 +284,98 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
-  it("keeps the id given when the record names another since, and never gives a removed talk's id again", () =>
+  it("keeps the id given when the record names another since, gives a talk that comes back its id, and never gives a removed talk's id to another", () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
       await write('conf/videos/given.json', { title: 'Given' });
       await write('conf/videos/own.json', { id: 10, title: 'Own' });
+      await write('conf/videos/away.json', { title: 'Away for a while' });
       expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
-      expect((await talkIn(content, 'conf', 'given')).id).toBe(11);
+      expect([(await talkIn(content, 'conf', 'away')).id, (await talkIn(content, 'conf', 'given')).id]).toEqual([11, 12]);
 
       await write('conf/videos/given.json', { id: 70, title: 'Given' });
       await rm(path.join(source, 'conf', 'videos', 'own.json'));
-      await write('conf/videos/newcomer.json', { id: 10, title: 'Newcomer' });
+      await rm(path.join(source, 'conf', 'videos', 'away.json'));
+      // Own's record, moved to another file: it names pyvideo's id of it.
+      await write('conf/videos/moved.json', { id: 10, title: 'Own' });
+      // Records that name ids this import gave: 11 to a talk that left, 12 to one still here.
+      await write('conf/videos/other.json', { id: 11, title: 'Other' });
+      await write('conf/videos/late.json', { id: 12, title: 'Late' });
       const report = await importPyvideo({ source, content, now: SECOND });
       expect(report.errors).toEqual([]);
-      expect((await talkIn(content, 'conf', 'given')).id).toBe(11);
-      expect((await talkIn(content, 'conf', 'newcomer')).id).toBe(71);
+      expect((await talkIn(content, 'conf', 'given')).id).toBe(12);
+      const moved = await talkIn(content, 'conf', 'moved');
+      expect([moved.id, moved.added]).toEqual([10, '2026-01-02T03:04:05']);
+      expect([(await talkIn(content, 'conf', 'late')).id, (await talkIn(content, 'conf', 'other')).id]).toEqual([71, 72]);
       expect([...report.notes.keys()]).toEqual(
-        expect.arrayContaining(['record names an id other than the one it was given: that one kept', 'record names the id of a talk that was removed: given a new one']),
+        expect.arrayContaining([
+          'record names an id other than the one it was given: that one kept',
+          'record that left under another file name is back: its id kept',
+          'record names the id of a talk that was removed: given a new one',
+          'record names the id given to another talk: given a new one',
+        ]),
       );
+
+      // Back under its own file name, a talk has its id, slug and dates back.
+      await write('conf/videos/away.json', { title: 'Away for a while' });
+      const back = await importPyvideo({ source, content, now: SECOND });
+      expect([back.errors, back.newIds]).toEqual([[], 0]);
+      const away = await talkIn(content, 'conf', 'away');
+      expect([away.id, away.added, away.updated]).toEqual([11, '2026-01-02T03:04:05', '2026-01-02T03:04:05.678']);
+    }));
+
+  it('moves `updated` when what the record says changes (its event renamed too), not when its file is only reformatted', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/talk.json', { id: 3, title: 'Talk', speakers: ['Ann'] });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      await writeFile(path.join(source, 'conf/videos/talk.json'), JSON.stringify({ id: 3, title: 'Talk', speakers: ['Ann'] }, null, 4));
+      const reformatted = await importPyvideo({ source, content, now: SECOND });
+      expect([reformatted.changed, (await talkIn(content, 'conf', 'talk')).updated]).toEqual([0, '2026-01-02T03:04:05.678']);
+      await write('conf/category.json', { title: 'Conf, renamed' });
+      const renamed = await importPyvideo({ source, content, now: SECOND });
+      expect([renamed.changed, (await talkIn(content, 'conf', 'talk')).updated]).toEqual([1, '2026-02-03T04:05:06.789']);
+    }));
+
+  it('refuses a record it cannot read and an entry of NO_PUBLISH.json that is not an id, and writes nothing', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/talk.json', { id: 3, title: 'Talk' });
+      await write('NO_PUBLISH.json', ['3']);
+      const first = await importPyvideo({ source, content, now: FIRST });
+      expect([first.errors, (await talkIn(content, 'conf', 'talk')).state]).toEqual([[], 2]);
+
+      await symlink(path.join(source, 'nowhere.json'), path.join(source, 'conf/videos/dangling.json'));
+      await rm(path.join(source, 'conf/videos/talk.json'));
+      await symlink(path.join(source, 'nowhere.json'), path.join(source, 'conf/videos/talk.json'));
+      await write('NO_PUBLISH.json', [3, 'x']);
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([
+        { file: 'NO_PUBLISH.json', reason: '"x" is not an id; list ids as numbers' },
+        { file: 'conf/videos/dangling.json', reason: 'cannot be read (ENOENT)' },
+        { file: 'conf/videos/talk.json', reason: 'cannot be read (ENOENT)' },
+      ]);
+      // The talk whose file cannot be read has not left the snapshot: its file and id stay.
+      expect((await talkIn(content, 'conf', 'talk')).id).toBe(3);
+    }));
+
+  it('never replaces a talk written by hand, and gives an old address shared by two records to the first', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/first.json', { id: 1, title: 'First', alias: 'video/99/shared' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      await writeFile(path.join(content, 'conf/videos/mine.yaml'), 'id: 50\ntitle: Mine\nadded: 2026-01-01T00:00:00\nupdated: 2026-01-01T00:00:00\n');
+
+      await write('conf/videos/mine.json', { id: 2, title: 'Mine too', alias: 'video/99/shared' });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      expect(await readFile(path.join(content, 'conf/videos/mine.yaml'), 'utf8')).toContain('title: Mine\n');
+      const imported = await talkIn(content, 'conf', 'mine-2');
+      expect(imported.id).toBe(2);
+      expect(imported.aliases).not.toContain('/video/99/shared/');
+      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/video/99/shared/');
+      expect(report.notes.get('old address already the address of another talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/mine.json' });
+      expect((await loadContent(content)).errors).toEqual([]);
     }));
 
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
