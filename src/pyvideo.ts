@@ -343,7 +343,10 @@ export function convertEvent(source: unknown, where: string): Converted<EventFil
 
 /** The slug for a talk that has none yet: its file name when that is a valid slug, else one made from its title. */
 export function chooseSlug(stem: string, title: string, id: number, taken: Set<string>): string {
-  let slug = isSlug(stem) ? stem : slugFromTitle(title) || `talk-${id}`;
-  if (taken.has(slug)) slug = `${slug}-${id}`;
+  const base = isSlug(stem) ? stem : slugFromTitle(title) || `talk-${id}`;
+  if (!taken.has(base)) return base;
+  // Another file of the event may be named as the base and the id make it (`foo-1.json`): two talks under one slug would lose one.
+  let slug = `${base}-${id}`;
+  for (let n = 2; taken.has(slug); n++) slug = `${base}-${id}-${n}`;
   return slug;
 }

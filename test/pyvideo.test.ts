@@ -152,6 +152,9 @@ describe('players and slugs', () => {
     expect(slugFromTitle('a '.repeat(80)).length).toBeLessThanOrEqual(60);
     expect(chooseSlug('Bad_Name', 'Good Title', 5, new Set())).toBe('good-title');
     expect(chooseSlug('Bad_Name', 'Good Title', 5, new Set(['good-title']))).toBe('good-title-5');
+    // Foo_.json (id 1) in an event that also has foo.json and foo-1.json.
+    expect(chooseSlug('Foo_', 'Foo', 1, new Set(['foo', 'foo-1']))).toBe('foo-1-2');
+    expect(chooseSlug('Foo_', 'Foo', 1, new Set(['foo', 'foo-1', 'foo-1-2']))).toBe('foo-1-3');
     expect(chooseSlug('Bad_Name', '型ヒント', 5, new Set())).toBe('talk-5');
     expect(chooseSlug('fine-name', 'Whatever', 5, new Set())).toBe('fine-name');
   });
