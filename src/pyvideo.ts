@@ -13,7 +13,10 @@ export interface ImportNote {
 
 export type Converted<T> = { ok: true; value: T; notes: ImportNote[] } | { ok: false; error: string };
 
-const LANGUAGE_BY_CODE = new Map(iso6393.map((l) => [l.iso6393, l.name]));
+const PYVIDEO_CODES = new Set(iso6393.map((l) => l.iso6393));
+// The package's codes of one kind never stand for another language in another kind, so one map holds them all.
+const LANGUAGE_BY_CODE = new Map(iso6393.flatMap((l) => [l.iso6393, l.iso6392B, l.iso6392T, l.iso6391].flatMap((code) => (code ? [[code, l.name] as const] : []))));
+const LANGUAGE_BY_LOWER_NAME = new Map(iso6393.map((l) => [l.name.toLowerCase(), l.name]));
 
 const HOSTED = new Set(['youtube', 'vimeo', 'peertube', 'archive.org', 'archive']);
 const FORMAT_SET = new Set<string>(FORMATS);
@@ -98,8 +101,13 @@ export function slugFromTitle(title: string): string {
   return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 60).replace(/-+$/, '');
 }
 
-export function languageName(code: unknown): string | undefined {
-  return typeof code === 'string' ? LANGUAGE_BY_CODE.get(code) : undefined;
+/** The English name of a language given by its ISO 639-1, 639-2/B, 639-2/T or 639-3 code or its English name, in any case. */
+export function languageName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const key = value.toLowerCase();
+  const named = LANGUAGE_BY_LOWER_NAME.get(key);
+  // Some names are also another language's code ("Mon", "mon" Mongolian): a name written as the package writes it is the name.
+  return named === value ? named : (LANGUAGE_BY_CODE.get(key) ?? named);
 }
 
 export interface TalkContext {
@@ -151,10 +159,14 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     return kept;
   };
 
-  let language = languageName(source.language);
-  if (!language) {
-    note(source.language == null ? 'language missing → English' : `language "${String(source.language)}" unknown → English`);
-    language = 'English';
+  let language = 'English';
+  if (source.language == null || source.language === '') note('language missing → English');
+  else {
+    const name = languageName(source.language);
+    // Only a missing language may become English: any other guess would file the talk under a language it may not be in.
+    if (!name) return { ok: false, error: `language ${JSON.stringify(source.language)} is neither an ISO 639 code nor the English name of a language` };
+    if (!PYVIDEO_CODES.has(source.language as string)) note(`language "${String(source.language)}" is not an ISO 639-3 code: read as ${name}`);
+    language = name;
   }
 
   let recorded: string | null = null;

@@ -54,6 +54,20 @@ describe('convertTalk', () => {
     expect(languageName('zho')).toBe('Chinese');
   });
 
+  it('reads ISO 639-1 and 639-2 codes and English names in any case, with a note, and refuses any other language', () => {
+    const read = { fr: 'French', en: 'English', sh: 'Serbo-Croatian', ENG: 'English', Eng: 'English', ger: 'German', fre: 'French', chi: 'Chinese', English: 'English', spanish: 'Spanish', Mon: 'Mon', MON: 'Mongolian' };
+    for (const [code, name] of Object.entries(read)) {
+      const { value, notes } = convert({ ...record, language: code });
+      expect(value.language).toBe(name);
+      expect(notes.map((n) => n.kind)).toContain(`language "${code}" is not an ISO 639-3 code: read as ${name}`);
+    }
+    expect(convert({ ...record, language: 'mon' }).value.language).toBe('Mongolian');
+    expect(convert().notes.map((n) => n.kind).filter((k) => k.startsWith('language'))).toEqual([]);
+    expect(convert({ ...record, language: '' }).value.language).toBe('English');
+    expect(convertTalk({ ...record, language: 'xx' }, ctx)).toEqual({ ok: false, error: 'language "xx" is neither an ISO 639 code nor the English name of a language' });
+    expect(convertTalk({ ...record, language: 7 }, ctx)).toEqual({ ok: false, error: 'language 7 is neither an ISO 639 code nor the English name of a language' });
+  });
+
   it('keeps the date of a recorded time, and turns null text and thumbnails into ""', () => {
     const { value, notes } = convert();
     expect(value.recorded).toBe('2014-04-11');
