@@ -200,13 +200,17 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
 
   const related: { label: string; url: string }[] = [];
   const unplaced: string[] = [];
-  const addRelated = (label: string, url: unknown, kind: string) => {
-    if (isHttpUrl(url)) {
-      if (!related.some((r) => r.url === url)) related.push({ label, url });
-    } else if (typeof url === 'string' && url !== '') {
+  // Where a URL went is the caller's note: a link the page shows, or the whiteboard's text when a browser cannot follow it.
+  const place = (label: string, url: string): 'related_urls' | 'whiteboard' => {
+    if (!isHttpUrl(url)) {
       unplaced.push(url);
-      note(`${kind}: not an http(s) URL, kept in whiteboard`);
+      return 'whiteboard';
     }
+    if (!related.some((r) => r.url === url)) related.push({ label, url });
+    return 'related_urls';
+  };
+  const relate = (label: string, url: string) => {
+    if (place(label, url) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
   };
   const listOf = (field: string): unknown[] => {
     const value = source[field];
@@ -221,8 +225,8 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const rawRelated = [...listOf('related_urls'), ...listOf('related_url')];
   if (source.related_url != null) note('field "related_url" read as related_urls');
   for (const r of rawRelated) {
-    if (typeof r === 'string') addRelated(r, r, 'related_urls');
-    else if (isObject(r)) addRelated(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : String(r.url), r.url, 'related_urls');
+    if (typeof r === 'string' && r !== '') relate(r, r);
+    else if (isObject(r) && typeof r.url === 'string' && r.url !== '') relate(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : r.url, r.url);
   }
 
   const media: Partial<Record<Format, { url: string; length: number | null }>> = {};
@@ -234,7 +238,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   }
   let embed = '';
   for (const video of Array.isArray(source.videos) ? source.videos : []) {
-    if (!isObject(video) || typeof video.url !== 'string') {
+    if (!isObject(video) || typeof video.url !== 'string' || video.url === '') {
       note('videos: entry without a url skipped');
       continue;
     }
@@ -243,8 +247,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     if (FORMAT_SET.has(type) && isHttpUrl(video.url)) {
       const fmt = type as Format;
       if (media[fmt]) {
-        addRelated(`${type.toUpperCase()} file`, video.url, 'videos');
-        note(`videos: second ${type} → related_urls`);
+        note(`videos: second ${type} → ${place(`${type.toUpperCase()} file`, video.url)}`);
         continue;
       }
       let length: number | null = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
@@ -260,12 +263,10 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
         note(`videos: ${type} → ${sourceUrl === '' ? 'source_url' : 'the source_url it repeats'}${player ? ' + embed' : ''}`);
         sourceUrl = video.url;
       } else {
-        addRelated(`Also on ${type}`, video.url, 'videos');
-        note(`videos: another hosted video (${type}) → related_urls${player ? ' + embed' : ''}`);
+        note(`videos: another hosted video (${type}) → ${place(`Also on ${type}`, video.url)}${player ? ' + embed' : ''}`);
       }
     } else {
-      addRelated(type ? `${type} video` : 'Video', video.url, 'videos');
-      note(`videos: ${type || 'untyped'} → related_urls`);
+      note(`videos: ${type || 'untyped'} → ${place(type ? `${type} video` : 'Video', video.url)}`);
     }
   }
 

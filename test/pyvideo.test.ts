@@ -104,6 +104,16 @@ describe('convertTalk', () => {
     for (const fmt of ['ogv', 'mp4', 'webm', 'flv'] as const) expect(value[`video_${fmt}_download_only`]).toBe(false);
   });
 
+  it('says where a video URL that is not an http(s) URL went', () => {
+    const { value, notes } = convert({ ...record, videos: [{ type: 'mp4', url: 'ftp://e.org/a.mp4' }, { type: 'youtube', url: 'rtmp://e.org/live' }] });
+    expect(value.whiteboard).toContain('ftp://e.org/a.mp4');
+    expect(value.whiteboard).toContain('rtmp://e.org/live');
+    expect(value.video_mp4_url).toBeNull();
+    const kinds = notes.map((n) => n.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['videos: mp4 → whiteboard', 'videos: youtube → whiteboard']));
+    expect(kinds.filter((k) => k.startsWith('videos'))).toHaveLength(2);
+  });
+
   it('makes the embed from a hosted video that repeats the record\'s own source_url, without listing it again', () => {
     const { value } = convert({ ...record, source_url: 'https://www.youtube.com/watch?v=GeQt7CxzmPo' });
     expect(value.source_url).toBe('https://www.youtube.com/watch?v=GeQt7CxzmPo');
