@@ -287,11 +287,17 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   else note("pyvideo.org page: a path of the site's own pages, no redirect");
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
-    if (legacy !== canonical && /^\/[\w./~-]+\/$/.test(legacy) && !aliasProblem(legacy)) {
+    const problem = legacyAliasProblem(legacy);
+    if (isHttpUrl(source.alias)) note(`alias: a full URL, not a path → ${place('Former address', source.alias)}`);
+    else if (problem) {
+      unplaced.push(source.alias);
+      note(`alias: ${problem}, kept in whiteboard`);
+    } else if (legacy !== canonical) {
+      // The talk's own address needs no redirect: its page is there.
       aliases.push(legacy);
       note('alias → redirect');
     }
-  }
+  } else if (source.alias != null && source.alias !== '') note('alias: not a string, dropped');
 
   const whiteboard = unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${unplaced.join(' ')}` : '';
   const talk: TalkFile = {
@@ -319,6 +325,13 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   };
   if (ctx.draft) note('listed in NO_PUBLISH.json → draft');
   return { ok: true, value: talk, notes };
+}
+
+/** Why a legacy alias, made a site path, can be no redirect; undefined when it can. */
+function legacyAliasProblem(legacy: string): string | undefined {
+  if (!/^\/[\w./~-]+\/$/.test(legacy) || !isSitePath(legacy)) return 'not a plain ASCII path (other letters, spaces, a query)';
+  if (aliasProblem(legacy)) return "a path of the site's own pages";
+  return undefined;
 }
 
 type FormatFields = Pick<TalkFile, `video_${Format}_${'length' | 'url' | 'download_only'}`>;

@@ -140,6 +140,23 @@ describe('convertTalk', () => {
     expect(spaced.notes.map((n) => n.kind)).toContain('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
   });
 
+  it('keeps an alias no redirect can take in the related links or the whiteboard, and says so', () => {
+    const cases = {
+      'video/12/café': 'alias: not a plain ASCII path (other letters, spaces, a query), kept in whiteboard',
+      'video/12/x?page=2': 'alias: not a plain ASCII path (other letters, spaces, a query), kept in whiteboard',
+      'tags/12/x': "alias: a path of the site's own pages, kept in whiteboard",
+      'https://pyvideo.org/video/12/x': 'alias: a full URL, not a path → related_urls',
+    };
+    for (const [alias, kind] of Object.entries(cases)) {
+      const { value, notes } = convert({ ...record, alias });
+      expect(value.aliases).toEqual(['/conf/a-talk.html']);
+      expect(notes.map((n) => n.kind)).toContain(kind);
+      expect([value.whiteboard, ...value.related_urls.map((r) => r.url)].join(' ')).toContain(alias);
+    }
+    expect(convert({ ...record, alias: 12 }).notes.map((n) => n.kind)).toContain('alias: not a string, dropped');
+    expect(convert({ ...record, alias: 'video/7/a-talk' }).notes.map((n) => n.kind).filter((k) => k.startsWith('alias'))).toEqual([]);
+  });
+
   it('makes talks listed in NO_PUBLISH drafts', () => {
     expect(convert(record, { draft: true }).value.state).toBe(2);
   });
