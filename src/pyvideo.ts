@@ -219,6 +219,10 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       note(`${field}: one URL, not a list`);
       return [value];
     }
+    if (isObject(value)) {
+      note(`${field}: one entry, not a list`);
+      return [value];
+    }
     if (value != null && value !== '') note(`${field}: neither a list nor a URL, dropped`);
     return [];
   };
@@ -237,7 +241,8 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     note('source_url: not an http(s) URL, kept in whiteboard');
   }
   let embed = '';
-  for (const video of Array.isArray(source.videos) ? source.videos : []) {
+  for (const entry of listOf('videos')) {
+    const video = typeof entry === 'string' ? { url: entry } : entry;
     if (!isObject(video) || typeof video.url !== 'string' || video.url === '') {
       note('videos: entry without a url skipped');
       continue;

@@ -114,6 +114,18 @@ describe('convertTalk', () => {
     expect(kinds.filter((k) => k.startsWith('videos'))).toHaveLength(2);
   });
 
+  it('reads a videos value that is one entry or one URL as a list of it, and says so', () => {
+    const one = convert({ ...record, videos: { type: 'mp4', url: 'https://e.org/a.mp4', size: 10 } });
+    expect(one.value.video_mp4_url).toBe('https://e.org/a.mp4');
+    expect(one.notes.map((n) => n.kind)).toContain('videos: one entry, not a list');
+    const url = convert({ ...record, videos: 'https://e.org/b.mp4' });
+    expect(url.value.related_urls.map((r) => r.url)).toContain('https://e.org/b.mp4');
+    expect(url.notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['videos: one URL, not a list', 'videos: untyped → related_urls']));
+    expect(convert({ ...record, videos: ['https://e.org/c.mp4'] }).value.related_urls.map((r) => r.url)).toContain('https://e.org/c.mp4');
+    expect(convert({ ...record, videos: 7 }).notes.map((n) => n.kind)).toContain('videos: neither a list nor a URL, dropped');
+    expect(convert({ ...record, related_urls: { label: 'Slides', url: 'https://e.org/slides' } }).value.related_urls).toContainEqual({ label: 'Slides', url: 'https://e.org/slides' });
+  });
+
   it('makes the embed from a hosted video that repeats the record\'s own source_url, without listing it again', () => {
     const { value } = convert({ ...record, source_url: 'https://www.youtube.com/watch?v=GeQt7CxzmPo' });
     expect(value.source_url).toBe('https://www.youtube.com/watch?v=GeQt7CxzmPo');
