@@ -230,7 +230,9 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   if (source.related_url != null) note('field "related_url" read as related_urls');
   for (const r of rawRelated) {
     if (typeof r === 'string' && r !== '') relate(r, r);
-    else if (isObject(r) && typeof r.url === 'string' && r.url !== '') relate(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : r.url, r.url);
+    else if (!isObject(r)) note('related_urls: entry neither a URL nor {label, url}, dropped');
+    else if (typeof r.url === 'string' && r.url !== '') relate(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : r.url, r.url);
+    else note('related_urls: entry without a url dropped');
   }
 
   const media: Partial<Record<Format, { url: string; length: number | null }>> = {};

@@ -141,6 +141,14 @@ describe('convertTalk', () => {
     expect(convert({ ...record, related_urls: 7 }).notes.map((n) => n.kind)).toContain('related_urls: neither a list nor a URL, dropped');
   });
 
+  it('counts related_urls entries that hold no URL', () => {
+    const { value, notes } = convert({ ...record, related_urls: [null, 7, '', { label: 'Slides', url: null }, { label: 'Code' }, 'https://e.org/kept'] });
+    expect(value.related_urls.map((r) => r.url)).toContain('https://e.org/kept');
+    const kinds = notes.map((n) => n.kind);
+    expect(kinds.filter((k) => k === 'related_urls: entry neither a URL nor {label, url}, dropped')).toHaveLength(3);
+    expect(kinds.filter((k) => k === 'related_urls: entry without a url dropped')).toHaveLength(2);
+  });
+
   it('turns the pyvideo.org page and the legacy alias into redirects', () => {
     expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/video/2558/old-slug/']);
     expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html']);
