@@ -257,8 +257,9 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
         note(`videos: second ${type} → ${place(`${type.toUpperCase()} file`, video.url)}`);
         continue;
       }
-      let length: number | null = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
+      const length = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
       if (size === 0) note(`videos: ${type} size 0 → null`);
+      else if (length === null && size != null) note(`videos: ${type} size not a whole positive number → null`);
       media[fmt] = { url: video.url, length };
       note(`videos: ${type} → video_${type}_url`);
     } else if (HOSTED.has(type) && isHttpUrl(video.url)) {

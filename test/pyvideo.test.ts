@@ -104,6 +104,15 @@ describe('convertTalk', () => {
     for (const fmt of ['ogv', 'mp4', 'webm', 'flv'] as const) expect(value[`video_${fmt}_download_only`]).toBe(false);
   });
 
+  it('counts media sizes that are not a whole positive number', () => {
+    for (const size of ['1234', -5, 12.5]) {
+      const { value, notes } = convert({ ...record, videos: [{ type: 'ogv', url: 'https://e.org/a.ogv', size }] });
+      expect(value.video_ogv_length).toBeNull();
+      expect(notes.map((n) => n.kind)).toContain('videos: ogv size not a whole positive number → null');
+    }
+    expect(convert({ ...record, videos: [{ type: 'ogv', url: 'https://e.org/a.ogv', size: 0 }] }).notes.map((n) => n.kind)).not.toContain('videos: ogv size not a whole positive number → null');
+  });
+
   it('says where a video URL that is not an http(s) URL went', () => {
     const { value, notes } = convert({ ...record, videos: [{ type: 'mp4', url: 'ftp://e.org/a.mp4' }, { type: 'youtube', url: 'rtmp://e.org/live' }] });
     expect(value.whiteboard).toContain('ftp://e.org/a.mp4');
