@@ -141,6 +141,33 @@ function nginxApiErrors(): string[] {
   ];
 }
 
+/**
+ * A parameter named `page`, its letters maybe percent-escaped, as URLSearchParams decodes a name;
+ * case-sensitive, as Django's QueryDict is ($arg_page would also take `Page`).
+ */
+const PAGE_NAME = '(?:p|%70)(?:a|%61)(?:g|%67)(?:e|%65)';
+/** What may follow the last `page` parameter of a query: parameters of other names only. */
+const AFTER_LAST_PAGE = `(?:&(?!${PAGE_NAME}(?:[=&]|$))[^&]*)*$`;
+
+/**
+ * ?page=N of the list endpoints, read from the raw query as our server reads it (pageParam): the last
+ * `page` parameter counts; none, or one without a value, is page 1; anything but a positive number of
+ * at most 15 digits names no page (""). nginx cannot percent-decode a value, so digits written as
+ * escapes (%32) name no page either, where our server reads them.
+ */
+function nginxPageMap(): string[] {
+  return [
+    '# ?page=N of the list endpoints, read as Django reads it: the last page parameter counts (the name is case-sensitive),',
+    '# none or an empty one is page 1, anything but a number names no page.',
+    'map $args $vc_page {',
+    `    "~(?:^|&)${PAGE_NAME}=(?=[0-9]{1,15}(?:&|$))0*([1-9][0-9]*)${AFTER_LAST_PAGE}" $1;`,
+    `    "~(?:^|&)${PAGE_NAME}=?${AFTER_LAST_PAGE}" 1;`,
+    `    "~(?:^|&)${PAGE_NAME}(?:[=&]|$)" "";`,
+    '    default 1;',
+    '}',
+  ];
+}
+
 /** The nginx configuration with `root` and `listen` as given (the file the build writes has placeholders to edit). */
 export function nginxConfig({ root, listen }: NginxOptions): string {
   const lists = LIST_NAMES.flatMap((name) =>
@@ -165,12 +192,7 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '    default 0;',
     '}',
     '',
-    '# ?page=N of the list endpoints, read as Django reads it: no page is page 1, anything but a number names no page.',
-    'map $arg_page $vc_page {',
-    '    "" 1;',
-    '    "~^0*([1-9][0-9]*)$" $1;',
-    '    default "";',
-    '}',
+    ...nginxPageMap(),
     '',
     'server {',
     `    listen ${listen};  # EDIT: the port (or address:port) to listen on`,

@@ -86,7 +86,8 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
       expect(pick(res, Object.keys(expected('list')))).toEqual(expected('list'));
     }
     expect((await get('/api/v2/video?page=2')).body.equals(await file('api/v2/video/page.2'))).toBe(true);
-    for (const page of [String(pages.length + 1), '0', 'abc', '-1']) {
+    // nginx cannot percent-decode a value: %32 names no page there, where our server reads 2 (README, Hosting).
+    for (const page of [String(pages.length + 1), '0', 'abc', '-1', '%32']) {
       const res = await get(`/api/v2/video?page=${page}`);
       expect(res.status, page).toBe(404);
       expect(JSON.parse(res.text)).toEqual({ detail: 'Invalid page.' });
@@ -181,6 +182,15 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
       ['GET', '/api/v2/video?page=2'],
       ['GET', '/api/v2/speaker/'],
       ['GET', '/api/v2/video?page=99'],
+      // ?page= as Django's QueryDict reads it: the last one, case-sensitive.
+      ['GET', '/api/v2/speaker/?page=1&page=2'],
+      ['GET', '/api/v2/video/?page=&page=2'],
+      ['GET', '/api/v2/video/?page=2&page='],
+      ['GET', '/api/v2/video/?page=2&page'],
+      ['GET', '/api/v2/video/?Page=2'],
+      ['GET', '/api/v2/video/?pag%65=2'],
+      ['GET', '/api/v2/video/?page=2&page=x'],
+      ['GET', '/api/v2/video/?page=0000000000000002'],
       ['OPTIONS', '/api/v2/category'],
       ['POST', '/api/v2/category'],
       ['GET', '/api/v2/category/tidewater-python-2024/'],
