@@ -119,22 +119,41 @@ function nginxFileLocation(comment: string, location: string, kind: FileKind): s
   return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), '    }'];
 }
 
-/** The API's JSON answers for a miss or a write: application/json, as our server sends them. */
-function nginxApiErrors(): string[] {
-  const headers = (allow: boolean) => [
+/**
+ * The headers of the API's JSON answers that are not a file, as our server sends them; `allow` (an nginx
+ * value) with Vary where the path is an endpoint's. An empty types{} keeps an extension in the path
+ * (/api/v2/video/12.html) from typing the body.
+ */
+function nginxApiJsonHeaders(allow: string | undefined): string[] {
+  return [
+    '        types { }',
     '        default_type application/json;',
-    `        add_header Vary ${nginxString(HEADERS.record.Vary!)} always;`,
-    ...(allow ? ['        add_header Allow $vc_allow always;'] : []),
+    ...(allow ? [`        add_header Vary ${nginxString(HEADERS.record.Vary!)} always;`, `        add_header Allow ${allow} always;`] : []),
     `        add_header Cache-Control ${nginxString(HEADERS.record['Cache-Control']!)} always;`,
     `        add_header X-Content-Type-Options ${nginxString(HEADERS.record['X-Content-Type-Options']!)} always;`,
   ];
+}
+
+/** A path of an endpoint's shape that names no file (/api/v2/video/012, /api/v2/category/page.1): its 404, to every method. */
+function nginxApiMissLocation(pattern: string, endpoint: Endpoint): string[] {
+  return [
+    `    # ${endpoint.title}: any other name`,
+    `    location ~ ${pattern} {`,
+    ...nginxApiJsonHeaders(nginxString(endpoint.allow)),
+    `        return 404 ${nginxString(endpoint.missing)};`,
+    '    }',
+  ];
+}
+
+/** The API's JSON answers for a miss or a write: application/json, as our server sends them. */
+function nginxApiErrors(): string[] {
   return [
     '    location @vc_api_missing {',
-    ...headers(true),
+    ...nginxApiJsonHeaders('$vc_allow'),
     '        return 404 $vc_missing;',
     '    }',
     '    location @vc_api_not_allowed {',
-    ...headers(true),
+    ...nginxApiJsonHeaders('$vc_allow'),
     // nginx's escapes: \\ is a backslash, so the body reads {"detail": "Method \"PUT\" not allowed."}.
     `        return 405 '${notAllowed('$request_method').replace(/\\/g, '\\\\')}';`,
     '    }',
@@ -207,22 +226,23 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '    gzip off;',
     '    gzip_vary off;',
     '',
-    '    # Host configuration and the precompressed copies are in the folder but are not the site.',
-    `    location ~ ${HIDDEN_FILES} { return 404; }`,
-    `    location ~ ${COPY_SUFFIXES} { return 404; }`,
-    '',
-    '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404.',
+    '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
+    '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
     ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
+    ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
     ...lists,
     ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
+    ...nginxApiMissLocation('^/api/v2/category/[^/]+/?$', CATEGORY),
     '    # Anything else under /api/v2 (/api/ itself is the page about the API).',
     '    location ~ ^/api/v2(?:/|$) {',
-    '        default_type application/json;',
-    `        add_header Cache-Control ${nginxString(HEADERS.record['Cache-Control']!)} always;`,
-    `        add_header X-Content-Type-Options ${nginxString(HEADERS.record['X-Content-Type-Options']!)} always;`,
+    ...nginxApiJsonHeaders(undefined),
     `        return 404 ${nginxString(NOT_FOUND)};`,
     '    }',
     ...nginxApiErrors(),
+    '',
+    '    # Host configuration and the precompressed copies are in the folder but are not the site.',
+    `    location ~ ${HIDDEN_FILES} { return 404; }`,
+    `    location ~ ${COPY_SUFFIXES} { return 404; }`,
     '',
     '    # The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html;',
     '    # a folder asked for without its slash is redirected to it (301).',
