@@ -106,6 +106,7 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
     `        set $vc_missing ${nginxString(endpoint.missing)};`,
     '        error_page 404 @vc_api_missing;',
     '        error_page 405 @vc_api_not_allowed;',
+    '        error_page 416 @vc_api_unsatisfiable;',
     ...(guard ? [`        ${guard}`] : []),
     `        if ($request_method = OPTIONS) { return 200 ${nginxString(endpoint.options)}; }`,
     '        if ($vc_read = 0) { return 405; }',
@@ -156,6 +157,12 @@ function nginxApiErrors(): string[] {
     ...nginxApiJsonHeaders('$vc_allow'),
     // nginx's escapes: \\ is a backslash, so the body reads {"detail": "Method \"PUT\" not allowed."}.
     `        return 405 '${notAllowed('$request_method').replace(/\\/g, '\\\\')}';`,
+    '    }',
+    '    location @vc_api_unsatisfiable {',
+    '        types { }',
+    `        default_type ${nginxString(HEADERS.record['Content-Type']!)};`,
+    "        set $vc_no_body '';",
+    '        return 416 $vc_no_body;',
     '    }',
   ];
 }
