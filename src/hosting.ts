@@ -50,6 +50,9 @@ const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1
 const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
 const TEXT_PATH = `\\.(?:${TEXT_EXTENSIONS.map(escapeRegex).join('|')})$`;
 
+/** The ids our server reads on a record's path (CANONICAL_ID in server.ts): a longer one is the record's 404 to every method, OPTIONS and DELETE too. */
+const SERVED_ID = '[1-9][0-9]{0,15}';
+
 /** The API endpoints: what each path serves, its Allow, and what OPTIONS and a miss answer. */
 interface Endpoint {
   /** What the block is, for the comment above it. */
@@ -100,7 +103,8 @@ function nginxHeaders(kind: FileKind, indent: string): string[] {
 function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoint: Endpoint, guard?: string): string[] {
   return [
     `    # ${endpoint.title}`,
-    `    location ~ ${pattern} {`,
+    // Quoted: a regular expression with braces ({0,15}) would otherwise end the directive.
+    `    location ~ "${pattern}" {`,
     ...nginxHeaders(kind, '        '),
     `        set $vc_allow ${nginxString(endpoint.allow)};`,
     `        set $vc_missing ${nginxString(endpoint.missing)};`,
@@ -235,7 +239,7 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '',
     '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
     '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
-    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
+    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${SERVED_ID})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
     ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
     ...lists,
     ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),

@@ -110,7 +110,7 @@ describe('nginx.conf', () => {
 
   /** nginx's choice: the longest matching prefix, unless a regular expression matches first. */
   function locationFor(all: Location[], uri: string): Location {
-    const regex = all.find((l) => l.match.startsWith('~ ') && new RegExp(l.match.slice(2)).test(uri));
+    const regex = all.find((l) => l.match.startsWith('~ ') && new RegExp(unquote(l.match.slice(2))).test(uri));
     if (regex) return regex;
     const prefixes = all.filter((l) => !/^[~@]/.test(l.match) && uri.startsWith(l.match)).sort((a, b) => b.match.length - a.match.length);
     return prefixes[0]!;

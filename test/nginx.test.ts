@@ -209,6 +209,10 @@ describe.runIf(run)('the generated nginx configuration on nginx', () => {
       ['GET', '/api/v2/video/page.2'],
       ['GET', '/api/v2/video/12.'],
       ['OPTIONS', '/api/v2/video/abc'],
+      // Our server reads ids of at most 16 digits.
+      ['OPTIONS', '/api/v2/video/12345678901234567'],
+      ['DELETE', '/api/v2/video/12345678901234567'],
+      ['OPTIONS', '/api/v2/video/1234567890123456'],
       ['DELETE', '/api/v2/video/abc/'],
       ['GET', '/api/v2/category/page.1'],
       ['GET', '/api/v2/category/No-Such/'],
