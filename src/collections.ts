@@ -120,9 +120,12 @@ export function resorted<T>(sorted: readonly T[], removed: ReadonlySet<T>, added
   return items;
 }
 
-/** Each term an item names: every spelling that is not blank, with its slug. */
+/** The speakers or tags of a talk that pages show and link: a blank one (pyvideo has "" speakers) names no one, and has no page. */
+export const named = (names: readonly string[]): string[] => names.filter((name) => name.trim() !== '');
+
+/** Each term an item names, with its slug. */
 function eachTerm<T>(item: T, pick: (item: T) => readonly string[], slugOf: (name: string) => string, visit: (name: string, slug: string) => unknown): void {
-  for (const name of pick(item)) if (name.trim() !== '') visit(name, slugOf(name));
+  for (const name of named(pick(item))) visit(name, slugOf(name));
 }
 
 const count = <K>(counts: Map<K, number>, key: K, by: number) => counts.set(key, (counts.get(key) ?? 0) + by);

@@ -38,13 +38,18 @@ export interface FeedInput {
 }
 
 const GENERATOR = 'video-catalogue';
+/** The site's name: the author of a feed's talks that name no speaker (Atom wants one for every entry). */
+export const SITE_NAME = 'Video catalogue';
 const RIGHTS = 'The talks belong to their speakers; see each talk for its licence.';
 
 /** Dates in records carry no zone: they are UTC. */
 const utc = (dateTime: string) => new Date(`${dateTime.length === 10 ? `${dateTime}T00:00:00` : dateTime}Z`);
 
+/** Characters XML 1.0 cannot hold, even escaped: a feed with one is not XML, and readers refuse it whole. */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
 /** Text in XML: element content and quoted attributes. */
-const x = escapeMarkup;
+const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 /**
  * Talk text where a reader takes HTML (Atom's type="html", RSS titles and
  * descriptions): talk text is plain, so it is escaped as HTML, then as XML.
@@ -84,6 +89,7 @@ function atom(input: FeedInput, abs: (p: string) => string): string {
     `<updated>${feedUpdated(input.items).toISOString()}</updated>`,
     `<generator>${GENERATOR}</generator>`,
     `<rights>${x(RIGHTS)}</rights>`,
+    ...(input.items.some((item) => item.speakers.length === 0) ? [`<author><name>${x(SITE_NAME)}</name></author>`] : []),
     `<link rel="alternate" type="text/html" href="${x(abs(input.page))}"/>`,
     `<link rel="self" type="application/atom+xml" href="${x(abs(`${input.path}${FEED_FILES.atom}`))}"/>`,
     ...entries,

@@ -5,10 +5,10 @@
 import { createHash } from 'node:crypto';
 import { byTitleThenSlug, categoryItem, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { fileOf, initialOf, lastUpdated, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
-import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
+import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import {
@@ -339,7 +339,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   yield* termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
   yield* termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
   const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
-  yield give(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: 'Video catalogue', description: 'Recorded conference talks, newest first' })));
+  yield give(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: SITE_NAME, description: 'Recorded conference talks, newest first' })));
   for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, part)) yield give(planned);
 
   /** Pages made from the whole catalogue, planned again every time. */
@@ -539,7 +539,7 @@ function feedItem(talk: CatalogueTalk): FeedItem {
     url: talkPath(talk),
     recorded: talk.recorded,
     updated: talk.updated,
-    speakers: talk.speakers,
+    speakers: named(talk.speakers),
     category: talk.category,
     summary: talk.blurb,
     enclosure: talk.enclosure,

@@ -3,8 +3,8 @@
 import type { Eta } from 'eta/core';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
-import { pagePath, termSlug } from './collections.ts';
-import { renderFeed } from './feeds.ts';
+import { named, pagePath, termSlug } from './collections.ts';
+import { renderFeed, SITE_NAME } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { blurb, renderMarkdown, sanitiseEmbed } from './markdown.ts';
@@ -136,7 +136,7 @@ export function talkLink(talk: CatalogueTalk): TalkLink {
     slug: talk.slug,
     title: talk.title,
     language: talk.language,
-    speakers: talk.speakers,
+    speakers: named(talk.speakers),
     duration: talk.duration,
     recorded: talk.recorded,
     event: talk.event,
@@ -227,8 +227,8 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
     inLanguage: languageTag(talk.language),
     contentUrl: file,
     embedUrl: player?.kind === 'iframe' ? player.src : undefined,
-    keywords: talk.tags.length ? talk.tags.join(', ') : undefined,
-    actor: talk.speakers.length ? talk.speakers.map((name) => ({ '@type': 'Person', name })) : undefined,
+    keywords: named(talk.tags).join(', ') || undefined,
+    actor: named(talk.speakers).length ? named(talk.speakers).map((name) => ({ '@type': 'Person', name })) : undefined,
   });
 }
 
@@ -246,7 +246,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     url,
     canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),
-    speakers: talk.speakers.map((name) => ({ name, url: speakerPath(termSlug(name)) })),
+    speakers: named(talk.speakers).map((name) => ({ name, url: speakerPath(termSlug(name)) })),
     category: talk.category,
     eventUrl: eventPath(event.slug),
     recorded: talk.recorded,
@@ -261,7 +261,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     downloads: downloadsFor(talk),
     thumbnail: image,
     sourceUrl: talk.source_url,
-    tags: talk.tags.map((name) => ({ name, url: tagPath(termSlug(name)) })),
+    tags: named(talk.tags).map((name) => ({ name, url: tagPath(termSlug(name)) })),
     related: talk.related_urls,
     copyright: talk.copyright_text,
     qualityNotes: talk.quality_notes,
@@ -270,7 +270,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     others: others.map(listItem),
     openGraph: [
       ['og:type', 'video.other'],
-      ['og:site_name', 'Video catalogue'],
+      ['og:site_name', SITE_NAME],
       ['og:title', talk.title],
       ['og:description', description],
       ['og:url', `${site.baseUrl}${url}`],

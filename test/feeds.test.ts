@@ -50,6 +50,17 @@ describe('feeds', () => {
     expect(first.published).toBe('2024-05-02T00:00:00.000Z');
   });
 
+  it('leaves out characters XML cannot hold, and names the site as the author of talks that name no speaker (Atom requires one)', () => {
+    const odd: FeedInput = { ...input, items: [{ ...input.items[1]!, title: 'A \u0007bell \u000bvt \u0000nul', speakers: [] }] };
+    for (const format of ['atom', 'rss'] as const) {
+      const xml = renderFeed(format, odd, SITE);
+      expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+      expect(xml).toContain('A bell vt nul');
+    }
+    expect(parser.parse(renderFeed('atom', odd, SITE)).feed.author).toEqual([{ name: 'Video catalogue' }]);
+    expect(parser.parse(renderFeed('atom', { ...input, items: [input.items[0]!] }, SITE)).feed.author).toBeUndefined();
+  });
+
   it('RSS 2.0 is well-formed with the enclosure as given', () => {
     const xml = renderFeed('rss', input, SITE);
     expect(XMLValidator.validate(xml)).toBe(true);

@@ -60,6 +60,21 @@ describe('playerFor', () => {
   });
 });
 
+describe('talk pages', () => {
+  it('link no blank speaker or tag: such a name has no page', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), speakers: ['', '  ', 'Ann Lee'], tags: [' ', 'web'] };
+    const html = new SiteRenderer(templates, SITE).talk({ ...job, talk });
+    // A name with no letters to spell would have a slug of its hash, u-….
+    expect(html).toContain('href="/speaker/ann-lee/"');
+    expect(html).toContain('href="/tag/web/"');
+    expect(html).not.toMatch(/href="\/(speaker|tag)\/u-/);
+    expect(html).not.toContain('"name":""');
+  });
+});
+
 describe('template errors', () => {
   it('name the template, its line, the page and the reason, without the code Eta made of the template', async () => {
     const { templates } = await loadTheme(TEMPLATES);
