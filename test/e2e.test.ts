@@ -119,6 +119,9 @@ describe('commands', () => {
     const url = cli('build', ['--base-url', 'talks.example.org']);
     expect(url.status).toBe(2);
     expect(url.stderr).toBe('build: --base-url must be an absolute http or https URL such as https://talks.example.org, got "talks.example.org"\nRun "npm run build -- --help" for the options.\n');
+    const folder = cli('build', ['--base-url', 'https://example.org/catalogue/']);
+    expect(folder.status).toBe(2);
+    expect(folder.stderr).toContain('--base-url must be the root of a host (https://talks.example.org), not a folder on it ("/catalogue/")');
     expect(cli('serve', ['--port', '70000']).status).toBe(2);
   });
 
