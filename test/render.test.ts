@@ -75,6 +75,23 @@ describe('talk pages', () => {
   });
 });
 
+describe('listed talks', () => {
+  it('are isolated from the text around them, so that a title cannot turn round what follows it', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, SITE);
+    for (const template of ['home', 'listing', 'event'] as const) {
+      const html = renderer.output(pages.find((p) => p.kind === 'page' && p.template === template)!);
+      const links = html.match(/<a href="\/video\/[^"]+"[^>]*>/g) ?? [];
+      expect(links.length, template).toBeGreaterThan(0);
+      for (const link of links) expect(link, template).toContain('dir="auto"');
+      if (template !== 'listing') expect(html, template).toMatch(/class="muted">by <bdi>/);
+      expect(html, template).not.toMatch(/class="muted">by (?!<bdi>)/);
+    }
+  });
+});
+
 describe('template errors', () => {
   it('name the template, its line, the page and the reason, without the code Eta made of the template', async () => {
     const { templates } = await loadTheme(TEMPLATES);
