@@ -13,7 +13,7 @@ import path from 'node:path';
 import { resorted } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
-import { blurb } from './markdown.ts';
+import { blurb, excerpt } from './markdown.ts';
 import { parseSource, type FieldPath, type Position } from './source.ts';
 import { validate } from './validate.ts';
 import { DATA_FILE, listContent, statKey, type ContentEntry } from './listing.ts';
@@ -149,7 +149,9 @@ function digestOf(talk: Talk): TalkDigest {
   for (const field of SUMMARY_FIELDS) digest[field] = talk[field];
   if (talk.slug !== undefined) digest.slug = talk.slug;
   if (talk.category !== undefined) digest.category = talk.category;
-  digest.blurb = blurb(talk.summary.trim() || talk.description, BLURB_LENGTH);
+  // The summary is plain text, kept as written (`__init__`, `C#`, `a < b`); the description is Markdown.
+  const summary = talk.summary.trim();
+  digest.blurb = summary ? excerpt(summary, BLURB_LENGTH) : blurb(talk.description, BLURB_LENGTH);
   digest.enclosure = enclosureOf(talk);
   return digest as TalkDigest;
 }

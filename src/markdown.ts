@@ -127,16 +127,23 @@ export function sanitiseEmbed(html: string): string {
 }
 
 /**
- * Plain text for excerpts and the search index: Markdown and HTML marks are
+ * An excerpt of Markdown for the search index and feeds: its marks and tags are
  * dropped rather than rendered (the excerpt is escaped wherever it is shown).
  */
-export function blurb(text: string, length: number): string {
-  const plain = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`#>]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+export function blurb(markdown: string, length: number): string {
+  return excerpt(
+    markdown
+      .replace(/<\/?[a-z][^>]*>/gi, ' ')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/^\s{0,3}(?:#+|>+)\s*/gm, '')
+      .replace(/[*`]+|(?<!\w)_+|_+(?!\w)/g, ''),
+    length,
+  );
+}
+
+/** Plain text on one line, cut at a word to at most `length` characters (and an ellipsis). */
+export function excerpt(text: string, length: number): string {
+  const plain = text.replace(/\s+/g, ' ').trim();
   if (plain.length <= length) return plain;
   const cut = plain.slice(0, length);
   // A copy: V8 makes a slice that keeps the whole text alive as long as the excerpt, which every talk's digest holds (23 MB of descriptions on the pyvideo import).

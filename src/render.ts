@@ -7,7 +7,7 @@ import { named, pagePath, termSlug } from './collections.ts';
 import { renderFeed, SITE_NAME } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
-import { blurb, renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
 import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
@@ -236,7 +236,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   const url = talkPath(talk);
   const player = playerFor(talk);
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
-  const description = blurb(talk.blurb, 160) || `${talk.title}, a talk at ${talk.category}`;
+  const description = excerpt(talk.blurb, 160) || `${talk.title}, a talk at ${talk.category}`;
   const image = talk.thumbnail_url;
   const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
   const video = file ?? (player?.kind === 'iframe' ? player.src : '');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, sanitiseEmbed } from '../src/markdown.ts';
+import { blurb, excerpt, renderMarkdown, sanitiseEmbed } from '../src/markdown.ts';
 import { unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
@@ -47,6 +47,18 @@ describe('renderMarkdown', () => {
     ];
     expect(unlikeSanitised(sources)).toEqual([]);
     expect(renderMarkdown(sources[1]!)).not.toContain('href');
+  });
+});
+
+describe('excerpts', () => {
+  it('of Markdown drop its marks and tags, not the text that only looks like them', () => {
+    expect(blurb('## Why\n\n> **Fast** and _small_: [docs](https://e.org) <b>now</b>', 100)).toBe('Why Fast and small: docs now');
+    expect(blurb('C# and snake_case, where a < b and c > d', 100)).toBe('C# and snake_case, where a < b and c > d');
+  });
+
+  it('of plain text keep it as written, on one line, cut at a word', () => {
+    expect(excerpt('use `__init__` in C#,\n a < b <script>x</script>', 100)).toBe('use `__init__` in C#, a < b <script>x</script>');
+    expect(excerpt('one two three', 9)).toBe('one two…');
   });
 });
 
