@@ -26,6 +26,9 @@ export function termSlug(name: string): string {
   return cached(slugs, name, () => slugify(name, SLUG_OPTIONS) || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`);
 }
 
+/** The slug termSlug gives a name it cannot spell in Latin letters (日本 太郎). */
+const UNSPELT = /^u-[0-9a-f]{10}$/;
+
 /** A speaker, tag or language and the talks filed under it; spellings that slug the same share one. */
 export interface Term<T> {
   slug: string;
@@ -144,6 +147,7 @@ export function lastUpdated(items: readonly { updated: string }[]): string | nul
 }
 
 export function initialOf(slug: string): string {
+  if (UNSPELT.test(slug)) return 'other';
   const c = slug.charAt(0);
   if (c >= 'a' && c <= 'z') return c;
   if (c >= '0' && c <= '9') return '0-9';

@@ -78,6 +78,9 @@ describe('initialOf', () => {
     expect(initialOf('zoe')).toBe('z');
     expect(initialOf('42-things')).toBe('0-9');
     expect(initialOf('u-0a1b')).toBe('u');
+    expect(initialOf('u-thant')).toBe('u');
+    // A name with no Latin spelling is not filed under U for its slug's prefix.
+    expect(initialOf(termSlug('日本 太郎'))).toBe('other');
     expect(initialOf('')).toBe('other');
   });
 });
