@@ -117,9 +117,20 @@ const language = z
   })
   .default('English');
 
+/** What a {label, url} lacks or has too many of: the union's own error says only that no branch matched (a mapping with both is checked field by field). */
+function relatedUrlHint(value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return '';
+  const keys = Object.keys(value);
+  const wrong = [
+    ...['label', 'url'].filter((key) => !keys.includes(key)).map((key) => `\`${key}\` is missing`),
+    ...keys.filter((key) => key !== 'label' && key !== 'url').map((key) => `\`${key}\` is not one of its fields`),
+  ];
+  return wrong.length > 0 ? ` whose ${wrong.join(', ')}` : '';
+}
+
 const relatedUrl = z.union(
-  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1), url })],
-  { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}` },
+  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
+  { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}` },
 );
 
 /**
@@ -127,8 +138,19 @@ const relatedUrl = z.union(
  * Written as it reads, not percent-encoded: letters of any script are the file's name as a request for it
  * decodes (pyvideo.org had pages named in Japanese and Korean), and the server refuses a `%` that decoding leaves.
  */
-export const isSitePath = (value: string) =>
-  /^\/[\p{L}\p{M}\p{N}._~!$&'()*+,;=:@/-]*$/u.test(value) && !value.split('/').some((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
+export const isSitePath = (value: string) => sitePathProblem(value) === undefined;
+
+/** What keeps `value` from being a path on the site, named so that it can be fixed; undefined when it is one. */
+function sitePathProblem(value: string): string | undefined {
+  if (!value.startsWith('/')) return 'it does not start with "/"';
+  const bad = /[^\p{L}\p{M}\p{N}._~!$&'()*+,;=:@/-]/u.exec(value)?.[0];
+  if (bad === '?' || bad === '#') return `it has a ${bad === '?' ? 'query' : 'fragment'} ("${bad}"), which no file on the site can have`;
+  if (bad === '%') return 'it is percent-encoded: write it as it reads (letters of any script are fine)';
+  if (bad !== undefined) return `it holds ${/\s/.test(bad) ? 'a space' : `"${bad}"`}, which a path on the site cannot`;
+  const segment = value.split('/').find((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
+  if (segment !== undefined) return segment === '..' || segment === '.' ? `it has a "${segment}" segment` : `it names a hidden file or folder ("${segment}")`;
+  return undefined;
+}
 
 /**
  * The names the site's own files and folders take at its root. An alias there would overwrite a
@@ -144,7 +166,8 @@ export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
 
 /** Why `value` cannot be a talk's alias, or undefined when it can. */
 export function aliasProblem(value: string): string | undefined {
-  if (!isSitePath(value)) return `expected a path on this site starting with "/" without "..", dot files, query or fragment, got "${value}"`;
+  const problem = sitePathProblem(value);
+  if (problem) return `expected a path on this site such as "/pycon-2014/a-talk.html", got "${value}": ${problem}`;
   const segments = value.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';

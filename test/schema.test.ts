@@ -48,6 +48,12 @@ describe('talk schema', () => {
       { label: 'https://e.org/slides', url: 'https://e.org/slides' },
       { label: 'Code', url: 'https://e.org/code' },
     ]);
+    expect(messages({ ...base, related_urls: [{ label: 'Slides' }, { title: 'Code', url: 'https://e.org/code' }, { label: '', url: 'ftp://e.org' }] })).toEqual([
+      'related_urls.0: expected a URL or {label, url}, got a mapping whose `url` is missing',
+      'related_urls.1: expected a URL or {label, url}, got a mapping whose `label` is missing, `title` is not one of its fields',
+      'related_urls.2.label: expected some text, got an empty string',
+      'related_urls.2.url: expected an absolute http(s) URL such as "https://example.org/talk"',
+    ]);
   });
 
   it('rejects impossible dates and times', () => {
@@ -91,6 +97,10 @@ describe('talk schema', () => {
       ['/old/page.html/', /goes through a folder named like a page/],
       ['/video/7/index.html/x', /goes through a folder named like a page/],
       ['/2019/talk.gz', /ends in \.br or \.gz/],
+      ['/x y.html', /got "\/x y\.html": it holds a space, which a path on the site cannot$/],
+      ['/caf%C3%A9/', /it is percent-encoded: write it as it reads/],
+      ['/talk?id=3', /it has a query \("\?"\)/],
+      ['talks/old', /it does not start with "\/"/],
       ['/2019/talk.br/', /ends in \.br or \.gz/],
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
