@@ -430,10 +430,6 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     '',
     '\troute {',
     ...[
-      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
-      `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
-      '\terror @hidden 404',
-      '',
       ...caddyApi('record', `path_regexp record ^/api/v2/video/(${ID_PATTERN})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
       ...lists,
       ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),
@@ -445,6 +441,11 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       `\t\theader X-Content-Type-Options ${caddyString(HEADERS.record['X-Content-Type-Options']!)}`,
       `\t\trespond ${caddyString(NOT_FOUND)} 404`,
       '\t}',
+      '',
+      // After the API: a copy's name under /api/v2 gets the API's JSON 404, as our server answers it.
+      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
+      `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
+      '\terror @hidden 404',
       '',
       '\t# The site accepts no writes.',
       '\t@site_write not method GET HEAD',
