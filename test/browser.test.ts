@@ -283,7 +283,7 @@ describe('hostile text', () => {
   it('runs nowhere: talk page, listings, search results, API record', async () => {
     const { page, problems } = await openPage();
     await page.exposeFunction('__pwned', (what: string) => problems.push(`executed: ${what}`));
-    const tagPage = (await readFile(path.join(dir, 'dist', 'tags', 'index.html'), 'utf8')).match(/href="(\/tag\/[^"]+\/)">&lt;svg/)?.[1];
+    const tagPage = (await readFile(path.join(dir, 'dist', 'tags', 'index.html'), 'utf8')).match(/href="(\/tag\/[^"]+\/)"[^>]*>&lt;svg/)?.[1];
     expect(tagPage).toBeDefined();
     for (const sitePath of HOSTILE_PAGES.map((p) => (p === '/tag/' ? tagPage! : p))) {
       await page.goto(`${base}${sitePath}`);
