@@ -97,7 +97,8 @@ export function speakerItems(speakers: readonly { slug: string; names: readonly 
     if (other !== undefined) throw new Error(`speakers "${other}" and "${item.slug}" have the same id ${item.id}`);
     seen.set(item.id, item.slug);
   }
-  return items.sort((a, b) => (a.name !== b.name ? (a.name < b.name ? -1 : 1) : a.id - b.id));
+  // A–Z by slug, as the site's speakers index: by the names' code units, " Ann" came first and "adam" after "Żygimantas".
+  return items.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
 /** The address of a list page, as Django REST framework writes it: page 1 has no query. */

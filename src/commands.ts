@@ -148,7 +148,8 @@ export function checkBaseUrl(text: string): string {
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) throw new OptionError(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
   // The site's links are from its root (/video/12/…, /assets/…), as its API's addresses are.
   if (url.pathname !== '/') throw new OptionError(`--base-url must be the root of a host (https://talks.example.org), not a folder on it ("${url.pathname}"): the site's links and API addresses start at the root, so serve it from a host or subdomain of its own`);
-  return text.replace(/\/+$/, '');
+  // As URL reads it (a trailing "?" or "#" gone, a host in punycode), without the slash: links are written after it.
+  return url.origin;
 }
 
 /** Prints a build's errors, or its one-line summary; returns the exit code. */

@@ -36,6 +36,9 @@ describe('list pages', () => {
     expect(a.find((s) => s.slug === 'alan-turing')!.id).toBe(b[0]!.id);
     expect(Number.isSafeInteger(speakerId('x'))).toBe(true);
     expect(a.map((s) => s.name)).toEqual(['Ada Lovelace', 'Alan Turing']);
+    // A–Z by slug, as the speakers index: not by code units, where " Ann" and "Żygimantas" come before "adam".
+    const odd = speakerItems([{ slug: 'adam-goucher', names: ['adam goucher'] }, { slug: 'ann', names: [' Ann'] }, { slug: 'zygimantas', names: ['Żygimantas'] }]);
+    expect(odd.map((s) => s.name)).toEqual(['adam goucher', ' Ann', 'Żygimantas']);
   });
 
   it('dates an event without `added` by its earliest talk, and lists only live talks', () => {
