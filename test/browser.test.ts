@@ -214,6 +214,33 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('shows each batch once however fast "Show more" is pressed, keeps the keyboard in the results, and shows a deep-linked filter the index lacks', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/?language=English`);
+    await page.locator('#search-status[data-query="language=English"]').waitFor();
+    const total = Number(/(\d+)/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThan(20);
+    const items = page.locator('#results li');
+    await page.locator('#more').dblclick();
+    await expect.poll(() => items.count()).toBe(30);
+    const links = await page.locator('#results li h2 a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(new Set(links).size).toBe(30);
+    while (await page.locator('#more').isVisible()) {
+      const shown = await items.count();
+      await page.locator('#more').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => items.count()).toBeGreaterThan(shown);
+    }
+    expect(await items.count()).toBe(total);
+    // The button hid itself: the focus is on the first talk the last batch brought, not on the page.
+    expect(await page.evaluate(() => document.activeElement?.closest('#results li') !== null)).toBe(true);
+
+    await page.goto(`${base}/search/?event=No+Such+Event`);
+    await expect.poll(() => page.locator('#f-event option:checked').textContent()).toBe('No Such Event (0)');
+    expect(await page.locator('#search-status').textContent()).toBe('No talks found.');
+    expect(problems).toEqual([]);
+  });
+
   it('searches every shard of the index: filter counts add up, and talks found by a filter alone come newest first', async () => {
     // Small shards: the search page searches several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
     const sharded = path.join(dir, 'sharded');

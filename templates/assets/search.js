@@ -113,6 +113,8 @@ async function loadFilters() {
     const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
     select.replaceChildren(select.options[0]);
     for (const name of names) select.add(new Option(`${name} (${counts[name]})`, name));
+    // A deep link's value the index lacks still filters the results: the list says so.
+    if (current && !(current in counts)) select.add(new Option(`${current} (0)`, current));
     select.value = current;
   }
 }
@@ -146,14 +148,26 @@ function resultItem(data) {
 let latest = 0;
 let results = [];
 let shown = 0;
+let appended = Promise.resolve();
 
-async function showMore() {
+/** The next results; `fromButton` when a click or key on "Show more" asked for them. */
+function showMore(fromButton) {
   const ticket = latest;
-  const batch = await Promise.all(results.slice(shown, shown + PAGE).map((r) => r.data()));
-  if (ticket !== latest) return;
-  list.append(...batch.map(resultItem));
-  shown += batch.length;
+  // Taken before the results load: a second click meanwhile asks for the batch after this one.
+  const slice = results.slice(shown, shown + PAGE);
+  shown += slice.length;
   more.hidden = shown >= results.length;
+  const loading = Promise.all(slice.map((r) => r.data()));
+  // Appended in the order asked for, however the loads finish.
+  appended = appended.then(async () => {
+    const batch = await loading;
+    if (ticket !== latest) return;
+    const items = batch.map(resultItem);
+    list.append(...items);
+    // The button may be gone once the last batch is shown: focus moves to the first talk it brought, not to the page.
+    if (fromButton && items.length > 0) items[0].querySelector('a').focus();
+  });
+  return appended;
 }
 
 async function run() {
@@ -195,7 +209,7 @@ form.addEventListener('submit', (event) => {
   event.preventDefault();
   run();
 });
-more.addEventListener('click', showMore);
+more.addEventListener('click', () => showMore(true));
 // A deep-linked query runs first; the filter lists load beside it.
 const first = input.value || selects.some((s) => s.value) ? run() : Promise.resolve();
 await Promise.all([first, loadFilters()]);
