@@ -349,8 +349,13 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
     give(
       part(name, () => termFacts(terms), (): Part => {
         const pages: PageJob[] = [];
-        make((sitePath, template, input) => pages.push(page(sitePath, template, input)));
-        return { talks: [], pages, sitemap: [] };
+        const sitemap: SitemapEntry[] = [];
+        make((sitePath, template, input) => {
+          pages.push(page(sitePath, template, input));
+          // The index's first page is among the sitemap's head; its letter pages carry no date, as the part is planned again only when a term comes, goes or changes its name or count.
+          if (pages.length > 1) sitemap.push({ path: sitePath, lastmod: null });
+        });
+        return { talks: [], pages, sitemap };
       }),
     );
   yield termIndex('speaker-index', speakers, (add) => planSpeakerIndex(speakers, add));

@@ -121,3 +121,17 @@ describe('planSite with a memo', () => {
     expect(listing(second, ownEvent).key).not.toBe(listing(first, ownEvent).key);
   });
 });
+
+describe('planSite', () => {
+  it('lists every page in the sitemaps once, the speakers index by letter included', () => {
+    // Past SPEAKERS_ON_ONE_PAGE, the speakers index is a page per letter.
+    const many: Catalogue = { ...catalogue, talks: catalogue.talks.map((t, i) => ({ ...t, speakers: Array.from({ length: 12 }, (_, n) => `${String.fromCharCode(97 + ((i + n) % 26))}lice ${i}-${n}`) })) };
+    const pages = planSite(many, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const listed = pages.flatMap((p) => (p.kind === 'sitemap' ? p.input.map((e) => e.path) : []));
+    expect(new Set(listed).size).toBe(listed.length);
+    // Pages are planned as the files they are written to.
+    const templated = pages.flatMap((p) => (p.kind === 'page' && !['not-found', 'search'].includes(p.template) ? [`/${p.path.replace(/index\.html$/, '')}`] : []));
+    expect(templated.filter((p) => p.startsWith('/speakers/')).length).toBeGreaterThan(10);
+    expect(templated.filter((p) => !listed.includes(p))).toEqual([]);
+  });
+});
