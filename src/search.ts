@@ -16,10 +16,24 @@ export interface SearchRecord {
   filters: Record<string, string[]>;
 }
 
+/** Runs of Chinese and Japanese script, which are written without spaces between words. */
+const CJK_RUN = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+/gu;
+const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
+
+/**
+ * Text with spaces around the words of its Chinese and Japanese runs. Pagefind indexes every talk
+ * as English (one index finds them all), whose words end at spaces: a run was one word, and a word
+ * inside it (日本語 in サーバレス日本語形態素解析) could not be found. The search page splits a
+ * query the same way (templates/assets/search.js).
+ */
+export function spaceCjkWords(text: string): string {
+  return text.replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `).replace(/ {2,}/g, ' ');
+}
+
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
   return {
     url: talkPath(talk),
-    content: [talk.title, talk.speakers.join(', '), talk.tags.join(', '), talk.category, talk.blurb].filter(Boolean).join('\n'),
+    content: spaceCjkWords([talk.title, talk.speakers.join(', '), talk.tags.join(', '), talk.category, talk.blurb].filter(Boolean).join('\n')),
     meta: {
       title: talk.title,
       speakers: talk.speakers.join(', '),

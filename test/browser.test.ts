@@ -188,6 +188,21 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('finds a Chinese or Japanese word inside a run of text written without spaces, even of one character', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    for (const [word, title] of [
+      ['水位', 'Raspberry Pi で鴨川の水位を見守る'],
+      ['フォント', 'matplotlib で日本語フォントを正しく使う 📊'],
+      ['日本語フォント', 'matplotlib で日本語フォントを正しく使う 📊'],
+      ['鴨', 'Raspberry Pi で鴨川の水位を見守る'],
+    ]) {
+      await search(page, word);
+      expect(await page.locator('#results li h2').allTextContents(), word).toEqual([title]);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('finds talks by speaker, deep-links the query, and filters narrow the results', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/?q=Raghunathan`);

@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, SearchThread, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -81,5 +81,13 @@ describe('search index', () => {
     } finally {
       await thread.close();
     }
+  });
+});
+
+describe('spaceCjkWords', () => {
+  it('puts spaces around the words of Chinese and Japanese runs, and leaves other text as it is', () => {
+    expect(spaceCjkWords('NEologdで作るサーバレス日本語形態素解析API')).toBe('NEologd で 作る サーバ レス 日本語 形態素 解析 API');
+    expect(spaceCjkWords('Raspberry Pi で鴨川の水位を見守る')).toBe('Raspberry Pi で 鴨川 の 水位 を 見守る ');
+    expect(spaceCjkWords('Café über 한국어 text')).toBe('Café über 한국어 text');
   });
 });

@@ -7,8 +7,13 @@ const list = document.getElementById('results');
 const more = document.getElementById('more');
 const selects = [...form.querySelectorAll('select[data-filter]')];
 const PAGE = 10;
-// One letter matches nearly every talk: wait for a second one.
+// One letter matches nearly every talk: wait for a second one (one Chinese or Japanese character is a word).
 const MIN_LENGTH = 2;
+const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+const CJK_RUN = new RegExp(`${CJK.source}+`, 'gu');
+const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
+/** The query with its Chinese and Japanese words apart, as the index has them (spaceCjkWords in src/search.ts). */
+const spaced = (term) => term.replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `).replace(/\s+/g, ' ').trim();
 
 const params = new URLSearchParams(location.search);
 input.value = params.get('q') ?? '';
@@ -183,14 +188,14 @@ async function run() {
   }
   const qs = query.toString();
   history.replaceState(null, '', qs ? `?${qs}` : location.pathname);
-  if (term.length < MIN_LENGTH && Object.keys(filters).length === 0) {
+  if (term.length < MIN_LENGTH && !CJK.test(term) && Object.keys(filters).length === 0) {
     list.replaceChildren();
     more.hidden = true;
     status.textContent = term ? 'Type at least two letters.' : '';
     status.dataset.query = qs;
     return;
   }
-  const found = await searchAll(term, filters);
+  const found = await searchAll(spaced(term), filters);
   if (ticket !== latest) return;
   results = found;
   shown = 0;
