@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { unpackSnapshot } from './bench.ts';
 import { build } from './build.ts';
 import { importPyvideo } from './importer.ts';
 import { NGINX, startNginx } from './nginx.ts';
@@ -33,12 +34,7 @@ export interface ServeFigures {
 
 /** Unpacks the pyvideo/data snapshot into `work`, imports it and builds it (none of it measured); returns the output folder. */
 export async function buildImport(snapshot: string, work: string, log: (line: string) => void): Promise<string> {
-  await rm(work, { recursive: true, force: true });
-  await mkdir(work, { recursive: true });
-  log(`unpacking ${snapshot}`);
-  const unpacked = spawnSync('tar', ['xzf', snapshot, '-C', work]);
-  if (unpacked.status !== 0) throw new Error(`cannot unpack ${snapshot}: ${unpacked.stderr}`);
-  const source = path.join(work, (await readdir(work)).find((d) => existsSync(path.join(work, d, 'NO_PUBLISH.json'))) ?? 'pyvideo-data');
+  const source = await unpackSnapshot(snapshot, work, log);
   const content = path.join(work, 'content');
   const out = path.join(work, 'dist');
   log('importing');

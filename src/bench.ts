@@ -3,11 +3,12 @@
 // with one talk changed. Every measured step runs in a child process of its
 // own, so wall time includes start-up and peak RSS is that step's alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
+import { OptionError } from './cli.ts';
 import type { SearchFigures } from './bench-search.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -269,15 +270,33 @@ export interface BenchOptions {
   log: (line: string) => void;
 }
 
+/** Marks a work folder the benchmark made: it empties no other. */
+const WORK_MARK = '.video-catalogue-bench';
+
+/**
+ * Empties the work folder and unpacks the snapshot into it; the pyvideo/data folder. A folder the
+ * benchmark did not make is refused unless empty, and so is one that holds the working folder.
+ */
+export async function unpackSnapshot(snapshot: string, work: string, log: (line: string) => void): Promise<string> {
+  if (!statSync(snapshot, { throwIfNoEntry: false })?.isFile()) throw new OptionError(`--snapshot ${snapshot}: no such file`);
+  const dir = path.resolve(work);
+  if (!path.relative(dir, process.cwd()).startsWith('..')) throw new OptionError(`--work ${work} holds the working folder, which the benchmark would empty: name a scratch folder of its own`);
+  if (existsSync(dir) && !existsSync(path.join(dir, WORK_MARK)) && readdirSync(dir).length > 0) {
+    throw new OptionError(`--work ${work} holds files the benchmark did not write, and it empties its work folder: name a new or empty folder`);
+  }
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, WORK_MARK), '');
+  log(`unpacking ${snapshot}`);
+  const unpacked = spawnSync('tar', ['xzf', snapshot, '-C', dir]);
+  if (unpacked.status !== 0) throw new Error(`cannot unpack ${snapshot}: ${unpacked.stderr}`);
+  return path.join(dir, (await readdir(dir)).find((d) => existsSync(path.join(dir, d, 'NO_PUBLISH.json'))) ?? 'pyvideo-data');
+}
+
 export async function runBench(options: BenchOptions): Promise<CatalogueFigures[]> {
   const { work, log } = options;
+  const source = await unpackSnapshot(options.snapshot, work, log);
   if (options.outputs) for (const name of ['pyvideo', 'synthetic-5x']) for (const kind of ['dist', 'cache']) await rm(path.join(options.outputs, `${name}-${kind}`), { recursive: true, force: true });
-  await rm(work, { recursive: true, force: true });
-  await mkdir(work, { recursive: true });
-  log(`unpacking ${options.snapshot}`);
-  const unpacked = spawnSync('tar', ['xzf', options.snapshot, '-C', work]);
-  if (unpacked.status !== 0) throw new Error(`cannot unpack ${options.snapshot}: ${unpacked.stderr}`);
-  const source = path.join(work, (await readdir(work)).find((d) => existsSync(path.join(work, d, 'NO_PUBLISH.json'))) ?? 'pyvideo-data');
   const content = path.join(work, 'pyvideo-content');
   log('importing');
   const imported = await measure({ kind: 'import', source, content });

@@ -2,13 +2,35 @@
 // a step's own peak RSS does not count.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descendants, formatTable, peakRss, type CatalogueFigures, type StepResult } from '../src/bench.ts';
+import { descendants, formatTable, peakRss, unpackSnapshot, type CatalogueFigures, type StepResult } from '../src/bench.ts';
 import { ROOT, tempDir } from './helpers.ts';
 
 describe('bench', () => {
+  it('empties no folder it did not make, nor one that holds the working folder, and checks the snapshot first', async () => {
+    const dir = await tempDir();
+    const foreign = path.join(dir, 'notes');
+    await mkdir(foreign);
+    await writeFile(path.join(foreign, 'keep.txt'), 'mine');
+    const snapshot = path.join(dir, 'snapshot.tar.gz');
+    execFileSync('tar', ['czf', snapshot, '-C', foreign, 'keep.txt']);
+    const log = () => undefined;
+    await expect(unpackSnapshot(path.join(dir, 'missing.tar.gz'), path.join(dir, 'new'), log)).rejects.toThrow(/--snapshot .*: no such file/);
+    await expect(unpackSnapshot(snapshot, foreign, log)).rejects.toThrow(/holds files the benchmark did not write/);
+    await expect(unpackSnapshot(snapshot, path.dirname(ROOT), log)).rejects.toThrow(/holds the working folder/);
+    expect(await readFile(path.join(foreign, 'keep.txt'), 'utf8')).toBe('mine');
+    // A folder it made, it empties and fills again.
+    const work = path.join(dir, 'work');
+    await unpackSnapshot(snapshot, work, log);
+    await writeFile(path.join(work, 'left-over'), '');
+    await unpackSnapshot(snapshot, work, log);
+    expect(existsSync(path.join(work, 'left-over'))).toBe(false);
+    expect(await readFile(path.join(work, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+
   it('finds the processes a process started, and theirs, with the peak RSS each has reached', async () => {
     // A child that starts a grandchild, which fills 200 MB and says so.
     const grandchild = `const b = Buffer.alloc(200 * 1024 * 1024, 1); console.log(b[0]); setTimeout(() => {}, 5000);`;

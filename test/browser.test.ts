@@ -196,7 +196,7 @@ describe('search', () => {
       ['フォント', 'matplotlib で日本語フォントを正しく使う 📊'],
       ['日本語フォント', 'matplotlib で日本語フォントを正しく使う 📊'],
       ['鴨', 'Raspberry Pi で鴨川の水位を見守る'],
-    ]) {
+    ] as const) {
       await search(page, word);
       expect(await page.locator('#results li h2').allTextContents(), word).toEqual([title]);
     }
