@@ -3,12 +3,13 @@
 // with one talk changed. Every measured step runs in a child process of its
 // own, so wall time includes start-up and peak RSS is that step's alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { OptionError } from './cli.ts';
+import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,42 +106,6 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
   return { ok: ok && times.length === 2, pagesMs: times[0], searchMs: times[1], pagesBuildMs: builds[0] };
 }
 
-/** Linux: the processes `pid` started, and theirs, from /proc. */
-export function descendants(pid: number): number[] {
-  const found: number[] = [];
-  const visit = (parent: number) => {
-    let tasks: string[];
-    try {
-      tasks = readdirSync(`/proc/${parent}/task`);
-    } catch {
-      return;
-    }
-    for (const task of tasks) {
-      let children = '';
-      try {
-        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const child of children.split(' ').filter(Boolean).map(Number)) {
-        found.push(child);
-        visit(child);
-      }
-    }
-  };
-  visit(pid);
-  return found;
-}
-
-/** A process's peak resident set so far (VmHWM), in bytes; 0 once it has gone. */
-export function peakRss(pid: number): number {
-  try {
-    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return hwm ? Number(hwm[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * Runs one step in a child process. The child reports its own peak RSS (its

@@ -56,7 +56,7 @@ export const buildCommand = {
   summary:
     'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.\nLater builds rewrite only the files whose content, template or code changed.',
   options: { ...contentOptions, ...siteOptions, ...incrementalOptions },
-  notes: 'Exit code: 0 on success, 1 on content errors or a failure, 2 for a bad option.',
+  notes: 'On SIGINT or SIGTERM the build stops after the files in flight and leaves the output as it was (unless it was already putting the new one in place, which it then finishes).\nExit code: 0 on success, 1 on content errors or a failure, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM.',
 };
 
 export const checkCommand = {
@@ -134,7 +134,40 @@ function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean;
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
   checkFolders(values, '--out');
-  return reportBuild(await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress() }), values);
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const off = onStopSignal((signal) => {
+    signalled = signal;
+    stop.abort();
+  });
+  try {
+    return reportBuild(await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal }), values);
+  } catch (err) {
+    if (!signalled) throw err;
+    process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
+    return signalled === 'SIGINT' ? 130 : 143;
+  } finally {
+    off();
+  }
+}
+
+/**
+ * Calls `stop` on the first SIGINT or SIGTERM; a second signal of either kind ends the process at
+ * once (130 or 143, as shells report them). Returns what takes the handlers away again.
+ */
+function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
+  let stopping = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+    stopping = true;
+    stop(signal);
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+  return () => {
+    process.off('SIGINT', handle);
+    process.off('SIGTERM', handle);
+  };
 }
 
 /** An absolute http(s) URL without query or fragment; a trailing slash is dropped. */
@@ -228,15 +261,12 @@ export async function runServer(
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
   const { startServer } = await import('./server.ts');
   const running = await startServer({ writes: writer?.handle, dir: values.dir, ...settings });
-  // `once`: a second signal finds no handler and ends the process at once.
-  const stop = () => {
+  onStopSignal(() => {
     const closed = running.close();
     // Said once the port is closed: whoever reads it may rely on new connections being refused.
     process.stdout.write('stopping: no new connections; finishing the requests in flight\n');
     void closed.then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
   process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
   return running;
@@ -302,9 +332,7 @@ export async function runDev(values: BuildValues & SiteValues & { cache: string;
     port: parsePort(values.port),
     log: (result) => reportBuild(result, values),
   });
-  const stop = () => void dev.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  onStopSignal(() => void dev.close().then(() => process.exit(0)));
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }
 

@@ -6,7 +6,11 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import fg from 'fast-glob';
 import * as pagefind from 'pagefind';
 import type { CatalogueTalk } from './load.ts';
+import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './render.ts';
+
+/** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
+const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
 
 /** One searchable talk: the text Pagefind indexes, what a result shows, and the filters. */
 export interface SearchRecord {
@@ -90,6 +94,12 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en', maxFragments: fragmentFiles(count) });
   const stop = () => void pagefind.close();
+  // Ctrl+C in a terminal signals Pagefind's process too, and Pagefind's client would wait on it for
+  // ever (it does not watch its process): once it is gone, closing the client fails what waits.
+  const service = childrenNamed(process.pid, PAGEFIND_PROGRAMS).at(-1);
+  let gone = false;
+  const watch = service === undefined ? undefined : setInterval(() => running(service) || ((gone = true), stop()), 250);
+  watch?.unref();
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     let added = 0;
@@ -115,8 +125,10 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
   } catch (err) {
     // The reason it stopped, rather than what stopping Pagefind did to its reply.
     signal?.throwIfAborted();
+    if (gone) throw new Error(`search index: Pagefind's process (${service}) stopped before the index was written`);
     throw err;
   } finally {
+    clearInterval(watch);
     signal?.removeEventListener('abort', stop);
     await pagefind.close();
   }

@@ -207,6 +207,33 @@ describe('commands', () => {
     expect(result.stderr).toMatch(/build failed: 1 error in .*; .* left as it was/);
     expect(await fingerprint(out)).toEqual(before);
   });
+
+  it('build: SIGINT stops it after the files in flight, leaves the output as it was and no file of its own in it, and exits 130', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    const templates = path.join(root, 'templates');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    await cp(path.join(ROOT, 'templates'), templates, { recursive: true });
+    // Enough talks that a layout change takes the build a while.
+    const talk = await readFile(path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml'), 'utf8');
+    for (let id = 5000; id < 7000; id++) await writeFile(path.join(content, 'tidewater-python-2024', 'videos', `copy-${id}.yaml`), talk.replace(/^id: \d+$/m, `id: ${id}`).replace(/^(slug|aliases):.*\n(?:  - .*\n)*/gm, ''));
+    const out = path.join(root, 'dist');
+    const args = ['--content', content, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache')];
+    expect(cli('build', args).stderr).toBe('');
+    const before = await fingerprint(out);
+    await writeFile(path.join(templates, 'layout.eta'), (await readFile(path.join(templates, 'layout.eta'), 'utf8')).replace('</footer>', '<p>changed</p></footer>'));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts'), ...args], { cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Stopped once it writes: its new files wait under hidden names beside the old ones.
+    while ((await fg('**/.*.vc-*', { cwd: out, dot: true })).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('build: stopped by SIGINT');
+    expect(await fingerprint(out)).toEqual(before);
+    expect(await fg('**/.*.vc-*', { cwd: out, dot: true })).toEqual([]);
+  }, 120_000);
 });
 
 describe('serve and start', () => {

@@ -60,6 +60,20 @@ describe('search index', () => {
     await expect(writeIndexes([some.slice(0, 256), some.slice(256)], [{ count: 256, dir: path.join(dir, '0') }], undefined)).rejects.toThrow('more records were sent than its shards hold');
   });
 
+  it("fails, rather than wait for ever, when Pagefind's process is stopped from outside (Ctrl+C in a terminal reaches it too)", async () => {
+    const many = records(40_000);
+    const batches = Array.from({ length: Math.ceil(many.length / 500) }, (_, i) => many.slice(i * 500, i * 500 + 500));
+    const writing = writeIndex(batches.values(), many.length, await tempDir('vc-search-'));
+    const outcome = writing.then(
+      () => 'finished',
+      (err: unknown) => String(err),
+    );
+    let children: string[] = [];
+    while ((children = await pagefindChildren()).length === 0) await new Promise((r) => setTimeout(r, 20));
+    process.kill(Number(children[0]!.split(' ')[0]), 'SIGINT');
+    expect(await outcome).toMatch(/search index: Pagefind's process \(\d+\) stopped before the index was written/);
+  });
+
   it('stops when its build is stopped, leaves no Pagefind process behind, and builds the next index', async () => {
     const thread = new SearchThread();
     const stop = new AbortController();

@@ -1,0 +1,60 @@
+// What Linux's /proc tells of processes: those a process started, how much memory
+// one has held at most, and whether one still runs. Elsewhere, nothing is known.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+/** Linux: the processes `pid` started, and theirs, from /proc. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ').filter(Boolean).map(Number)) {
+        found.push(child);
+        visit(child);
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+/** A process's peak resident set so far (VmHWM), in bytes; 0 once it has gone. */
+export function peakRss(pid: number): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return hwm ? Number(hwm[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether `pid` still runs: false once it has exited, even while its parent has not reaped it; true where /proc says nothing. */
+export function running(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync('/proc/self');
+  }
+}
+
+/** The processes `pid` started whose program is one of `names`. */
+export function childrenNamed(pid: number, names: readonly string[]): number[] {
+  return descendants(pid).filter((child) => {
+    try {
+      return names.includes(readFileSync(`/proc/${child}/comm`, 'utf8').trim());
+    } catch {
+      return false;
+    }
+  });
+}

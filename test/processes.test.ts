@@ -1,0 +1,38 @@
+// What /proc tells of processes: the benchmark reads the processes a step starts
+// (Pagefind's), and the search index watches Pagefind's.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { childrenNamed, descendants, peakRss, running } from '../src/processes.ts';
+
+describe('processes', () => {
+  it('finds the processes a process started, and theirs, with the peak RSS each has reached', async () => {
+    // A child that starts a grandchild, which fills 200 MB and says so.
+    const grandchild = `const b = Buffer.alloc(200 * 1024 * 1024, 1); console.log(b[0]); setTimeout(() => {}, 5000);`;
+    const child = spawn(process.execPath, ['-e', `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'inherit', 'inherit'] }); setTimeout(() => {}, 5000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let found: number[] = [];
+    try {
+      await once(child.stdout, 'data');
+      found = descendants(child.pid!);
+      expect(found).toHaveLength(1);
+      expect(descendants(process.pid)).toEqual(expect.arrayContaining([child.pid, found[0]]));
+      expect(peakRss(found[0]!)).toBeGreaterThan(200 * 1024 * 1024);
+      expect(peakRss(child.pid!)).toBeLessThan(200 * 1024 * 1024);
+    } finally {
+      for (const pid of found) process.kill(pid);
+      child.kill();
+    }
+    await once(child, 'exit');
+    expect(peakRss(child.pid!)).toBe(0);
+  });
+
+  it('tells a process that runs from one that has exited, and finds children by program', async () => {
+    const child = spawn('sleep', ['30']);
+    await once(child, 'spawn');
+    expect(running(child.pid!)).toBe(true);
+    expect(childrenNamed(process.pid, ['sleep'])).toContain(child.pid);
+    child.kill();
+    await once(child, 'exit');
+    expect(running(child.pid!)).toBe(false);
+  });
+});
