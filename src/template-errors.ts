@@ -42,18 +42,23 @@ export function syntaxErrorAt(source: string): { line: number; col?: number } | 
     const [where = '', , caret = ''] = String(err.stack).split('\n');
     const lines = code.split('\n');
     const index = Number(/:(\d+)$/.exec(where)?.[1]) - 2;
-    const text = lines[index]?.trim();
+    const line = lines[index] ?? '';
+    // An output tag's code is its text in Eta's wrapping (`__eta.res+=__eta.e(…);`): the text is the template's.
+    const wrapped = /^__eta\.res\+=(__eta\.e\()?(.*?)\)?;$/.exec(line.trim());
+    const text = (wrapped && !wrapped[2]!.startsWith("'") ? wrapped[2]! : line).trim();
+    const at = line.indexOf(text);
     if (!text) return undefined;
     let mark: number | undefined;
     for (let i = index; i >= 0 && mark === undefined; i--) mark = Number(/^__eta\.line=(\d+)$/.exec(lines[i]!)?.[1]) || undefined;
     if (mark === undefined) return undefined;
     // A tag may span lines: its text is on the mark's line or one after it.
     const own = source.split('\n');
-    for (let line = mark; line <= own.length; line++) {
-      const found = own[line - 1]!.indexOf(text);
-      if (found >= 0) return { line, col: found + Math.max(0, caret.indexOf('^') - lines[index]!.indexOf(text)) + 1 };
+    for (let n = mark; n <= own.length; n++) {
+      const found = own[n - 1]!.indexOf(text);
+      if (found >= 0) return { line: n, col: found + Math.max(0, caret.indexOf('^') - at) + 1 };
     }
-    return undefined;
+    // An output tag's text not found as written: the tag's line, without a column. Any other line is Eta's own.
+    return wrapped ? { line: mark } : undefined;
   }
 }
 

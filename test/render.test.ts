@@ -100,6 +100,9 @@ describe('template errors', () => {
     expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><% if (it.title { %>x<% } %></p>` }, SITE)).toThrow(
       new RegExp(`^template talk\\.eta:${talkLines + 1}:20: syntax error: Unexpected token '\\{'$`),
     );
+    // In an output tag, and in one that outputs raw HTML.
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><%= it.title.{ %></p>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:17: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%~ it.title + %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}(:\\d+)?: syntax error`));
     // A tag over several lines: the line of its code that fails.
     expect(() => new SiteRenderer({ ...templates, terms: `<%\n  const a = 1;\n  const b = ;\n%>\n${templates.terms}` }, SITE)).toThrow(/^template terms\.eta:3:13: syntax error: Unexpected token ';'$/);
     // A block left open ends in Eta's own code: no line is better than a wrong one.
