@@ -2,7 +2,7 @@
 // with them. The files in scripts/ only parse argv and call these. Each
 // command imports the modules it runs when it runs: a command starts without
 // loading every other one's (a build that finds nothing to do takes a third less time).
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { counted, formatMiB, formatSeconds, OptionError } from './cli.ts';
@@ -31,7 +31,7 @@ const siteOptions = {
 } as const;
 
 const listenOptions = {
-  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT ?? '8080' },
+  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT || '8080' },
   host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
 } as const;
 
@@ -90,9 +90,11 @@ export const startCommand = {
   notes: `${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option.`,
 };
 
-type BuildValues = { content: string; out: string; templates: string };
+type BuildValues = { content: string; out: string; templates: string; cache?: string };
 
 const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+/** Why `dir` cannot be read as a folder: missing, or a file. */
+const notAFolder = (dir: string) => (existsSync(dir) ? 'is a file, not a folder' : 'no such folder');
 
 /** Whether `inner` is `outer` or lies within it. */
 function within(inner: string, outer: string): boolean {
@@ -108,11 +110,14 @@ function within(inner: string, outer: string): boolean {
  */
 export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
-    if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: no such folder`);
+    if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: ${notAFolder(dir)}`);
   }
   if (!output) return;
   const named = `${output} ${values.out}`;
   const out = path.resolve(values.out);
+  for (const [option, dir] of [[output, values.out], ['--cache', values.cache]] as const) {
+    if (dir !== undefined && existsSync(dir) && !isFolder(dir)) throw new OptionError(`${option} ${dir}: ${notAFolder(dir)}; name a folder for the build to write`);
+  }
   for (const [what, dir] of [[`the content folder (--content ${values.content})`, path.resolve(values.content)], [`the templates folder (--templates ${values.templates})`, path.resolve(values.templates)]] as const) {
     const how = within(out, dir) ? 'is inside' : within(dir, out) ? 'holds' : undefined;
     if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
@@ -229,7 +234,9 @@ export async function runCheck(values: BuildValues): Promise<number> {
 
 export function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new OptionError(`--port must be a number from 0 to 65535, got "${text}"`);
+  // The default comes from $PORT: a bad one is named as such, not as an option nobody gave.
+  const named = process.argv.some((arg) => arg === '--port' || arg.startsWith('--port=')) ? '--port' : '$PORT';
+  if (!/^\d+$/.test(text) || port > 65535) throw new OptionError(`${named} must be a number from 0 to 65535, got "${text}"`);
   return port;
 }
 
@@ -342,6 +349,7 @@ async function openWriter(values: { dir: string; tokens: string; content: string
   // A write rebuilds the served folder from the content folder.
   checkFolders({ content: values.content, templates: values.templates, out: values.dir }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
+  if (!existsSync(values.tokens)) throw new Error(`${values.tokens}: no such file; make one with npm run token -- add NAME --tokens ${values.tokens}`);
   const tokens = await readTokens(values.tokens);
   if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
   return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });

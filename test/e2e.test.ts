@@ -107,6 +107,10 @@ describe('commands', () => {
     refused('build', ['--out', 'site', '--templates', path.join(ROOT, 'templates')], '--out site holds files that no build wrote (README.md, …)');
     refused('start', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--port', 'abc'], '--port must be a number');
     refused('serve', ['--dir', 'dist', '--port', '0'], 'serve: --dir dist: no such folder');
+    refused('build', ['--out', 'site/README.md', '--templates', path.join(ROOT, 'templates')], '--out site/README.md: is a file, not a folder');
+    refused('check', ['--content', 'site/README.md'], '--content site/README.md: is a file, not a folder');
+    const cacheFile = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', 'site/README.md'], root);
+    expect([cacheFile.status, cacheFile.stderr]).toEqual([2, expect.stringContaining('--cache site/README.md: is a file, not a folder')]);
     expect({ content: await fingerprint(content), foreign: await fingerprint(foreign) }).toEqual(before);
     // start checked its port before it built anything.
     expect(fg.sync('*', { cwd: root, onlyDirectories: true }).sort()).toEqual(['content', 'site']);
