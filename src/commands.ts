@@ -196,7 +196,7 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
     const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}` : '';
-    process.stderr.write(`build failed: ${counted(result.errors.length, 'error')}${where}; ${values.out} left as it was\n`);
+    process.stderr.write(`build failed: ${counted(result.errors.length, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
     return 1;
   }
   const s = result.summary;

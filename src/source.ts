@@ -206,6 +206,8 @@ function parseYaml(file: string, text: string): ParseResult {
       errors: doc.errors.map((e) => {
         const pos = positionAt(lines, e.pos[0]);
         if (e.code === 'DUPLICATE_KEY') return new ContentError(file, pos, keyAt(text, e.pos[0]), 'duplicate key; keep only one');
+        // The yaml library's words are for programmers ("use YAML.parseAllDocuments()").
+        if (e.code === 'MULTIPLE_DOCS') return new ContentError(file, pos, '', 'YAML syntax error: a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own');
         return new ContentError(file, pos, '', `YAML syntax error: ${firstLine(e.message)}`);
       }),
     };

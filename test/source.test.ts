@@ -37,6 +37,8 @@ describe('YAML', () => {
     if (!bad.ok) expect(String(bad.errors[0])).toMatch(/^t\.yaml:\d+:\d+ YAML syntax error: /);
     const dup = parse('t.yaml', 'id: 1\n"title": a\ntitle: b\n');
     expect(!dup.ok && dup.errors.map(String)).toEqual(['t.yaml:3:1 title: duplicate key; keep only one']);
+    const two = parse('t.yaml', 'id: 1\n---\nid: 2\n');
+    expect(!two.ok && two.errors.map(String)).toEqual(['t.yaml:2:1 YAML syntax error: a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own']);
   });
 
   it('strips a byte-order mark', () => {
