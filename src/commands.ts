@@ -375,6 +375,8 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
   if (rest.length > 0) return usage();
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
+    // Listing a file that is not there is a mistyped name, not an empty list.
+    if (!existsSync(values.tokens)) throw new Error(`${values.tokens}: no such file; make one with npm run token -- add NAME --tokens ${values.tokens}`);
     for (const entry of await readTokens(values.tokens)) process.stdout.write(`${entry.name}\n`);
     return 0;
   }
@@ -387,7 +389,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
   }
   if (action === 'remove') {
     if (await removeToken(values.tokens, name)) return 0;
-    process.stderr.write(`${values.tokens} has no token named "${name}"\n`);
+    process.stderr.write(`token: ${values.tokens} has no token named "${name}"\n`);
     return 1;
   }
   return usage();

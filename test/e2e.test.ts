@@ -129,6 +129,19 @@ describe('commands', () => {
     expect(cli('serve', ['--port', '70000']).status).toBe(2);
   });
 
+  it('token: adds, lists and removes tokens; a missing file or an unknown name is an error', async () => {
+    const tokens = path.join(await tempDir(), 'tokens.txt');
+    const missing = cli('token', ['list', '--tokens', tokens]);
+    expect([missing.status, missing.stderr]).toEqual([1, expect.stringContaining(`token: ${tokens}: no such file`)]);
+    const added = cli('token', ['add', 'editor', '--tokens', tokens]);
+    expect([added.status, added.stdout]).toEqual([0, expect.stringMatching(/^\S{20,}\n$/)]);
+    expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('editor\n');
+    const unknown = cli('token', ['remove', 'carol', '--tokens', tokens]);
+    expect([unknown.status, unknown.stderr]).toEqual([1, `token: ${tokens} has no token named "carol"\n`]);
+    expect(cli('token', ['remove', 'editor', '--tokens', tokens]).status).toBe(0);
+    expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('');
+  });
+
   it('check: the demo catalogue is valid', () => {
     const result = cli('check', ['--content', DEMO_CONTENT]);
     expect(result.stderr).toBe('');
