@@ -206,6 +206,9 @@ const addedAt = z
   })
   .meta({ format: 'date-time' });
 
+/** The `YYYY-MM-DDThh:mm:ss` a talk's `added` and `updated` start with. */
+const DATE_TIME_START = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
+
 export const talkSchema = z
   .strictObject({
     category: z.string(expecting("the event's title")).optional(),
@@ -257,7 +260,8 @@ export const talkSchema = z
         }
       }
       const { added, updated } = talk;
-      if (typeof added === 'string' && typeof updated === 'string' && updated.slice(0, 19) < added) {
+      // Compared only as the dates they must be: a malformed `added` has its own error.
+      if (typeof added === 'string' && typeof updated === 'string' && DATE_TIME_START.test(added) && DATE_TIME_START.test(updated) && updated.slice(0, 19) < added) {
         ctx.addIssue({ code: 'custom', path: ['updated'], message: `is before added (${added}); it must be the same or later` });
       }
     },

@@ -60,6 +60,8 @@ describe('talk schema', () => {
     expect(messages({ ...base, recorded: '2019-02-30' })).toEqual(['recorded: expected a real calendar date YYYY-MM-DD, got "2019-02-30"']);
     expect(messages({ ...base, recorded: '2020-02-29' })).toEqual([]);
     expect(messages({ ...base, added: '2024-05-03T24:00:00' })[0]).toMatch(/^added: expected a real date-time/);
+    // A malformed `added` is its own error only, not also an `updated` before it.
+    expect(messages({ ...base, added: 'bogus' })).toEqual([expect.stringMatching(/^added: expected a real date-time/)]);
   });
 
   it('enforces rule 2: a format without a URL has no length and is not download-only', () => {
