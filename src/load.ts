@@ -352,7 +352,11 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const key = slugKey(eventSlug, slug);
     const slugOwner = slugOwners.get(key);
     if (slugOwner) {
-      errors.push(new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${shown(slugOwner)}; rename one of them`));
+      // Where the other talk says its slug: its slug field, or else its file's name (1:1).
+      const first = locate(slugOwner, ['slug']);
+      errors.push(
+        new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${shown(slugOwner)}:${first.line}:${first.col}; rename one of them`),
+      );
       continue;
     }
     slugOwners.set(key, name);
