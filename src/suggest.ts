@@ -13,5 +13,6 @@ export function closest(word: string, candidates: readonly string[]): string | u
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+  // A word that shares no letter with the candidate is no typo of it (`<<`, YAML's merge key, is not `id`).
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) && bestDistance < word.length ? best : undefined;
 }

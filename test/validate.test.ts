@@ -21,6 +21,9 @@ describe('validate', () => {
       't.json:1:91 speaker: unknown field; did you mean `speakers`?',
       't.json:1:109 zzzzzz: unknown field; remove it (see "Content format" in the README for the known fields)',
     ]);
+    // Two letters that share none with `id` are no typo of it: YAML's merge key, say.
+    const merge = check('t.json', '{"id": 1, "title": "x", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00", "<<": 1}');
+    expect(!merge.ok && merge.errors.map(String)).toEqual(['t.json:1:91 <<: unknown field; remove it (see "Content format" in the README for the known fields)']);
   });
 
   it('rejects a file that is not a mapping', () => {
