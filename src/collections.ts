@@ -124,7 +124,8 @@ export function resorted<T>(sorted: readonly T[], removed: ReadonlySet<T>, added
 }
 
 /** The speakers or tags of a talk that pages show and link: a blank one (pyvideo has "" speakers) names no one, and has no page. */
-export const named = (names: readonly string[]): string[] => names.filter((name) => name.trim() !== '');
+export const named = (names: readonly string[]): readonly string[] => (names.some(isBlank) ? names.filter((name) => !isBlank(name)) : names);
+const isBlank = (name: string) => name.trim() === '';
 
 /** Each term an item names, with its slug. */
 function eachTerm<T>(item: T, pick: (item: T) => readonly string[], slugOf: (name: string) => string, visit: (name: string, slug: string) => unknown): void {

@@ -21,7 +21,7 @@ export interface FeedItem {
   url: string;
   recorded: string | null;
   updated: string;
-  speakers: string[];
+  speakers: readonly string[];
   category: string;
   summary: string;
   enclosure: Enclosure | null;

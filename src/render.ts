@@ -123,7 +123,7 @@ export interface TalkLink {
   slug: string;
   title: string;
   language: string;
-  speakers: string[];
+  speakers: readonly string[];
   duration: number | null;
   recorded: string | null;
   event: string;
