@@ -343,13 +343,18 @@ export async function runDev(values: BuildValues & SiteValues & { cache: string;
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }
 
+/** A tokens file that is not there is a mistyped name, not a file without tokens. */
+function mustExist(tokens: string): void {
+  if (!existsSync(tokens)) throw new Error(`${tokens}: no such file; make one with npm run token -- add NAME --tokens ${tokens}`);
+}
+
 /** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
   if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
   // A write rebuilds the served folder from the content folder.
   checkFolders({ content: values.content, templates: values.templates, out: values.dir }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
-  if (!existsSync(values.tokens)) throw new Error(`${values.tokens}: no such file; make one with npm run token -- add NAME --tokens ${values.tokens}`);
+  mustExist(values.tokens);
   const tokens = await readTokens(values.tokens);
   if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
   return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });
@@ -375,8 +380,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
   if (rest.length > 0) return usage();
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
-    // Listing a file that is not there is a mistyped name, not an empty list.
-    if (!existsSync(values.tokens)) throw new Error(`${values.tokens}: no such file; make one with npm run token -- add NAME --tokens ${values.tokens}`);
+    mustExist(values.tokens);
     for (const entry of await readTokens(values.tokens)) process.stdout.write(`${entry.name}\n`);
     return 0;
   }

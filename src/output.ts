@@ -8,6 +8,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { ENCODINGS } from './headers.ts';
+import { running } from './processes.ts';
 
 /**
  * Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename.
@@ -37,15 +38,6 @@ function siblings(outDir: string) {
   return { parent, staging: `.${base}.staging-`, old: `.${base}.old-` };
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Undoes what an interrupted build left: puts back an output folder that was
  * moved aside but not replaced, and removes staging folders of dead builds.
@@ -59,10 +51,10 @@ export async function recover(outDir: string): Promise<void> {
     return;
   }
   const pidOf = (name: string, prefix: string) => Number(name.slice(prefix.length).split('-')[0]);
-  const olds = entries.filter((e) => e.startsWith(old) && !isAlive(pidOf(e, old))).sort();
+  const olds = entries.filter((e) => e.startsWith(old) && !running(pidOf(e, old))).sort();
   if (!existsSync(outDir) && olds.length > 0) await rename(path.join(parent, olds.pop()!), outDir);
   for (const name of olds) await fse.remove(path.join(parent, name));
-  for (const name of entries.filter((e) => e.startsWith(staging) && !isAlive(pidOf(e, staging)))) {
+  for (const name of entries.filter((e) => e.startsWith(staging) && !running(pidOf(e, staging)))) {
     await fse.remove(path.join(parent, name));
   }
 }

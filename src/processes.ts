@@ -1,6 +1,6 @@
-// What Linux's /proc tells of processes: those a process started, how much memory
-// one has held at most, and whether one still runs. Elsewhere, nothing is known.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// What the system tells of processes: whether one still runs, and from Linux's /proc
+// those a process started and how much memory one has held at most.
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Linux: the processes `pid` started, and theirs, from /proc. */
 export function descendants(pid: number): number[] {
@@ -39,12 +39,19 @@ export function peakRss(pid: number): number {
   }
 }
 
-/** Whether `pid` still runs: false once it has exited, even while its parent has not reaped it; true where /proc says nothing. */
+/** Whether `pid` still runs: false once it has exited, even while its parent has not reaped it (where /proc tells). */
 export function running(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+    process.kill(pid, 0);
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync('/proc/self');
+    // EPERM: it runs, as another user.
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  // An exited child not yet reaped still takes signal 0.
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+  } catch {
+    return true;
   }
 }
 

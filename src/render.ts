@@ -215,6 +215,7 @@ export function isoDuration(seconds: number | null): string | undefined {
 
 /** schema.org VideoObject for search engines; inert JSON, so no text in it can close its script element. */
 function videoObject(talk: FullTalk, url: string, file: string | undefined, player: Player | null, description: string): string {
+  const speakers = named(talk.speakers);
   return inertJson({
     '@context': 'https://schema.org',
     '@type': 'VideoObject',
@@ -228,7 +229,7 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
     contentUrl: file,
     embedUrl: player?.kind === 'iframe' ? player.src : undefined,
     keywords: named(talk.tags).join(', ') || undefined,
-    actor: named(talk.speakers).length ? named(talk.speakers).map((name) => ({ '@type': 'Person', name })) : undefined,
+    actor: speakers.length ? speakers.map((name) => ({ '@type': 'Person', name })) : undefined,
   });
 }
 

@@ -8,7 +8,8 @@ import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
-import { isAlive, writeFileAtomic } from './output.ts';
+import { writeFileAtomic } from './output.ts';
+import { running } from './processes.ts';
 
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
@@ -173,7 +174,7 @@ export function lockHolder(stateDir: string): number | undefined {
   } catch {
     return undefined;
   }
-  return pid && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  return pid && pid !== process.pid && running(pid) ? pid : undefined;
 }
 
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
