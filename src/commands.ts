@@ -221,7 +221,9 @@ export async function runCheck(values: BuildValues): Promise<number> {
   }
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
-    const where = problems.length > errors.length ? `${files} files and the templates` : `${files} files`;
+    const wrong = new Set(errors.map((e) => e.file)).size;
+    const inFiles = wrong > 0 ? `${wrong} of ${counted(files, 'file')}` : '';
+    const where = problems.length > errors.length ? (inFiles ? `${inFiles} and the templates` : 'the templates') : inFiles;
     process.stderr.write(`check failed: ${counted(problems.length, 'error')} in ${where}\n`);
     return 1;
   }

@@ -77,8 +77,19 @@ const mediaUrl = z
   .meta({ format: 'uri' });
 const text = z.string(expecting('a string')).default('');
 const stringList = z.array(z.string(expecting('a string')), expecting('a list of strings')).default([]);
-const count = (what: string) =>
-  z.int(expecting(`${what} or null`)).nonnegative({ error: (iss) => `expected ${what} or null, got ${String(iss.input)}` });
+/**
+ * A whole number from `least` up, given the JSON Schema type `integer` for OPTIONS. Not zod's z.int():
+ * a decimal fails that in a way that stops the object's own checks, and one run would then not report
+ * a length without its URL, or `updated` before `added`, in the same file.
+ */
+const wholeNumber = (what: string, least: number) =>
+  z
+    .number(expecting(what))
+    .refine((v) => Number.isSafeInteger(v) && v >= least, {
+      error: (iss) => `expected ${what}, got ${Number.isSafeInteger(iss.input) ? String(iss.input) : describeValue(iss.input)}`,
+    })
+    .meta({ type: 'integer' });
+const count = (what: string) => wholeNumber(`${what} or null`, 0);
 const bytes = count('a whole number of bytes').nullable().default(null);
 const flag = z.boolean(expecting('true or false')).default(false);
 
@@ -216,7 +227,7 @@ export const talkSchema = z
     slug: slug.optional(),
     speakers: stringList,
     tags: stringList,
-    id: z.int(expecting('a positive whole number')).positive({ error: (iss) => `expected a positive whole number, got ${String(iss.input)}` }),
+    id: wholeNumber('a positive whole number', 1),
     state: z
       .union([z.literal(STATE_LIVE), z.literal(STATE_DRAFT)], {
         error: (iss) => `expected 1 (live) or 2 (draft), got ${JSON.stringify(iss.input) ?? 'nothing'}`,

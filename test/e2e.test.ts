@@ -155,8 +155,20 @@ describe('commands', () => {
     const result = cli('check', ['--templates', path.join(ROOT, 'templates')], cwd);
     expect(result.status).toBe(1);
     const expected = (await readFile(path.join(cwd, 'expected.txt'), 'utf8')).trimEnd().split('\n');
-    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 2 files`]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 1 of 2 files`]);
     expect(await fingerprint(cwd)).toEqual(before);
+  });
+
+  it('check: a template error is counted with the content errors, and alone names only the templates', async () => {
+    const templates = path.join(await tempDir(), 'templates');
+    await cp(path.join(ROOT, 'templates'), templates, { recursive: true });
+    await writeFile(path.join(templates, 'talk.eta'), '<%= it.talk.title %>\n<% if ( { %>\n');
+    const bad = cli('check', ['--templates', templates], path.join(BAD_FIXTURES, 'field-errors'));
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('template talk.eta:2:');
+    expect(bad.stderr.trimEnd().split('\n').at(-1)).toBe('check failed: 11 errors in 1 of 2 files and the templates');
+    const good = cli('check', ['--content', DEMO_CONTENT, '--templates', templates]);
+    expect([good.status, good.stderr.trimEnd().split('\n').at(-1)]).toEqual([1, 'check failed: 1 error in the templates']);
   });
 
   it('build: writes the catalogue and ends with a one-line summary', async () => {

@@ -77,6 +77,15 @@ describe('talk schema', () => {
       'title: expected a non-empty title, got a number',
       'updated: is before added (2024-05-03T10:00:00); it must be the same or later',
     ]);
+    // A decimal where a whole number belongs fails zod's z.int() in a way that stops the object's own checks.
+    expect(messages({ ...base, id: 1.5, duration: 2.5, video_mp4_length: 9, updated: '2024-05-02T10:00:00.000' })).toEqual([
+      'id: expected a positive whole number, got a decimal number',
+      'duration: expected a whole number of seconds or null, got a decimal number',
+      'video_mp4_length: must be null when video_mp4_url is empty; add the URL or remove the length',
+      'updated: is before added (2024-05-03T10:00:00); it must be the same or later',
+    ]);
+    expect(messages({ ...base, id: 0 })).toEqual(['id: expected a positive whole number, got 0']);
+    expect(messages({ ...base, id: 2 ** 53 + 2 })).toEqual([`id: expected a positive whole number, got ${2 ** 53 + 2}, past the largest whole number kept exactly (${Number.MAX_SAFE_INTEGER})`]);
   });
 
   it('takes old addresses as they read, in any script, and refuses what the server would not serve', () => {
