@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { unpackSnapshot } from './bench.ts';
 import { build } from './build.ts';
 import { importPyvideo } from './importer.ts';
-import { NGINX, startNginx } from './nginx.ts';
+import { NGINX, startNginx } from './web-servers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -367,6 +367,21 @@ const caddyFileServer = (kind: FileKind, indent: string) =>
     ? [`${indent}encode {`, `${indent}\tzstd`, `${indent}\tgzip`, `${indent}\tminimum_length ${MIN_COMPRESS_BYTES}`, `${indent}}`, `${indent}file_server {`, `${indent}\tprecompressed br gzip`, `${indent}}`]
     : [`${indent}file_server`];
 
+/** The headers of the API's JSON answers that are not a file, as our server sends them (see nginxApiJsonHeaders). */
+function caddyApiJsonHeaders(indent: string, allow: string | undefined, matcher = ''): string[] {
+  const on = matcher ? ` ${matcher}` : '';
+  return [
+    `${indent}header${on} {`,
+    `${indent}\tContent-Type application/json`,
+    ...(allow ? [`${indent}\tVary ${caddyString(HEADERS.record.Vary!)}`, `${indent}\tAllow ${caddyString(allow)}`] : []),
+    `${indent}\tCache-Control ${caddyString(HEADERS.record['Cache-Control']!)}`,
+    `${indent}\tX-Content-Type-Options ${caddyString(HEADERS.record['X-Content-Type-Options']!)}`,
+    // Set by the endpoint's file headers above: the policy is for the files, not for these answers.
+    `${indent}\t-Content-Security-Policy`,
+    `${indent}}`,
+  ];
+}
+
 /** An API endpoint: `file` is the file to send, already checked to exist. */
 function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpoint, file: string, before: string[] = []): string[] {
   const i = '\t\t\t';
@@ -378,12 +393,13 @@ function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpo
     '\t\troute {',
     ...before,
     `${i}@options method OPTIONS`,
+    ...caddyApiJsonHeaders(i, endpoint.allow, '@options'),
     `${i}respond @options ${caddyString(endpoint.options)} 200`,
     `${i}@write not method GET HEAD`,
-    `${i}header @write Content-Type application/json`,
+    ...caddyApiJsonHeaders(i, endpoint.allow, '@write'),
     `${i}respond @write ${caddyString(notAllowed('{method}'))} 405`,
     `${i}@missing not file ${file}`,
-    `${i}header @missing Content-Type application/json`,
+    ...caddyApiJsonHeaders(i, endpoint.allow, '@missing'),
     `${i}respond @missing ${caddyString(endpoint.missing)} 404`,
     `${i}rewrite * ${file}`,
     // Not the default redirect of /api/v2/video/1/ to the file's own path: both paths answer.
@@ -395,6 +411,39 @@ function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpo
   ];
 }
 
+/** A path of an endpoint's shape that names no file (/api/v2/video/012, /api/v2/category/page.1): its 404, to every method. */
+function caddyApiMiss(name: string, pattern: string, endpoint: Endpoint): string[] {
+  return [
+    `\t# ${endpoint.title}: any other name`,
+    `\t@${name} path_regexp ${caddyString(pattern)}`,
+    `\thandle @${name} {`,
+    ...caddyApiJsonHeaders('\t\t', endpoint.allow),
+    `\t\trespond ${caddyString(endpoint.missing)} 404`,
+    '\t}',
+  ];
+}
+
+/**
+ * ?page=N of the list endpoints, read from the raw query as our server reads it (pageParam; see
+ * nginxPageMap). Caddy's {query.page} is the first value and its regular expressions have no
+ * lookahead: the greedy `.*&` finds the last `page` parameter instead. A page number written with
+ * escapes (%32) names no page, as on nginx.
+ */
+const CADDY_PAGE = [
+  'vars raw ""',
+  `@paged vars_regexp paged {query} ^(?:.*&)?${PAGE_NAME}(?:=([^&]*))?(?:&|$)`,
+  'vars @paged raw {re.paged.1}',
+  'vars page ""',
+  '@first vars {vars.raw} ""',
+  'vars @first page 1',
+  '@numbered vars_regexp page {vars.raw} ^0*([1-9][0-9]*)$',
+  'vars @numbered page {re.page.1}',
+  // At most 15 digits, leading zeros counted, as pageParam reads them.
+  '@long vars_regexp long {vars.raw} ^.{16,}$',
+  'vars @long page ""',
+  '@invalid vars {vars.page} ""',
+];
+
 function caddySite(comment: string, name: string, matcher: string, kind: FileKind): string[] {
   return [`\t# ${comment}`, `\t@${name} ${matcher}`, `\thandle @${name} {`, ...caddyHeaders(kind, '\t\t'), ...caddyFileServer(kind, '\t\t'), '\t}'];
 }
@@ -404,14 +453,8 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
   const i = '\t\t\t';
   const lists = LIST_NAMES.flatMap((name) =>
     caddyApi(`list_${name}`, `path /api/v2/${name} /api/v2/${name}/`, 'list', listEndpoint(name), `/api/v2/${name}/page.{vars.page}`, [
-      // ?page=N as Django reads it: no page is page 1; anything but a number names no file.
-      `${i}vars page ""`,
-      `${i}@first vars {query.page} ""`,
-      `${i}vars @first page 1`,
-      `${i}@numbered vars_regexp page {query.page} ^0*([1-9][0-9]*)$`,
-      `${i}vars @numbered page {re.page.1}`,
-      `${i}@invalid vars {vars.page} ""`,
-      `${i}header @invalid Content-Type application/json`,
+      ...CADDY_PAGE.map((line) => `${i}${line}`),
+      ...caddyApiJsonHeaders(i, READ_ALLOW, '@invalid'),
       `${i}respond @invalid ${caddyString(INVALID_PAGE)} 404`,
     ]),
   );
@@ -430,15 +473,15 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     '',
     '\troute {',
     ...[
-      ...caddyApi('record', `path_regexp record ^/api/v2/video/(${ID_PATTERN})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
+      ...caddyApi('record', `path_regexp record ^/api/v2/video/(${SERVED_ID})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
+      ...caddyApiMiss('record_miss', '^/api/v2/video/[^/]+/?$', RECORD),
       ...lists,
       ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),
+      ...caddyApiMiss('category_miss', '^/api/v2/category/[^/]+/?$', CATEGORY),
       '\t# Anything else under /api/v2 (/api/ itself is the page about the API).',
       '\t@api path /api/v2 /api/v2/*',
       '\thandle @api {',
-      '\t\theader Content-Type application/json',
-      `\t\theader Cache-Control ${caddyString(HEADERS.record['Cache-Control']!)}`,
-      `\t\theader X-Content-Type-Options ${caddyString(HEADERS.record['X-Content-Type-Options']!)}`,
+      ...caddyApiJsonHeaders('\t\t', undefined),
       `\t\trespond ${caddyString(NOT_FOUND)} 404`,
       '\t}',
       '',

@@ -1,6 +1,7 @@
-// A real nginx serving a built folder with the configuration the build writes
-// (hosting.ts), for the tests and the benchmarks: a private main configuration
-// in a temporary folder, nginx in the foreground as our child, on 127.0.0.1.
+// Real web servers (nginx, Caddy) serving a built folder with the configuration
+// the build writes (hosting.ts), for the tests and the benchmarks: a private
+// configuration in a temporary folder, the server in the foreground as our
+// child, on 127.0.0.1.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -8,18 +9,20 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nginxConfig } from './hosting.ts';
+import { caddyConfig, nginxConfig } from './hosting.ts';
 
 /** Debian's nginx package. */
 export const NGINX = '/usr/sbin/nginx';
+/** Debian's caddy package. */
+export const CADDY = '/usr/bin/caddy';
 
-export interface RunningNginx {
+export interface RunningHost {
   /** Ends with a slash, like our own server's. */
   url: string;
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on right now (nginx cannot report the one it was given for port 0). */
+/** A port nobody listens on right now (neither server can report the one it was given for port 0). */
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -32,7 +35,7 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function mainConfig(dir: string, root: string, port: number): string {
+function nginxMain(dir: string, root: string, port: number): string {
   const inDir = (name: string) => JSON.stringify(path.join(dir, name));
   return [
     // Workers would otherwise run as nobody, who cannot read a private temporary folder.
@@ -55,8 +58,8 @@ function mainConfig(dir: string, root: string, port: number): string {
   ].join('\n');
 }
 
-/** Resolves once nginx answers HTTP at `url`; rejects if it exits first or takes more than 10 s. */
-async function answering(url: string, child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+/** Resolves once the server answers HTTP at `url`; rejects if it exits first or takes more than 10 s. */
+async function answering(name: string, url: string, child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   const deadline = Date.now() + 10_000;
   let gone = false;
   void exited.then(() => (gone = true));
@@ -73,22 +76,55 @@ async function answering(url: string, child: ChildProcess, exited: Promise<unkno
     if (ok) return;
     await sleep(25);
   }
-  throw new Error(gone ? `nginx exited with ${child.exitCode ?? child.signalCode}` : 'nginx did not answer within 10 s');
+  throw new Error(gone ? `${name} exited with ${child.exitCode ?? child.signalCode}` : `${name} did not answer within 10 s`);
 }
 
+/** How to run one kind of server from a temporary folder. */
+interface Launcher {
+  name: string;
+  program: string;
+  /** The configuration file's name and text, to serve `root` on 127.0.0.1:`port`. */
+  config(dir: string, root: string, port: number): [name: string, text: string];
+  args(dir: string, conf: string): string[];
+  env?(dir: string): NodeJS.ProcessEnv;
+  /** What it says when its port was taken meanwhile. */
+  portTaken: RegExp;
+}
+
+const NGINX_LAUNCHER: Launcher = {
+  name: 'nginx',
+  program: NGINX,
+  config: (dir, root, port) => ['nginx.conf', nginxMain(dir, root, port)],
+  args: (dir, conf) => ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')],
+  portTaken: /Address already in use/,
+};
+
+const CADDY_LAUNCHER: Launcher = {
+  name: 'caddy',
+  program: CADDY,
+  // Plain HTTP on the loopback address, and no admin endpoint, which would take port 2019 for every copy.
+  config: (_dir, root, port) => ['Caddyfile', `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyConfig({ root, listen: `http://127.0.0.1:${port}` })}`],
+  args: (_dir, conf) => ['run', '--config', conf, '--adapter', 'caddyfile'],
+  // Caddy keeps its data (an autosaved configuration, certificates) under these: in the temporary folder, not the user's home.
+  env: (dir) => ({ ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') }),
+  portTaken: /address already in use/,
+};
+
 /**
- * Starts nginx on 127.0.0.1 serving `root` (a built folder, absolute or relative)
- * with the generated server block. stop() ends it and removes its temporary folder.
+ * Starts the server on 127.0.0.1 serving `root` (a built folder, absolute or relative)
+ * with the generated configuration. stop() ends it and removes its temporary folder.
  */
-export async function startNginx({ root, port }: { root: string; port?: number }): Promise<RunningNginx> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'vc-nginx-'));
-  // Another process may take a port between our check and nginx's bind: try a few.
+async function startHost(launcher: Launcher, { root, port }: { root: string; port?: number }): Promise<RunningHost> {
+  const { name } = launcher;
+  const dir = await mkdtemp(path.join(tmpdir(), `vc-${name}-`));
+  // Another process may take a port between our check and the server's bind: try a few.
   for (let attempt = 1; ; attempt++) {
     const chosen = port ?? (await freePort());
-    const conf = path.join(dir, 'nginx.conf');
-    await writeFile(conf, mainConfig(dir, path.resolve(root), chosen));
-    // Its own process group, so stop() can end the workers too if the master hangs.
-    const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const [confName, text] = launcher.config(dir, path.resolve(root), chosen);
+    const conf = path.join(dir, confName);
+    await writeFile(conf, text);
+    // Its own process group, so stop() can end nginx's workers too if the master hangs.
+    const child = spawn(launcher.program, launcher.args(dir, conf), { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: launcher.env?.(dir) });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -103,12 +139,12 @@ export async function startNginx({ root, port }: { root: string; port?: number }
         // Already gone.
       }
     };
-    // If the test or benchmark dies without stopping us, nginx must not outlive it.
+    // If the test or benchmark dies without stopping us, the server must not outlive it.
     process.once('exit', killGroup);
     const url = `http://127.0.0.1:${chosen}/`;
     try {
       await spawned;
-      await answering(url, child, exited);
+      await answering(name, url, child, exited);
     } catch (error) {
       // Without a pid nginx never started (not installed?), and there is nothing to end.
       if (child.pid !== undefined) {
@@ -117,7 +153,7 @@ export async function startNginx({ root, port }: { root: string; port?: number }
       }
       process.off('exit', killGroup);
       const log = `${stderr}${await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '')}`;
-      if (port === undefined && attempt < 5 && /Address already in use/.test(log)) continue;
+      if (port === undefined && attempt < 5 && launcher.portTaken.test(log)) continue;
       await rm(dir, { recursive: true, force: true });
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
     }
@@ -136,3 +172,6 @@ export async function startNginx({ root, port }: { root: string; port?: number }
     };
   }
 }
+
+export const startNginx = (options: { root: string; port?: number }) => startHost(NGINX_LAUNCHER, options);
+export const startCaddy = (options: { root: string; port?: number }) => startHost(CADDY_LAUNCHER, options);

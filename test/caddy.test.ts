@@ -1,0 +1,71 @@
+// The generated Caddyfile on a real Caddy (Debian's package) serving a demo
+// build: the contract's headers, the list endpoints, OPTIONS, refused writes,
+// the precompressed copies, and the same answers as our own server for the API.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
+import { CADDY, startCaddy } from '../src/web-servers.ts';
+import { API_CASES, bothAnswers, expectEveryKindsHeaders, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
+import { raw } from './http.ts';
+
+describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
+  const served = servedBoth('caddy', CADDY, startCaddy);
+  const { get, file } = served;
+
+  it('GET and HEAD of a record: the contract headers exactly, the file as it is', () => expectRecordAsContract(served));
+
+  it('lists: the last ?page counts, no page is page 1, a page past the end or not a number is a JSON 404', async () => {
+    const page1 = await file('api/v2/video/page.1');
+    const page2 = await file('api/v2/video/page.2');
+    for (const query of ['', '?format=json', '?page=', '?page=2&page=1', '?page', '?Page=2']) expect((await get(`/api/v2/video/${query}`)).body.equals(page1), query).toBe(true);
+    for (const query of ['?page=2', '?page=1&page=2', '?pag%65=2', '?page=002', '?x=1&page=2&format=json']) expect((await get(`/api/v2/video${query}`)).body.equals(page2), query).toBe(true);
+    // Caddy's matchers cannot percent-decode a value either: %32 names no page there, as on nginx (README, Hosting).
+    for (const query of ['?page=99', '?page=0', '?page=abc', '?page=-1', '?page=%32', '?page=0000000000000002', '?page=2&page=x']) {
+      const res = await get(`/api/v2/video${query}`);
+      expect([query, res.status, res.text, res.headers['content-type'], res.headers.vary]).toEqual([query, 404, '{"detail": "Invalid page."}', 'application/json', 'Accept']);
+    }
+  });
+
+  it('OPTIONS answers the description; PUT, PATCH and DELETE are 405 with Allow', async () => {
+    const options = await get('/api/v2/video/12', {}, 'OPTIONS');
+    expect([options.status, options.headers['content-type'], options.headers.allow]).toEqual([200, 'application/json', RECORD_ALLOW]);
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await raw(served.host!.url, method, '/api/v2/video/12', { 'content-type': 'application/json' }, '{"title": "x"}');
+      expect([method, res.status, res.headers.allow, res.headers.vary]).toEqual([method, 405, RECORD_ALLOW, 'Accept']);
+      expect(JSON.parse(res.text)).toEqual({ detail: `Method "${method}" not allowed.` });
+    }
+  });
+
+  it('a page asked for with brotli or gzip is its copy; a record never is encoded', async () => {
+    for (const [encoding, suffix] of [
+      ['br', '.br'],
+      ['gzip', '.gz'],
+    ]) {
+      const page = await get('/talks/', { 'accept-encoding': encoding! });
+      expect(pick(page, ['content-encoding', 'vary', 'content-type'])).toEqual({ 'content-encoding': encoding, vary: 'Accept-Encoding', 'content-type': 'text/html; charset=utf-8' });
+      expect(page.body.equals(await file(`talks/index.html${suffix}`))).toBe(true);
+    }
+    const record = await get('/api/v2/video/12', { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect([record.headers['content-encoding'], record.headers.vary]).toEqual([undefined, 'Accept']);
+    expect(record.body.equals(await file('api/v2/video/12'))).toBe(true);
+  });
+
+  it('a folder without its slash is redirected to it; a missing page is the 404 page; host files and copies are not sent', async () => {
+    const folder = await get('/talks');
+    expect([folder.status, folder.headers.location]).toEqual([308, '/talks/']);
+    const missing = await get('/no/such/page/');
+    expect(missing.status).toBe(404);
+    expect(missing.body.equals(await file('404.html'))).toBe(true);
+    for (const rel of [...HOST_FILES, 'index.html.gz', 'talks/index.html.br']) {
+      expect(existsSync(path.join(served.dist, rel)), rel).toBe(true);
+      expect((await get(`/${rel}`)).status, rel).toBe(404);
+    }
+  });
+
+  it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
+
+  it('answers the API as our own server does', async () => {
+    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, [...API_CASES, ['GET', '/api/v2/video/12', { range: 'bytes=0-9' }]])) expect(theirs).toEqual(mine);
+  });
+});

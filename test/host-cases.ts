@@ -1,0 +1,150 @@
+// For the tests of the generated host configurations on real servers
+// (test/nginx.test.ts, test/caddy.test.ts): the demo build served by the host
+// and by ours, the API requests the host must answer as ours does, and what of
+// each answer is compared.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { build } from '../src/build.ts';
+import { HEADERS, HOST_FILES, kindOf, RECORD_ALLOW, type FileKind } from '../src/headers.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import type { RunningHost } from '../src/web-servers.ts';
+import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
+import { raw, type RawResponse } from './http.ts';
+
+export type ApiCase = [method: string, pathname: string, headers?: Record<string, string>];
+
+export const API_CASES: ApiCase[] = [
+  ['GET', '/api/v2/video/12'],
+  ['GET', '/api/v2/video/12/'],
+  ['GET', '/api/v2/video/999999'],
+  ['OPTIONS', '/api/v2/video/12'],
+  ['DELETE', '/api/v2/video/12'],
+  ['GET', '/api/v2/video?page=2'],
+  ['GET', '/api/v2/speaker/'],
+  ['GET', '/api/v2/video?page=99'],
+  // ?page= as Django's QueryDict reads it: the last one, case-sensitive.
+  ['GET', '/api/v2/speaker/?page=1&page=2'],
+  ['GET', '/api/v2/video/?page=&page=2'],
+  ['GET', '/api/v2/video/?page=2&page='],
+  ['GET', '/api/v2/video/?page=2&page'],
+  ['GET', '/api/v2/video/?Page=2'],
+  ['GET', '/api/v2/video/?pag%65=2'],
+  ['GET', '/api/v2/video/?page=2&page=x'],
+  ['GET', '/api/v2/video/?page=0000000000000002'],
+  ['OPTIONS', '/api/v2/category'],
+  ['POST', '/api/v2/category'],
+  ['GET', '/api/v2/category/tidewater-python-2024/'],
+  ['GET', '/api/v2/category/no-such-event'],
+  ['GET', '/api/v2/nothing-here'],
+  // An extension or a copy's suffix under /api/v2 is still the API's JSON 404, not a page's.
+  ['GET', '/api/v2/video/12.html'],
+  ['GET', '/api/v2/video/12/index.html'],
+  ['GET', '/api/v2/video/12.gz'],
+  ['GET', '/api/v2/x.br'],
+  ['GET', '/api/v2/_headers'],
+  // Where a record or an event would be, any other name is its 404, with its Vary and Allow.
+  ['GET', '/api/v2/video/abc'],
+  ['GET', '/api/v2/video/012'],
+  ['GET', '/api/v2/video/0'],
+  ['GET', '/api/v2/video/page.2'],
+  ['GET', '/api/v2/video/12.'],
+  ['OPTIONS', '/api/v2/video/abc'],
+  // Our server reads ids of at most 16 digits.
+  ['OPTIONS', '/api/v2/video/12345678901234567'],
+  ['DELETE', '/api/v2/video/12345678901234567'],
+  ['OPTIONS', '/api/v2/video/1234567890123456'],
+  ['DELETE', '/api/v2/video/abc/'],
+  ['GET', '/api/v2/category/page.1'],
+  ['GET', '/api/v2/category/No-Such/'],
+];
+
+export const pick = (res: RawResponse, names: string[]) => Object.fromEntries(names.map((n) => [n, res.headers[n]]));
+
+/**
+ * Each request's answer from the host and from ours, as the status, the body and the API's headers
+ * (`typed`: whether Content-Type and the policy are compared, given the method and the host's status).
+ */
+export async function bothAnswers(host: string, ours: string, cases: ApiCase[], typed: (method: string, status: number) => boolean = () => true) {
+  const answers = [];
+  for (const [method, pathname, headers] of cases) {
+    const [theirs, mine] = await Promise.all([raw(host, method, pathname, headers), raw(ours, method, pathname, headers)]);
+    const names = ['vary', 'allow', 'cache-control', 'content-range', ...(typed(method, theirs.status) ? ['content-type', 'content-security-policy'] : [])];
+    const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, body: res.text, ...pick(res, names) });
+    answers.push({ theirs: seen(theirs), mine: seen(mine) });
+  }
+  return answers;
+}
+
+/**
+ * A demo build (with its compressed copies) served by a host under test and by our own server, for the
+ * tests of one `describe`: started before them, stopped after. A host that is missing fails in CI.
+ */
+export function servedBoth(name: string, program: string, start: (options: { root: string }) => Promise<RunningHost>) {
+  const both = {
+    dist: '',
+    host: undefined as RunningHost | undefined,
+    ours: undefined as RunningServer | undefined,
+    get: (pathname: string, headers: Record<string, string> = {}, method = 'GET') => raw(both.host!.url, method, pathname, headers),
+    file: (rel: string) => readFile(path.join(both.dist, rel)),
+  };
+  let work: string | undefined;
+  beforeAll(async () => {
+    if (!existsSync(program)) throw new Error(`${name} is missing at ${program}: apt-get install -y ${name} (.ci/run does)`);
+    work = await mkdtemp(path.join(tmpdir(), `vc-${name}-test-`));
+    both.dist = path.join(work, 'dist');
+    const result = await build({ content: DEMO_CONTENT, out: both.dist, templates: TEMPLATES, compress: true });
+    expect(result.ok).toBe(true);
+    both.host = await start({ root: both.dist });
+    both.ours = await startServer({ dir: both.dist, host: '127.0.0.1', port: 0, quiet: true });
+  });
+  afterAll(async () => {
+    await both.host?.stop();
+    await both.ours?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+  return both;
+}
+
+/** Whether the tests of a host run: where it is installed, and always in CI (.ci/run installs it), where a missing one fails. */
+export function hostTestsRun(name: string, program: string, file: string): boolean {
+  const run = existsSync(program) || Boolean(process.env.CI);
+  if (!run) console.warn(`${file} skipped: no ${program} (apt-get install -y ${name})`);
+  return run;
+}
+
+type Served = ReturnType<typeof servedBoth>;
+
+export const CONTRACT = { 'content-type': 'text/html; charset=utf-8', vary: 'Accept', allow: RECORD_ALLOW };
+/** A kind's headers lower-cased, as node:http reports response headers. */
+export const expected = (kind: FileKind) => Object.fromEntries(Object.entries(HEADERS[kind]).map(([k, v]) => [k.toLowerCase(), v]));
+
+/** GET and HEAD of a record: the contract's headers exactly, the file as it is. */
+export async function expectRecordAsContract({ get, file }: Served): Promise<void> {
+  const body = await file('api/v2/video/12');
+  const res = await get('/api/v2/video/12');
+  expect(res.status).toBe(200);
+  expect(pick(res, Object.keys(CONTRACT))).toEqual(CONTRACT);
+  expect(pick(res, Object.keys(expected('record')))).toEqual(expected('record'));
+  expect(res.body.equals(body)).toBe(true);
+  const head = await get('/api/v2/video/12', {}, 'HEAD');
+  expect(head.status).toBe(200);
+  expect(pick(head, Object.keys(expected('record')))).toEqual(expected('record'));
+  expect([head.headers['content-length'], head.body.length]).toEqual([String(body.length), 0]);
+}
+
+/** One file of every kind is sent with exactly the headers of its kind. */
+export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<void> {
+  const rels = await fg('**/*', { cwd: dist, onlyFiles: true });
+  const byKind = new Map<FileKind, string>();
+  for (const rel of rels.sort()) if (!/\.(br|gz)$/.test(rel) && !(HOST_FILES as readonly string[]).includes(rel) && !byKind.has(kindOf(rel))) byKind.set(kindOf(rel), rel);
+  expect([...byKind.keys()].sort()).toEqual(Object.keys(HEADERS).sort());
+  for (const [kind, rel] of byKind) {
+    const res = await get(`/${rel.replace(/^api\/v2\/(video|category|speaker)\/page\.(\d+)$/, 'api/v2/$1?page=$2')}`);
+    expect(res.status, rel).toBe(200);
+    expect({ rel, headers: pick(res, Object.keys(expected(kind))) }).toEqual({ rel, headers: expected(kind) });
+  }
+}
