@@ -4,7 +4,7 @@
 // Pure: the plan decides what goes on each page, this module says what the
 // pages contain and how they are written.
 import { createHash } from 'node:crypto';
-import { LIST_PAGE_SIZE, type ListName } from './headers.ts';
+import { LIST_PAGE_SIZE, type ListName, type PageName } from './headers.ts';
 import { byId, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { inertJson } from './record.ts';
@@ -43,6 +43,12 @@ export function listPages<T>(name: ListName, items: readonly T[]): ListPage<T>[]
   const pages = Math.max(1, Math.ceil(items.length / size));
   return Array.from({ length: pages }, (_, i) => ({ name, count: items.length, page: i + 1, pages, items: items.slice(i * size, (i + 1) * size) }));
 }
+
+/**
+ * The names a list page is written under: the last page also as `last`, which `?page=last` asks for
+ * (Django REST framework's PageNumberPagination reads it), so that every host serves it as a file.
+ */
+export const pageNames = (list: ListPage<unknown>): PageName[] => (list.page === list.pages ? [list.page, 'last'] : [list.page]);
 
 /** The video list's order: newest recorded first (undated last), then by title, then by id. */
 export function byRecordedThenTitle(a: Pick<CatalogueTalk, 'recorded' | 'title' | 'id'>, b: Pick<CatalogueTalk, 'recorded' | 'title' | 'id'>): number {

@@ -63,7 +63,7 @@ const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 /** Record files: `api/v2/video/<id>`. */
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
-export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.[1-9][0-9]*|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
+export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.(?:[1-9][0-9]*|last)|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
 /** Pagefind's index chunks, named by their content: by extension, in whichever shard's folder they are. */
 export const IMMUTABLE_EXTENSIONS = ['pf_fragment', 'pf_index', 'pf_filter'] as const;
 /** Feeds, sitemaps and robots.txt, by extension. */
@@ -85,7 +85,9 @@ export const etagOf = (body: Uint8Array) => `"${createHash('sha1').update(body).
 
 /** Where the list endpoints' static files are: page `n` of a list at /api/v2/<name>/. */
 export type ListName = 'video' | 'category' | 'speaker';
-export const listFile = (name: ListName, page: number) => `api/v2/${name}/page.${page}`;
+/** A list page's name: its number, or `last` for the last page again (see pageNames). */
+export type PageName = number | 'last';
+export const listFile = (name: ListName, page: PageName) => `api/v2/${name}/page.${page}`;
 export const categoryFile = (slug: string) => `api/v2/category/${slug}`;
 
 /** Items per page of each list endpoint (as richard, the Django app the interface comes from, had them). */

@@ -181,16 +181,17 @@ const AFTER_LAST_PAGE = `(?:&(?!${PAGE_NAME}(?:[=&]|$))[^&]*)*$`;
 
 /**
  * ?page=N of the list endpoints, read from the raw query as our server reads it (pageParam): the last
- * `page` parameter counts; none, or one without a value, is page 1; anything but a positive number of
- * at most 15 digits names no page (""). nginx cannot percent-decode a value, so digits written as
+ * `page` parameter counts; none, or one without a value, is page 1; `last` is the last page's file;
+ * anything else but a positive number of at most 15 digits names no page (""). nginx cannot percent-decode a value, so digits written as
  * escapes (%32) name no page either, where our server reads them.
  */
 function nginxPageMap(): string[] {
   return [
     '# ?page=N of the list endpoints, read as Django reads it: the last page parameter counts (the name is case-sensitive),',
-    '# none or an empty one is page 1, anything but a number names no page.',
+    '# none or an empty one is page 1, "last" is the last page, anything but a number names no page.',
     'map $args $vc_page {',
     `    "~(?:^|&)${PAGE_NAME}=(?=[0-9]{1,15}(?:&|$))0*([1-9][0-9]*)${AFTER_LAST_PAGE}" $1;`,
+    `    "~(?:^|&)${PAGE_NAME}=last${AFTER_LAST_PAGE}" last;`,
     `    "~(?:^|&)${PAGE_NAME}=?${AFTER_LAST_PAGE}" 1;`,
     `    "~(?:^|&)${PAGE_NAME}(?:[=&]|$)" "";`,
     '    default 1;',
@@ -436,6 +437,8 @@ const CADDY_PAGE = [
   'vars page ""',
   '@first vars {vars.raw} ""',
   'vars @first page 1',
+  '@last vars {vars.raw} last',
+  'vars @last page last',
   '@numbered vars_regexp page {vars.raw} ^0*([1-9][0-9]*)$',
   'vars @numbered page {re.page.1}',
   // At most 15 digits, leading zeros counted, as pageParam reads them.
@@ -559,6 +562,7 @@ function vercelJson(): string {
       has: [{ type: 'query', key: 'page', value: '0*(?<page>[1-9][0-9]*)' }],
       destination: `/api/v2/${name}/page.:page`,
     },
+    { source: `/api/v2/${name}{/}?`, has: [{ type: 'query', key: 'page', value: 'last' }], destination: `/api/v2/${name}/page.last` },
     { source: `/api/v2/${name}{/}?`, missing: [{ type: 'query', key: 'page' }], destination: `/api/v2/${name}/page.1` },
   ]);
   const config = {

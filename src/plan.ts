@@ -3,7 +3,7 @@
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
 import { createHash } from 'node:crypto';
-import { byTitleThenSlug, categoryItem, listPages, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
+import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile } from './headers.ts';
@@ -402,7 +402,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   items.sort(byTitleThenSlug);
   const categoryLists = (): Part => ({
     talks: [],
-    pages: listPages('category', items).map((list): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', list.page), key: `${prints.code}${hashOf(list)}` })),
+    pages: listPages('category', items).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', at), key: `${prints.code}${hashOf(list)}` }))),
     sitemap: [],
   });
   yield give(part('category-lists', () => items, categoryLists));
@@ -457,18 +457,20 @@ interface SearchEntry {
 function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf): Part[] {
   const videoLists = (part: PartOf): Part => ({
     talks: [],
-    pages: listPages('video', byRecorded).map((list) =>
-      part(String(list.page), () => [list.count, ...list.items], (): PageJob => {
-        const key = `${code}${list.count}/${list.page}${list.items.map(origin).join('')}`;
-        return { kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', list.page), key };
-      }),
+    pages: listPages('video', byRecorded).flatMap((list) =>
+      pageNames(list).map((at) =>
+        part(String(at), () => [list.count, ...list.items], (): PageJob => {
+          const key = `${code}${list.count}/${list.page}${list.items.map(origin).join('')}`;
+          return { kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', at), key };
+        }),
+      ),
     ),
     sitemap: [],
   });
   const lists = part('video-lists', () => [byRecorded], videoLists);
   const speakerLists = (): Part => ({
     talks: [],
-    pages: listPages('speaker', speakerItems(speakers)).map((list): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', list.page), key: `${code}${hashOf(list)}` })),
+    pages: listPages('speaker', speakerItems(speakers)).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', at), key: `${code}${hashOf(list)}` }))),
     sitemap: [],
   });
   return [lists, part('speaker-lists', () => termFacts(speakers), speakerLists)];

@@ -32,6 +32,7 @@ import {
   RECORD_ALLOW,
   type FileKind,
   type ListName,
+  type PageName,
 } from './headers.ts';
 import { inertJson } from './record.ts';
 
@@ -167,11 +168,13 @@ export interface ApiTarget {
 
 /**
  * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent or empty,
- * null when it is not a positive whole number. `format` and any other parameter are ignored.
+ * `last` as Django REST framework reads it, null when it is not a positive whole number. `format`
+ * and any other parameter are ignored.
  */
-export function pageParam(query: string): number | null {
+export function pageParam(query: string): PageName | null {
   const text = new URLSearchParams(query).getAll('page').at(-1);
   if (text === undefined || text === '') return 1;
+  if (text === 'last') return 'last';
   if (!/^\d{1,15}$/.test(text)) return null;
   const page = Number(text);
   return page >= 1 ? page : null;

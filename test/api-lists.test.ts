@@ -87,6 +87,13 @@ describe('list endpoints of the demo build', () => {
     expect(await fg(`api/v2/video/page.${pages + 1}`, { cwd: out })).toEqual([]);
   });
 
+  it('writes the last page of each list again as page.last, for ?page=last', async () => {
+    for (const name of ['video', 'category', 'speaker']) {
+      const numbered = (await fg(`api/v2/${name}/page.[0-9]*`, { cwd: out })).map((p) => Number(p.split('.').at(-1)));
+      expect(await read(`api/v2/${name}/page.last`), name).toBe(await read(`api/v2/${name}/page.${Math.max(...numbered)}`));
+    }
+  });
+
   it('lists every event with its record URLs, and each event on its own', async () => {
     const list = JSON.parse(await read('api/v2/category/page.1'));
     expect(list.count).toBe(4);

@@ -35,6 +35,10 @@ export const API_CASES: ApiCase[] = [
   ['GET', '/api/v2/video/?pag%65=2'],
   ['GET', '/api/v2/video/?page=2&page=x'],
   ['GET', '/api/v2/video/?page=0000000000000002'],
+  ['GET', '/api/v2/video/?page=last'],
+  ['GET', '/api/v2/speaker?page=1&page=last'],
+  ['GET', '/api/v2/category/?page=last&format=json'],
+  ['GET', '/api/v2/video/?page=Last'],
   ['OPTIONS', '/api/v2/category'],
   ['POST', '/api/v2/category'],
   ['GET', '/api/v2/category/tidewater-python-2024/'],
@@ -143,7 +147,7 @@ export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<vo
   for (const rel of rels.sort()) if (!/\.(br|gz)$/.test(rel) && !(HOST_FILES as readonly string[]).includes(rel) && !byKind.has(kindOf(rel))) byKind.set(kindOf(rel), rel);
   expect([...byKind.keys()].sort()).toEqual(Object.keys(HEADERS).sort());
   for (const [kind, rel] of byKind) {
-    const res = await get(`/${rel.replace(/^api\/v2\/(video|category|speaker)\/page\.(\d+)$/, 'api/v2/$1?page=$2')}`);
+    const res = await get(`/${rel.replace(/^api\/v2\/(video|category|speaker)\/page\.(\d+|last)$/, 'api/v2/$1?page=$2')}`);
     expect(res.status, rel).toBe(200);
     expect({ rel, headers: pick(res, Object.keys(expected(kind))) }).toEqual({ rel, headers: expected(kind) });
   }

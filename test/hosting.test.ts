@@ -20,7 +20,7 @@ const escapeRegex = (text: string) => text.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$
 
 /** The path a client asks for to get a file of the output (lists are asked for by their endpoint and ?page=N). */
 function requestPath(rel: string): string {
-  const list = /^api\/v2\/(video|category|speaker)\/page\.\d+$/.exec(rel);
+  const list = /^api\/v2\/(video|category|speaker)\/page\.(?:\d+|last)$/.exec(rel);
   return list ? `/api/v2/${list[1]}` : `/${rel}`;
 }
 
@@ -170,7 +170,8 @@ describe('nginx.conf', () => {
       'pag%65=2', '%70%61%67%65=3', 'page=2&pag%65=', 'page=0', 'page=00', 'page=0002', 'page=000000000000002',
       'page=0000000000000002', 'page=999999999999999', 'page=-1', 'page=x', 'page=2x', 'page=+2', 'page=2+',
       'page=x&page=2', 'page=2&page=x', 'pagex=3', 'x=page=3', 'xpage=3', 'format=json', 'page=3&format=json',
-      'format=json&page=3&q=a%20b', '&page=3&&', 'page==2', 'page=2=',
+      'format=json&page=3&q=a%20b', '&page=3&&', 'page==2', 'page=2=', 'page=last', 'page=2&page=last', 'page=last&page=2',
+      'page=Last', 'page=lastx', 'page=last&format=json',
     ];
     for (const query of queries) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: String(pageParam(`?${query}`) ?? '') });
     // nginx cannot percent-decode a value: digits written as escapes name no page there (README, Hosting).
