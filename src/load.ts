@@ -226,9 +226,17 @@ function remembered<K extends object, V>(made: WeakMap<K, V>, from: K, fits: (kn
   return value;
 }
 
-/** Reads every content file under `dir`; errors name files relative to the working directory, as compilers do. */
+/** How messages name a content folder: relative to the working directory when inside it, as compilers do, else whole (`../../tmp/x` says less than `/tmp/x`). */
+export function shownFolder(dir: string): string {
+  const absolute = path.resolve(dir);
+  const relative = path.relative(process.cwd(), absolute);
+  if (relative === '') return '.';
+  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? absolute : relative;
+}
+
+/** Reads every content file under `dir`; errors name its files as shownFolder does. */
 export async function loadContent(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const display = path.relative(process.cwd(), path.resolve(dir)) || '.';
+  const display = shownFolder(dir);
   const shown = (name: string) => shownIn(display, name);
   const entries = options.entries ?? (await listContent(dir));
   if (options.basis?.dir === dir) {

@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLive, loadContent, loadFullTalk } from '../src/load.ts';
+import { isLive, loadContent, loadFullTalk, shownFolder } from '../src/load.ts';
 import { WatchedListing } from '../src/listing.ts';
 import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, tempDir } from './helpers.ts';
 
@@ -14,6 +14,23 @@ describe('the bad content corpus', () => {
     const { errors } = await loadContent(path.join(dir, 'content'));
     const prefix = `${path.relative(process.cwd(), dir)}/`;
     expect(errors.map((e) => String(e).replaceAll(prefix, ''))).toEqual(expected);
+  });
+});
+
+describe('file names in messages', () => {
+  it('are relative to the working directory inside it, and whole outside it', async () => {
+    const cwd = process.cwd();
+    expect(shownFolder(cwd)).toBe('.');
+    expect(shownFolder(path.join(cwd, 'content'))).toBe('content');
+    expect(shownFolder('content/')).toBe('content');
+    expect(shownFolder(path.join(cwd, '..foo'))).toBe('..foo');
+    expect(shownFolder(path.dirname(cwd))).toBe(path.dirname(cwd));
+    const outside = await tempDir();
+    await mkdir(path.join(outside, 'ev'));
+    await writeFile(path.join(outside, 'ev', 'category.yaml'), 'title: [\n');
+    const { errors } = await loadContent(outside);
+    expect(String(errors[0])).toMatch(/^\S+\/ev\/category\.yaml:\d+:\d+ /);
+    expect(String(errors[0]).startsWith(`${outside}/ev/category.yaml:`)).toBe(true);
   });
 });
 
