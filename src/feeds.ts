@@ -52,7 +52,8 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 /**
  * Talk text where a reader takes HTML (Atom's type="html", RSS titles and
- * descriptions): talk text is plain, so it is escaped as HTML, then as XML.
+ * descriptions, the channel's as well as its items': a feed's title names its
+ * event, speaker or tag): talk text is plain, so it is escaped as HTML, then as XML.
  */
 const html = (text: string) => x(escapeMarkup(text));
 
@@ -119,9 +120,9 @@ function rss(input: FeedInput, abs: (p: string) => string): string {
     '<?xml version="1.0" encoding="utf-8"?>',
     '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">',
     '<channel>',
-    `<title>${x(input.title)}</title>`,
+    `<title>${html(input.title)}</title>`,
     `<link>${x(abs(input.page))}</link>`,
-    `<description>${x(input.description)}</description>`,
+    `<description>${html(input.description)}</description>`,
     `<lastBuildDate>${feedUpdated(input.items).toUTCString()}</lastBuildDate>`,
     '<docs>https://www.rssboard.org/rss-specification</docs>',
     `<generator>${GENERATOR}</generator>`,

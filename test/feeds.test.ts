@@ -76,6 +76,12 @@ describe('feeds', () => {
     expect(channel.item[1].pubDate).toBe('Mon, 01 Jan 2024 00:00:00 GMT');
   });
 
+  it("RSS's channel title and description, which readers take as HTML as they do an item's, keep an event's, speaker's or tag's name as text", () => {
+    const channel = parser.parse(renderFeed('rss', { ...input, title: `Talks by ${HOSTILE}`, description: `Talks recorded at ${HOSTILE}` }, SITE)).rss.channel;
+    expect(text(channel.title)).toBe('Talks by &lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &lt;img src=x onerror=alert(2)&gt;');
+    expect(text(channel.description)).toBe('Talks recorded at &lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &lt;img src=x onerror=alert(2)&gt;');
+  });
+
   it('JSON Feed has its version, items with ids and HTML content, and attachments', () => {
     const feed = JSON.parse(renderFeed('json', input, SITE));
     expect(feed.version).toMatch(/^https:\/\/jsonfeed\.org\/version\/1/);
