@@ -101,6 +101,9 @@ export function renderMarkdownSanitised(source: string): string {
 
 const isHttps = (src: string | undefined) => !!src && /^https:\/\/[^/\s]+/i.test(src);
 
+/** What the site lets a player's frame use: the features talk.eta gives the players it makes itself. */
+const PLAYER_ALLOW = 'fullscreen; picture-in-picture; encrypted-media';
+
 const EMBED_POLICY: sanitizeHtml.IOptions = {
   allowedTags: ['iframe', 'video', 'source'],
   allowedAttributes: {
@@ -114,6 +117,9 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
   allowIframeRelativeUrls: false,
   disallowedTagsMode: 'discard',
+  // An embed's own `allow` would hand the page it frames, from any host, the camera, microphone or location
+  // under the site's name (the browser asks as if the site wanted them): it gets the features the site's own players have.
+  transformTags: { iframe: (tagName, attribs) => ({ tagName, attribs: attribs.allow === undefined ? attribs : { ...attribs, allow: PLAYER_ALLOW } }) },
   // Players that would load from anywhere but an absolute https URL are dropped whole.
   exclusiveFilter: (frame) =>
     (frame.tag === 'iframe' && !isHttps(frame.attribs.src)) ||

@@ -68,6 +68,12 @@ describe('sanitiseEmbed', () => {
     expect(html).toBe('<iframe src="https://www.youtube-nocookie.com/embed/abc" title="Player" allowfullscreen></iframe>');
   });
 
+  it("gives an iframe's allow the features of the site's own players, not the camera, microphone or location it asks for", () => {
+    expect(sanitiseEmbed('<iframe src="https://player.example/v" allow="camera *; microphone *; geolocation *; fullscreen" allowfullscreen></iframe>')).toBe(
+      '<iframe src="https://player.example/v" allow="fullscreen; picture-in-picture; encrypted-media" allowfullscreen></iframe>',
+    );
+  });
+
   it('drops anything that is not an https iframe, video or source', () => {
     const html = sanitiseEmbed(
       '<script>alert(1)</script><iframe src="http://e.org/p"></iframe><iframe src="javascript:alert(1)"></iframe><iframe src="//e.org/p"></iframe><object data="x"></object><div onclick="x">text</div>',
