@@ -2,6 +2,15 @@
 // the format editors and terminals turn into a link to the spot.
 import type { Position } from './source.ts';
 
+/**
+ * Control characters, which a terminal acts on (an escape sequence sets its colours, its title or the
+ * clipboard) and a line break, which would make a line that looks like another error: a message quotes
+ * what the content says, and these are shown as \x escapes instead. Tabs stay.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const visible = (text: string) => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
 export class ContentError {
   constructor(
     readonly file: string,
@@ -12,7 +21,7 @@ export class ContentError {
 
   toString(): string {
     const where = `${this.file}:${this.pos.line}:${this.pos.col}`;
-    return this.field ? `${where} ${this.field}: ${this.message}` : `${where} ${this.message}`;
+    return visible(this.field ? `${where} ${this.field}: ${this.message}` : `${where} ${this.message}`);
   }
 }
 

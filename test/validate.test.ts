@@ -26,6 +26,13 @@ describe('validate', () => {
     expect(!merge.ok && merge.errors.map(String)).toEqual(['t.json:1:91 <<: unknown field; remove it (see "Content format" in the README for the known fields)']);
   });
 
+  it('shows control characters a value holds as escapes, so that an error line cannot drive the terminal or forge another line', () => {
+    const result = check('t.yaml', 'id: 1\ntitle: x\nlanguage: "\\e]0;owned\\a\\e[2J\\nt.yaml:1:1 all fine"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
+    expect(!result.ok && result.errors.map(String)).toEqual([
+      't.yaml:3:11 language: unknown language "\\x1b]0;owned\\x07\\x1b[2J\\x0at.yaml:1:1 all fine": use an English language name from ISO 639-3',
+    ]);
+  });
+
   it('rejects a file that is not a mapping', () => {
     const result = check('t.yaml', '- 1\n- 2\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list']);
