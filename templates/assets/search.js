@@ -37,10 +37,10 @@ const shards = await Promise.all(
   }),
 );
 
-/** The filter counts of every shard, added up. */
+/** The filter counts of every shard, added up; kept without a prototype, as the values are events' titles ("constructor", "__proto__"). */
 function addCounts(all) {
-  const sum = {};
-  for (const counts of all) for (const [name, values] of Object.entries(counts)) for (const [value, n] of Object.entries(values)) (sum[name] ??= {})[value] = (sum[name][value] ?? 0) + n;
+  const sum = Object.create(null);
+  for (const counts of all) for (const [name, values] of Object.entries(counts)) for (const [value, n] of Object.entries(values)) (sum[name] ??= Object.create(null))[value] = (sum[name][value] ?? 0) + n;
   return sum;
 }
 
@@ -114,7 +114,7 @@ async function loadFilters() {
   const available = addCounts(await Promise.all(shards.map((shard) => shard.filters())));
   for (const select of selects) {
     const current = select.value;
-    const counts = available[select.dataset.filter] ?? {};
+    const counts = available[select.dataset.filter] ?? Object.create(null);
     const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
     select.replaceChildren(select.options[0]);
     for (const name of names) select.add(new Option(`${name} (${counts[name]})`, name));
