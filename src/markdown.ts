@@ -14,6 +14,12 @@ const demoted = (level: number) => (DEMOTED_FROM.includes(level) ? Math.min(leve
 const LINK_REL = 'nofollow ugc noopener';
 const LINK_CHECK = { allowedSchemes: ['http', 'https', 'mailto'], allowProtocolRelative: false };
 const CODE_CLASS = /^language-[\w-]+$/;
+/**
+ * Whether a link keeps its target: sanitize-html drops an empty one (it is not
+ * a boolean attribute) and one the scheme check refuses. An `a` without one is
+ * a placeholder, where HTML forbids `rel`, so only a kept target gets LINK_REL.
+ */
+const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK);
 
 const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -27,7 +33,7 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
   disallowedTagsMode: 'discard',
   transformTags: {
     ...Object.fromEntries(DEMOTED_FROM.map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level)}`, {})])),
-    a: sanitizeHtml.simpleTransform('a', { rel: LINK_REL }),
+    a: (tagName, { rel: _authored, ...attribs }) => ({ tagName, attribs: keptHref(attribs.href) ? { ...attribs, rel: LINK_REL } : attribs }),
   },
 };
 
@@ -72,9 +78,9 @@ const POLICY_RENDERER: RendererObject<string, string> = {
     // Outside an autolink, entity references in the target are what a browser reads them as.
     if (!autolink) url = decodeHTMLAttribute(url);
     // The check sanitize-html makes, so that both ways keep the same targets.
-    const target = naughtyHref(url, LINK_CHECK) ? '' : ` href="${escapeMarkup(url)}"`;
+    const target = keptHref(url) ? ` href="${escapeMarkup(url)}"` : '';
     const tip = title ? ` title="${escapeMarkup(decodeHTMLAttribute(title))}"` : '';
-    return `<a${target}${tip} rel="${LINK_REL}">${content}</a>`;
+    return `<a${target}${tip}${target ? ` rel="${LINK_REL}"` : ''}>${content}</a>`;
   },
 };
 const policyMarked = new Marked({ ...OPTIONS, renderer: POLICY_RENDERER });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blurb, excerpt, renderMarkdown, sanitiseEmbed } from '../src/markdown.ts';
+import { blurb, excerpt, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
 import { unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
@@ -19,6 +19,14 @@ describe('renderMarkdown', () => {
     );
     expect(html).not.toMatch(/<script|onerror|onclick|javascript:|<iframe|<img/i);
     expect(html).toContain('<b>bold</b>');
+  });
+
+  // HTML allows rel only on a link with an href: a placeholder `a` with rel is not conforming (a pyvideo talk's ftp:// autolink was one).
+  it('keeps rel off a link whose target it drops', () => {
+    const sources = ['ftp://ftp.example.org/slides.pdf', '[x](javascript:alert(1))', '[e]()', '<a name="top" rel="me">anchor</a> <a href="">empty</a>'];
+    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toMatch(/<a(?![^>]*\shref=)[^>]*\srel=/);
+    expect(unlikeSanitised(sources)).toEqual([]);
+    expect(renderMarkdown('[x](https://example.org) <b>b</b>')).toContain('<a href="https://example.org" rel="nofollow ugc noopener">x</a>');
   });
 
   it('shows code that talks about script as text', () => {
