@@ -23,8 +23,19 @@ const slugs = new Map<string, string>();
  * does not cover (Chinese, Japanese, ...) get a stable slug made from a hash.
  */
 export function termSlug(name: string): string {
-  return cached(slugs, name, () => slugify(name, SLUG_OPTIONS) || `u-${createHash('sha1').update(name.normalize('NFC')).digest('hex').slice(0, 10)}`);
+  return cached(slugs, name, () => withinFolderName(slugify(name, SLUG_OPTIONS)) || `u-${hashOf(name.normalize('NFC'))}`);
 }
+
+const hashOf = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 10);
+
+/**
+ * A slug is a folder name, which filesystems cut at 255 bytes (the build failed
+ * with ENAMETOOLONG on a longer name or tag): one past SLUG_MAX keeps its start
+ * and ends with a hash of the whole, so that names that slug the same still
+ * share a page and names that differ only further on do not.
+ */
+const SLUG_MAX = 200;
+const withinFolderName = (slug: string) => (slug.length <= SLUG_MAX ? slug : `${slug.slice(0, SLUG_MAX - 11).replace(/-+$/, '')}-${hashOf(slug)}`);
 
 /** The slug termSlug gives a name it cannot spell in Latin letters (日本 太郎). */
 const UNSPELT = /^u-[0-9a-f]{10}$/;

@@ -14,6 +14,16 @@ describe('termSlug', () => {
     expect(termSlug('山田 太郎')).toBe(slug);
     expect(termSlug('木村 優子')).not.toBe(slug);
   });
+
+  it('keeps the slug of a long name within a folder name, apart from names that differ only at the end', () => {
+    const long = 'Python Web Conf supports @coderdojo with: '.repeat(8);
+    const slug = termSlug(long);
+    expect(slug.length).toBeLessThanOrEqual(200);
+    expect(slug).toMatch(/^python-web-conf-supports-coderdojo-with-python[a-z-]+-[0-9a-f]{10}$/);
+    expect(termSlug(`${long}Ann`)).not.toBe(slug);
+    expect(termSlug(long.toUpperCase())).toBe(slug);
+    expect(termSlug('x'.repeat(200))).toBe('x'.repeat(200));
+  });
 });
 
 describe('groupByTerm', () => {
