@@ -14,6 +14,13 @@ const demoted = (level: number) => (DEMOTED_FROM.includes(level) ? Math.min(leve
 const LINK_REL = 'nofollow ugc noopener';
 const LINK_CHECK = { allowedSchemes: ['http', 'https', 'mailto'], allowProtocolRelative: false };
 const CODE_CLASS = /^language-[\w-]+$/;
+// A table column's alignment goes in a class: marked writes `align`, which HTML made obsolete on cells.
+const ALIGNS = ['left', 'center', 'right'];
+const ALIGN_CLASSES = ALIGNS.map((align) => `align-${align}`);
+const alignedCell = (tagName: string, { align, ...attribs }: sanitizeHtml.Attributes) => ({
+  tagName,
+  attribs: align !== undefined && ALIGNS.includes(align) ? { ...attribs, class: `align-${align}` } : attribs,
+});
 /**
  * Whether a link keeps its target: sanitize-html drops an empty one (it is not
  * a boolean attribute) and one the scheme check refuses. An `a` without one is
@@ -27,12 +34,14 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
     'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small',
     'a', 'abbr', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
   ],
-  allowedAttributes: { a: ['href', 'title', 'rel'], code: ['class'], th: ['align'], td: ['align'], ol: ['start'], abbr: ['title'] },
-  allowedClasses: { code: [CODE_CLASS] },
+  allowedAttributes: { a: ['href', 'title', 'rel'], code: ['class'], th: ['class'], td: ['class'], ol: ['start'], abbr: ['title'] },
+  allowedClasses: { code: [CODE_CLASS], th: ALIGN_CLASSES, td: ALIGN_CLASSES },
   ...LINK_CHECK,
   disallowedTagsMode: 'discard',
   transformTags: {
     ...Object.fromEntries(DEMOTED_FROM.map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level)}`, {})])),
+    th: alignedCell,
+    td: alignedCell,
     a: (tagName, { rel: _authored, ...attribs }) => ({ tagName, attribs: keptHref(attribs.href) ? { ...attribs, rel: LINK_REL } : attribs }),
   },
 };
@@ -49,9 +58,10 @@ export function escapeMarkup(text: string): string {
  * Markdown without raw HTML: such text can only become marked's own tags, so
  * these are all that differ from the policy's result (images and task-list
  * boxes dropped, headings demoted, links checked and marked nofollow, code
- * classes checked), and sanitize-html, a third of a cold build's Markdown
- * time, is left for the few descriptions with HTML in them (6 of the pyvideo
- * import's 18,675). A test renders both ways and compares.
+ * classes checked, cells aligned by class), and sanitize-html, a third of a
+ * cold build's Markdown time, is left for the few descriptions with HTML in
+ * them (6 of the pyvideo import's 18,675). A test renders both ways and
+ * compares.
  */
 const POLICY_RENDERER: RendererObject<string, string> = {
   heading({ tokens, depth }) {
@@ -61,6 +71,10 @@ const POLICY_RENDERER: RendererObject<string, string> = {
   image: () => '',
   // The policy drops the box and keeps the space marked puts after it.
   checkbox: () => ' ',
+  tablecell({ tokens, header, align }) {
+    const tag = header ? 'th' : 'td';
+    return `<${tag}${align ? ` class="align-${align}"` : ''}>${this.parser.parseInline(tokens)}</${tag}>\n`;
+  },
   code({ text, lang, escaped }) {
     const language = /^\S+/.exec(lang ?? '')?.[0];
     const kept = language && CODE_CLASS.test(`language-${language}`);

@@ -29,6 +29,15 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('[x](https://example.org) <b>b</b>')).toContain('<a href="https://example.org" rel="nofollow ugc noopener">x</a>');
   });
 
+  // HTML made `align` on cells obsolete (a conformance error), and marked writes it for a column's `:--`.
+  it('aligns table columns by class, not by the obsolete align attribute', () => {
+    const sources = ['| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |', '<table><tr><td align="right">x</td><td align="justify" class="evil">y</td></tr></table>'];
+    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toMatch(/\salign=/);
+    expect(renderMarkdown(sources[0]!)).toMatch(/<th class="align-left">a<\/th>\n<th class="align-center">b<\/th>\n<th class="align-right">c<\/th>\n<th>d<\/th>/);
+    expect(renderMarkdown(sources[1]!)).toContain('<td class="align-right">x</td><td>y</td>');
+    expect(unlikeSanitised(sources)).toEqual([]);
+  });
+
   it('shows code that talks about script as text', () => {
     expect(renderMarkdown('```html\n<script>alert(1)</script>\n```')).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
