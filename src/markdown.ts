@@ -22,11 +22,19 @@ const alignedCell = (tagName: string, { align, ...attribs }: sanitizeHtml.Attrib
   attribs: align !== undefined && ALIGNS.includes(align) ? { ...attribs, class: `align-${align}` } : attribs,
 });
 /**
- * Whether a link keeps its target: sanitize-html drops an empty one (it is not
- * a boolean attribute) and one the scheme check refuses. An `a` without one is
- * a placeholder, where HTML forbids `rel`, so only a kept target gets LINK_REL.
+ * A target that stays in the folder of the page showing the text ("slides.pdf",
+ * "./notes", "github.com/x" without its scheme): the build writes nothing there
+ * but the page and its feeds, so it was written for another site and can only
+ * 404 here (two pyvideo talks had one). `../` leaves the folder and may be meant.
  */
-const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK);
+const IN_PAGE_FOLDER = /^(?![a-z][a-z\d+.-]*:|[/\\#?]|\.\.(?:[/\\]|$))/i;
+/**
+ * Whether a link keeps its target: sanitize-html drops an empty one (it is not
+ * a boolean attribute) and one the scheme check refuses, and one in the page's
+ * folder is dropped. An `a` without one is a placeholder, where HTML forbids
+ * `rel`, so only a kept target gets LINK_REL.
+ */
+const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK) && !IN_PAGE_FOLDER.test(href.trim());
 
 const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -42,7 +50,11 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
     ...Object.fromEntries(DEMOTED_FROM.map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level)}`, {})])),
     th: alignedCell,
     td: alignedCell,
-    a: (tagName, { rel: _authored, ...attribs }) => ({ tagName, attribs: keptHref(attribs.href) ? { ...attribs, rel: LINK_REL } : attribs }),
+    a: (tagName, { rel: _authored, ...attribs }) => {
+      if (keptHref(attribs.href)) return { tagName, attribs: { ...attribs, rel: LINK_REL } };
+      const { href: _dropped, ...placeholder } = attribs;
+      return { tagName, attribs: placeholder };
+    },
   },
 };
 

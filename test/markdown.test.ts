@@ -29,6 +29,16 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('[x](https://example.org) <b>b</b>')).toContain('<a href="https://example.org" rel="nofollow ugc noopener">x</a>');
   });
 
+  // A talk's page is the only page in its folder: a target relative to it was written for another site, and 404s here.
+  it('drops a link target that stays in the folder of the page, keeping its text', () => {
+    const sources = ['of the [Plotly JavaScript library](plotly.js), [notes](./notes.md) and [repo](github.com/x/y)', '<a href="slides.pdf">slides</a>'];
+    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toContain('href');
+    expect(renderMarkdown(sources[0]!)).toContain('of the <a>Plotly JavaScript library</a>');
+    const kept = renderMarkdown('[a](/video/1/) [b](../12/t/) [c](#main) [d](https://e.org/x.js)');
+    expect(kept.match(/href=/g)).toHaveLength(4);
+    expect(unlikeSanitised(sources)).toEqual([]);
+  });
+
   // HTML made `align` on cells obsolete (a conformance error), and marked writes it for a column's `:--`.
   it('aligns table columns by class, not by the obsolete align attribute', () => {
     const sources = ['| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |', '<table><tr><td align="right">x</td><td align="justify" class="evil">y</td></tr></table>'];
