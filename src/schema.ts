@@ -114,9 +114,14 @@ export const date = z
 
 const slugPattern = /^[a-z0-9-]+$/;
 export const isSlug = (value: string) => slugPattern.test(value);
+/** Filesystems stop a file or folder name at 255 bytes: past it, check passed and the build failed (ENAMETOOLONG). */
+const NAME_MAX = 255;
+/** A site path's files are written under temporary names (src/output.ts) up to 28 bytes longer (`.x.html.br.tmp-<pid>-<random>`): its parts keep that room and more. */
+const FILE_NAME_MAX = 200;
 const slug = z
   .string(expecting('a slug'))
-  .refine(isSlug, { error: 'expected lower-case letters, digits and hyphens only, e.g. "my-talk-title"' });
+  .refine(isSlug, { error: 'expected lower-case letters, digits and hyphens only, e.g. "my-talk-title"' })
+  .refine((v) => v.length <= NAME_MAX, { error: (iss) => `expected at most ${NAME_MAX} characters (the slug names a folder), got ${String(iss.input).length}` });
 
 const language = z
   .string(expecting('an English language name such as "English"'))
@@ -160,6 +165,8 @@ function sitePathProblem(value: string): string | undefined {
   if (bad !== undefined) return `it holds ${/\s/.test(bad) ? 'a space' : `"${bad}"`}, which a path on the site cannot`;
   const segment = value.split('/').find((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
   if (segment !== undefined) return segment === '..' || segment === '.' ? `it has a "${segment}" segment` : `it names a hidden file or folder ("${segment}")`;
+  const long = value.split('/').find((seg) => Buffer.byteLength(seg) > FILE_NAME_MAX);
+  if (long !== undefined) return `its part "${long.slice(0, 24)}…" is ${Buffer.byteLength(long)} bytes long, past the ${FILE_NAME_MAX} a file or folder name on the site may take`;
   return undefined;
 }
 

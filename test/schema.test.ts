@@ -119,6 +119,15 @@ describe('talk schema', () => {
     for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/', '/2019.gz/talk/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
 
+  // Past 255 bytes a name is no file or folder: check passed such content and the build failed with ENAMETOOLONG.
+  it('refuses a slug or an old address with a part too long to be a file or folder name', () => {
+    expect(messages({ ...base, slug: 's'.repeat(255) })).toEqual([]);
+    expect(messages({ ...base, slug: 's'.repeat(256) })).toEqual(['slug: expected at most 255 characters (the slug names a folder), got 256']);
+    expect(messages({ ...base, aliases: [`/old/${'é'.repeat(97)}.html`] })).toEqual([]);
+    expect(messages({ ...base, aliases: [`/old/${'é'.repeat(98)}x.html`] })).toEqual([expect.stringMatching(/: its part "é+…" is 202 bytes long, past the 200 a file or folder name on the site may take$/)]);
+    expect(messages({ ...base, aliases: [`/${'a'.repeat(201)}/x.html`] })).toHaveLength(1);
+  });
+
   it('accepts only http(s) URLs', () => {
     for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://']) {
       expect(messages({ ...base, source_url: bad })).toHaveLength(1);
