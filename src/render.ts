@@ -1,6 +1,7 @@
 // Rendering the human site from the catalogue in memory: pure functions from
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import type { Eta } from 'eta/core';
+import { decodeHTMLAttribute } from 'entities';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
 import { named, pagePath, termSlug } from './collections.ts';
@@ -51,7 +52,7 @@ export function formatBytes(bytes: number | null): string {
 export type Player =
   | { kind: 'video'; sources: { src: string; type: string }[]; poster: string }
   | { kind: 'iframe'; src: string; host: string }
-  | { kind: 'embed'; html: string }
+  | { kind: 'embed'; html: string; src: string | undefined }
   | { kind: 'thumbnail'; src: string; href: string };
 
 const YOUTUBE_ID = /^[\w-]{11}$/;
@@ -84,6 +85,20 @@ export function embedFor(sourceUrl: string): { src: string; host: string } | nul
   return null;
 }
 
+/** A sanitised embed's first iframe's address (sanitize-html writes attributes double-quoted, `&` as `&amp;`). */
+function iframeSrc(html: string): string | undefined {
+  const src = /<iframe\b[^>]*?\ssrc="([^"]*)"/.exec(html)?.[1];
+  return src === undefined ? undefined : decodeHTMLAttribute(src);
+}
+
+/**
+ * The address of the host's player a page shows, which search engines take as
+ * the video's embedUrl and og:video: the iframe made from the source URL, or
+ * the embed's own (archive.org and other hosts, 959 talks of the pyvideo
+ * import, had neither embedUrl nor contentUrl without it).
+ */
+const playerUrl = (player: Player | null) => (player?.kind === 'iframe' || player?.kind === 'embed' ? player.src : undefined);
+
 /** The one player a talk page shows: its own files first (no third party), then the host's player, then the thumbnail. */
 export function playerFor(talk: FullTalk): Player | null {
   const sources = PLAYABLE_FIRST.filter((f) => talk[`video_${f}_url`] && !talk[`video_${f}_download_only`]).map((f) => ({
@@ -94,7 +109,7 @@ export function playerFor(talk: FullTalk): Player | null {
   const iframe = embedFor(talk.source_url);
   if (iframe) return { kind: 'iframe', ...iframe };
   const embed = sanitiseEmbed(talk.embed);
-  if (embed) return { kind: 'embed', html: embed };
+  if (embed) return { kind: 'embed', html: embed, src: iframeSrc(embed) };
   if (talk.thumbnail_url) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
   return null;
 }
@@ -227,7 +242,7 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
     duration: isoDuration(talk.duration),
     inLanguage: languageTag(talk.language),
     contentUrl: file,
-    embedUrl: player?.kind === 'iframe' ? player.src : undefined,
+    embedUrl: playerUrl(player),
     keywords: named(talk.tags).join(', ') || undefined,
     actor: speakers.length ? speakers.map((name) => ({ '@type': 'Person', name })) : undefined,
   });
@@ -240,7 +255,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   const description = excerpt(talk.blurb, 160) || `${talk.title}, a talk at ${talk.category}`;
   const image = talk.thumbnail_url;
   const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
-  const video = file ?? (player?.kind === 'iframe' ? player.src : '');
+  const video = file ?? playerUrl(player) ?? '';
   return {
     id: talk.id,
     title: talk.title,

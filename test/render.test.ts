@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme } from '../src/theme.ts';
 import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { blurb } from '../src/markdown.ts';
-import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer } from '../src/render.ts';
+import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
@@ -54,6 +54,7 @@ describe('playerFor', () => {
     expect(playerFor(makeTalk({ embed: '<iframe src="https://player.example/1" onload="x()"></iframe>' }))).toEqual({
       kind: 'embed',
       html: '<iframe src="https://player.example/1"></iframe>',
+      src: 'https://player.example/1',
     });
     expect(playerFor(makeTalk({ embed: '<script>x</script>', thumbnail_url: 'https://e.org/t.jpg' }))?.kind).toBe('thumbnail');
     expect(playerFor(makeTalk({}))).toBeNull();
@@ -61,6 +62,16 @@ describe('playerFor', () => {
 });
 
 describe('talk pages', () => {
+  // Search engines want a VideoObject's contentUrl or embedUrl; an embed's player is its iframe (archive.org on 959 pyvideo talks).
+  it("give an embed's player as the video's embedUrl and og:video", () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const view = talkView({ talk: makeTalk({ embed: '<iframe src="https://archive.org/embed/talk?a=1&amp;b=2" title="T"></iframe>' }), event, others: [] }, SITE);
+    expect(JSON.parse(view.jsonLd).embedUrl).toBe('https://archive.org/embed/talk?a=1&b=2');
+    expect(view.openGraph).toContainEqual(['og:video', 'https://archive.org/embed/talk?a=1&b=2']);
+    const video = talkView({ talk: makeTalk({ embed: '<video src="https://e.org/a.webm"></video>' }), event, others: [] }, SITE);
+    expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
+  });
+
   it('link no blank speaker or tag: such a name has no page', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
