@@ -139,7 +139,8 @@ const PLAYER_ALLOW = 'fullscreen; picture-in-picture; encrypted-media';
 const EMBED_POLICY: sanitizeHtml.IOptions = {
   allowedTags: ['iframe', 'video', 'source'],
   allowedAttributes: {
-    iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'frameborder', 'loading', 'referrerpolicy'],
+    // Not frameborder, which YouTube's embed code still writes: HTML made it obsolete, and the style sheet draws no border.
+    iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'loading', 'referrerpolicy'],
     video: ['src', 'width', 'height', 'controls', 'preload', 'poster'],
     source: ['src', 'type'],
   },
@@ -159,9 +160,11 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
     (frame.tag === 'video' && frame.attribs.src !== undefined && !isHttps(frame.attribs.src)),
 };
 
-export function sanitiseEmbed(html: string): string {
+/** An embed's players, safe; an iframe without a title (which names it to a screen reader) is given `title`. */
+export function sanitiseEmbed(html: string, title: string): string {
   if (html.trim() === '') return '';
-  return sanitizeHtml(html, EMBED_POLICY).trim();
+  const titled: sanitizeHtml.Transformer = (tagName, attribs) => ({ tagName, attribs: attribs.title?.trim() ? attribs : { ...attribs, title } });
+  return sanitizeHtml(html, { ...EMBED_POLICY, transformTags: { iframe: titled } }).trim();
 }
 
 /**

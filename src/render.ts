@@ -108,7 +108,7 @@ export function playerFor(talk: FullTalk): Player | null {
   if (sources.length > 0) return { kind: 'video', sources, poster: talk.thumbnail_url };
   const iframe = embedFor(talk.source_url);
   if (iframe) return { kind: 'iframe', ...iframe };
-  const embed = sanitiseEmbed(talk.embed);
+  const embed = sanitiseEmbed(talk.embed, `Video player: ${talk.title}`);
   if (embed) return { kind: 'embed', html: embed, src: iframeSrc(embed) };
   if (talk.thumbnail_url) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
   return null;

@@ -91,7 +91,7 @@ describe('excerpts', () => {
 
 describe('sanitiseEmbed', () => {
   it('keeps https iframes with their player attributes', () => {
-    const html = sanitiseEmbed('<iframe src="https://www.youtube-nocookie.com/embed/abc" title="Player" allowfullscreen onload="x()"></iframe>');
+    const html = sanitiseEmbed('<iframe src="https://www.youtube-nocookie.com/embed/abc" title="Player" allowfullscreen onload="x()"></iframe>', 'T');
     expect(html).toBe('<iframe src="https://www.youtube-nocookie.com/embed/abc" title="Player" allowfullscreen></iframe>');
   });
 
@@ -104,12 +104,24 @@ describe('sanitiseEmbed', () => {
   it('drops anything that is not an https iframe, video or source', () => {
     const html = sanitiseEmbed(
       '<script>alert(1)</script><iframe src="http://e.org/p"></iframe><iframe src="javascript:alert(1)"></iframe><iframe src="//e.org/p"></iframe><object data="x"></object><div onclick="x">text</div>',
+      'T',
     );
     expect(html).toBe('text');
   });
 
+  // YouTube's embed code writes frameborder, which HTML made obsolete; an iframe without a title is a frame no screen reader can name.
+  it('leaves out frameborder and names an iframe that has no title', () => {
+    const youtube = '<iframe width="560" height="315" src="https://www.youtube.com/embed/abc" frameborder="0" allowfullscreen></iframe>';
+    expect(sanitiseEmbed(youtube, 'Video player: A & B')).toBe(
+      '<iframe width="560" height="315" src="https://www.youtube.com/embed/abc" allowfullscreen title="Video player: A &amp; B"></iframe>',
+    );
+    expect(sanitiseEmbed('<iframe src="https://e.org/p" title=" "></iframe><iframe src="https://e.org/q" title="Own"></iframe>', 'T')).toBe(
+      '<iframe src="https://e.org/p" title="T"></iframe><iframe src="https://e.org/q" title="Own"></iframe>',
+    );
+  });
+
   it('keeps video with https sources only', () => {
-    expect(sanitiseEmbed('<video controls><source src="https://e.org/a.mp4" type="video/mp4"><source src="a.webm"></video>')).toBe(
+    expect(sanitiseEmbed('<video controls><source src="https://e.org/a.mp4" type="video/mp4"><source src="a.webm"></video>', 'T')).toBe(
       '<video controls><source src="https://e.org/a.mp4" type="video/mp4" /></video>',
     );
   });

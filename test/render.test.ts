@@ -53,7 +53,7 @@ describe('playerFor', () => {
   it('falls back to the sanitised embed, then to the thumbnail', () => {
     expect(playerFor(makeTalk({ embed: '<iframe src="https://player.example/1" onload="x()"></iframe>' }))).toEqual({
       kind: 'embed',
-      html: '<iframe src="https://player.example/1"></iframe>',
+      html: '<iframe src="https://player.example/1" title="Video player: T"></iframe>',
       src: 'https://player.example/1',
     });
     expect(playerFor(makeTalk({ embed: '<script>x</script>', thumbnail_url: 'https://e.org/t.jpg' }))?.kind).toBe('thumbnail');
