@@ -1,6 +1,6 @@
 // Untrusted text to safe HTML: Markdown through marked (which does not
 // sanitise), then an allow-list; player embeds through a stricter one.
-import { decodeHTMLAttribute } from 'entities';
+import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities';
 import { naughtyHref } from 'launder';
 import { Marked, type RendererObject, type Token } from 'marked';
 import sanitizeHtml from 'sanitize-html';
@@ -119,10 +119,17 @@ const hasHtml = (tokens: Token[]) => {
   return found;
 };
 
+/**
+ * marked passes on any `&word;` in text as a character reference, known or not
+ * ("Q&A;" on a pyvideo talk), where HTML reads an unknown one as text, and
+ * calls it a parse error: the fast path escapes its `&`, as sanitize-html does.
+ */
+const escapeUnknownReferences = (html: string) => html.replace(/&\w+;/g, (ref) => (decodeHTMLStrict(ref) === ref ? `&amp;${ref.slice(1)}` : ref));
+
 export function renderMarkdown(source: string): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);
-  return hasHtml(tokens) ? sanitizeHtml(marked.parser(tokens), MARKDOWN_POLICY) : policyMarked.parser(tokens);
+  return hasHtml(tokens) ? sanitizeHtml(marked.parser(tokens), MARKDOWN_POLICY) : escapeUnknownReferences(policyMarked.parser(tokens));
 }
 
 /** Every Markdown source through sanitize-html, as renderMarkdown does with those that have HTML in them: what its fast path must match. */

@@ -39,6 +39,13 @@ describe('renderMarkdown', () => {
     expect(unlikeSanitised(sources)).toEqual([]);
   });
 
+  // An unknown named reference is text to a browser but a parse error to the standard: "Q&A;" on a pyvideo talk.
+  it('escapes an ampersand that starts no known character reference', () => {
+    const source = '- Q&A; &bogus; and &copy; &amp; &lt;b&gt; `&A;`';
+    expect(renderMarkdown(source)).toBe('<ul>\n<li>Q&amp;A; &amp;bogus; and &copy; &amp; &lt;b&gt; <code>&amp;A;</code></li>\n</ul>\n');
+    expect(unlikeSanitised([source])).toEqual([]);
+  });
+
   // HTML made `align` on cells obsolete (a conformance error), and marked writes it for a column's `:--`.
   it('aligns table columns by class, not by the obsolete align attribute', () => {
     const sources = ['| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |', '<table><tr><td align="right">x</td><td align="justify" class="evil">y</td></tr></table>'];
