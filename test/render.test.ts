@@ -72,6 +72,20 @@ describe('talk pages', () => {
     expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
   });
 
+  // A control character or noncharacter is a parse error anywhere in HTML: pyvideo's mojibake brought U+009D.
+  it('drop the code points HTML calls a parse error wherever they stand', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const odd = 'a\u0000b\u0007c\u007fd\u009de\ufdd0f\uffffg';
+    const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), title: odd, summary: odd, description: `${odd}\n\n\`${odd}\``, speakers: [odd] };
+    const html = new SiteRenderer(templates, SITE).talk({ ...job, talk });
+    expect(html).not.toMatch(/[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/);
+    expect(html).toMatch(/<h1 lang="\w+" dir="auto">abcdefg<\/h1>/);
+    // JSON writes C0 controls as \u escapes itself: the JSON-LD keeps those.
+    expect(JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/.exec(html)![1]!).name).toBe('a\u0000b\u0007cdefg');
+  });
+
   it('link no blank speaker or tag: such a name has no page', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
