@@ -157,9 +157,6 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
   allowIframeRelativeUrls: false,
   disallowedTagsMode: 'discard',
-  // An embed's own `allow` would hand the page it frames, from any host, the camera, microphone or location
-  // under the site's name (the browser asks as if the site wanted them): it gets the features the site's own players have.
-  transformTags: { iframe: (tagName, attribs) => ({ tagName, attribs: attribs.allow === undefined ? attribs : { ...attribs, allow: PLAYER_ALLOW } }) },
   // Players that would load from anywhere but an absolute https URL are dropped whole.
   exclusiveFilter: (frame) =>
     (frame.tag === 'iframe' && !isHttps(frame.attribs.src)) ||
@@ -167,11 +164,23 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
     (frame.tag === 'video' && frame.attribs.src !== undefined && !isHttps(frame.attribs.src)),
 };
 
-/** An embed's players, safe; an iframe without a title (which names it to a screen reader) is given `title`. */
+/**
+ * An embed's iframe as the page shows it. Its own `allow` would hand the page it frames, from any host,
+ * the camera, microphone or location under the site's name (the browser asks as if the site wanted
+ * them): it gets the features the site's own players have. One without a title (which names it to a
+ * screen reader) is given `title`.
+ */
+const embedFrame =
+  (title: string): sanitizeHtml.Transformer =>
+  (tagName, attribs) => ({
+    tagName,
+    attribs: { ...attribs, ...(attribs.allow === undefined ? {} : { allow: PLAYER_ALLOW }), ...(attribs.title?.trim() ? {} : { title }) },
+  });
+
+/** An embed's players, safe (see embedFrame). */
 export function sanitiseEmbed(html: string, title: string): string {
   if (html.trim() === '') return '';
-  const titled: sanitizeHtml.Transformer = (tagName, attribs) => ({ tagName, attribs: attribs.title?.trim() ? attribs : { ...attribs, title } });
-  return sanitizeHtml(html, { ...EMBED_POLICY, transformTags: { iframe: titled } }).trim();
+  return sanitizeHtml(html, { ...EMBED_POLICY, transformTags: { iframe: embedFrame(title) } }).trim();
 }
 
 /**
