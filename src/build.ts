@@ -621,6 +621,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       return { ok: true, summary, catalogue };
     }
 
+    // With only the search index to write (the dev server's build that follows its pages), the output is opened
+    // once Pagefind is done: a newer change that stops it meanwhile has no patch to put back, which looks through
+    // every file of the output for its temporary files (2 s on the pyvideo import, before the change's own build).
+    if (indexing && allPlanned && ahead.length === 0 && recordLists.length === 0 && assets.length === 0) await indexing;
     options.signal?.throwIfAborted();
     const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
     /** Stops the rendering, and with it the planning, when the build fails or is stopped (see renderJobs). */

@@ -3,9 +3,10 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { WatchedListing } from '../src/listing.ts';
+import { Patch } from '../src/output.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -359,6 +360,24 @@ describe('incremental builds', () => {
     expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Stopped once');
     await expectSameAsClean();
     expect((await incremental()).written).toBe(0);
+  });
+
+  it('a build with only the search index to write opens the output once Pagefind is done, so a newer change stops it with nothing to put back', async () => {
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Indexed before the output opens"');
+    await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true });
+    // Pagefind writes the index into a scratch folder beside the output; the build moves it in after opening the output.
+    const indexWritten = () => fg.sync('.dist.*search/**/pagefind-entry.json', { cwd: root, dot: true }).length > 0;
+    const opened: boolean[] = [];
+    const open = Patch.open.bind(Patch);
+    const spy = vi.spyOn(Patch, 'open').mockImplementation((...args) => (opened.push(indexWritten()), open(...args)));
+    try {
+      const search = await incremental();
+      expect(search.searchPending).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(opened).toEqual([true]);
+    await expectSameAsClean();
   });
 
   it('a build stopped while the search index is made leaves the output and its state as they were', async () => {
