@@ -25,7 +25,7 @@ import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteRenderer } from './render.ts';
 import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
-import { loadTheme, TEMPLATE_NAMES, type Theme } from './theme.ts';
+import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
 /**
  * The modules that load, plan, render and index, imported once a build has something to do: a build
@@ -164,12 +164,8 @@ async function fingerprintCode(): Promise<string> {
 let codeFingerprint: Promise<string> | undefined;
 
 function fingerprints(theme: Theme, code: string): Fingerprints {
-  const layout = theme.templates.layout ?? '';
   const templates: Record<string, string> = {};
-  for (const name of TEMPLATE_NAMES) {
-    const source = theme.templates[name] ?? '';
-    templates[name] = hash(source.includes("layout('@layout'") ? layout + source : source);
-  }
+  for (const name of TEMPLATE_NAMES) templates[name] = hash(templatesUsed(theme.templates, name).map((n) => `${n}\n${theme.templates[n]}`).join('\n'));
   return { code, templates };
 }
 

@@ -92,7 +92,7 @@ export interface SearchShard {
 /** Short fingerprints of the code and templates each kind of output is made with. */
 export interface Fingerprints {
   code: string;
-  /** By template name; layout-based templates include the layout's. */
+  /** By template name; each includes the templates it names (see templatesUsed). */
   templates: Record<string, string>;
 }
 

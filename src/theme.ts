@@ -16,6 +16,20 @@ export interface Theme {
   assets: { path: string; bytes: Buffer }[];
 }
 
+/** True when `source` names the template `name` as Eta does, `@name` (`layout('@layout')`, `include("@layout")`); names are letters, digits, `_` and `-`. */
+const names = (source: string, name: string) => new RegExp(`@${name}(?![\\w-])`).test(source);
+
+/**
+ * The templates a page made with `name` depends on: itself, the templates it names and those
+ * they name, in the theme's order. A page's key is made from their sources, so that an edit of
+ * the layout rebuilds the pages rendered in it, however the call to it is written.
+ */
+export function templatesUsed(templates: Templates, name: string): string[] {
+  const used = new Set([name]);
+  for (const user of used) for (const other of Object.keys(templates)) if (!used.has(other) && names(templates[user] ?? '', other)) used.add(other);
+  return Object.keys(templates).filter((n) => used.has(n));
+}
+
 export async function loadTheme(dir: string): Promise<Theme> {
   const templates: Templates = {};
   for (const name of TEMPLATE_NAMES) {

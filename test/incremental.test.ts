@@ -173,6 +173,15 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it('an edit of the layout rebuilds the pages rendered in it, however a template calls it', async () => {
+    await edit(path.join(templates, 'home.eta'), /layout\('@layout'/, 'layout("@layout"');
+    await incremental();
+    await edit(path.join(templates, 'layout.eta'), /<footer class="site-footer">/, '<footer class="site-footer" data-v="2">');
+    await incremental();
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toContain('data-v="2"');
+    await expectSameAsClean();
+  });
+
   it.each(['one by one', 'in one process'])('additions, removals, edits, event and asset changes, in sequence, always equal a clean build (builds run %s)', async (how) => {
     if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
     await edit(await talkFile(14), /^duration: .*$/m, 'duration: 4321');
