@@ -340,9 +340,8 @@ export class SiteRenderer {
     readonly site: SiteInfo,
   ) {
     this.eta = newEta();
-    for (const name of TEMPLATE_NAMES) {
-      const source = templates[name];
-      if (source === undefined) throw new Error(`template "${name}.eta" is missing`);
+    for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`template "${name}.eta" is missing`);
+    for (const [name, source] of Object.entries(templates)) {
       try {
         this.eta.loadTemplate(`@${name}`, source);
       } catch (err) {

@@ -11,6 +11,9 @@ export const newEta = (debug = false) => new Eta({ autoEscape: true, autoTrim: f
 /** Eta's reason for a failure, without the JavaScript it adds to a syntax error. */
 export function reasonOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // Eta names what it did not find, not where templates come from.
+  const unknown = /^Failed to get template '(.*)'$/.exec(message);
+  if (unknown) return `no template '${unknown[1]}': a template is included by its file's name in the templates folder with an @, include('@footer') for footer.eta`;
   return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
 }
 

@@ -5,10 +5,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 
-/** Template sources by name (see TEMPLATE_NAMES). */
+/** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
 export type Templates = Record<string, string>;
 
 export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found'] as const;
+
+/** A partial's name as Eta names it, `@name`, and as templatesUsed finds it. */
+const PARTIAL_NAME = /^[\w-]+$/;
 
 export interface Theme {
   templates: Templates;
@@ -37,6 +40,13 @@ export async function loadTheme(dir: string): Promise<Theme> {
     templates[name] = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
       throw err.code === 'ENOENT' ? new Error(`${file} is missing: a templates folder has ${TEMPLATE_NAMES.map((n) => `${n}.eta`).join(', ')}`) : err;
     });
+  }
+  // Any other template in the folder is a partial, which makes no page of its own: templates include it by name.
+  for (const file of (await fg('*.eta', { cwd: dir, onlyFiles: true })).sort()) {
+    const name = file.slice(0, -'.eta'.length);
+    if (name in templates) continue;
+    if (!PARTIAL_NAME.test(name)) throw new Error(`${path.join(dir, file)}: a template's name is letters, digits, _ and - (it is included as include('@${name}'))`);
+    templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
   const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));

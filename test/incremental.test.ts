@@ -182,6 +182,16 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it('an edit of a partial rebuilds the pages that include it', async () => {
+    await writeFile(path.join(templates, 'links.eta'), '<p>v1</p>');
+    await edit(path.join(templates, 'layout.eta'), /<\/footer>/, "<%~ include('@links') %></footer>");
+    await incremental();
+    await writeFile(path.join(templates, 'links.eta'), '<p>v2</p>');
+    await incremental();
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toContain('<p>v2</p>');
+    await expectSameAsClean();
+  });
+
   it.each(['one by one', 'in one process'])('additions, removals, edits, event and asset changes, in sequence, always equal a clean build (builds run %s)', async (how) => {
     if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
     await edit(await talkFile(14), /^duration: .*$/m, 'duration: 4321');

@@ -145,4 +145,16 @@ describe('template errors', () => {
     const layout = `${templates.layout}`.replace('\n', '\n<%= it.nope.deeper %>\n');
     expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(/^template layout\.eta:2, rendering index\.html: Cannot read properties of undefined \(reading 'deeper'\)$/);
   });
+
+  it('a partial renders where a template includes it; one it does not have is named, with how templates are named', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
+    const layout = templates.layout!.replace('</footer>', "<%~ include('@links', it) %></footer>");
+    expect(new SiteRenderer({ ...templates, layout, links: '<p id="links"><%= it.site.baseUrl %></p>' }, SITE).output(home)).toContain(`<p id="links">${SITE.baseUrl}</p>`);
+    expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(
+      /^template layout\.eta:\d+, rendering index\.html: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
+    );
+    expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE)).toThrow(/^template links\.eta:1(:\d+)?: syntax error/);
+  });
 });
