@@ -49,6 +49,28 @@ export async function loadTheme(dir: string): Promise<Theme> {
     templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
   const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
+  const missing = missingAssets(templates, new Set(assetNames));
+  if (missing.length > 0) throw new Error(missing.map((m) => `template ${m.template}.eta:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`).join('\n'));
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { templates, assets };
+}
+
+/**
+ * An address under /assets/ written out in a template; not one that goes on in template code
+ * (`/assets/${name}.svg`, `/assets/<%= it.file %>`), whose file only a page knows.
+ */
+const ASSET_REF = /\/assets\/([\w./-]*[\w-])(?![\w./${<-])/g;
+
+/**
+ * The addresses under /assets/ the templates name that are not among `assets` (their paths in
+ * the assets folder): each page would ask for a file the build does not write, and get a 404.
+ */
+export function missingAssets(templates: Templates, assets: ReadonlySet<string>): { template: string; line: number; ref: string }[] {
+  const missing = [];
+  for (const [template, source] of Object.entries(templates)) {
+    for (const [index, text] of source.split('\n').entries()) {
+      for (const ref of text.matchAll(ASSET_REF)) if (!assets.has(ref[1]!)) missing.push({ template, line: index + 1, ref: ref[0] });
+    }
+  }
+  return missing;
 }

@@ -1,7 +1,7 @@
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTheme, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { loadTheme, missingAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
 describe('loadTheme', () => {
@@ -35,5 +35,29 @@ describe('templatesUsed', () => {
 
   it('takes a name only whole: @links is not @links-old', () => {
     expect(templatesUsed(templates, 'footer')).toEqual(['footer', 'links']);
+  });
+});
+
+describe('missingAssets', () => {
+  it('names each address under /assets/ a template writes out that the assets folder lacks, with its line', () => {
+    const templates = { layout: '<link rel="stylesheet" href="/assets/style.css">\n<img src="/assets/img/logo.png?v=2" alt="">', talk: "<% layout('@layout', { scripts: ['/assets/talk.js'] }) %>" };
+    expect(missingAssets(templates, new Set(['style.css']))).toEqual([
+      { template: 'layout', line: 2, ref: '/assets/img/logo.png' },
+      { template: 'talk', line: 1, ref: '/assets/talk.js' },
+    ]);
+  });
+
+  it('leaves an address that goes on in template code, whose file only a page knows', () => {
+    const templates = { layout: '<img src="/assets/flags/${it.lang}.svg"><img src="/assets/icon-<%= it.kind %>.svg"><a href="/assets/">' };
+    expect(missingAssets(templates, new Set())).toEqual([]);
+  });
+
+  it('fails loadTheme, saying where the file should be', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    expect(missingAssets((await loadTheme(dir)).templates, new Set(['style.css', 'favicon.svg', 'search.js', 'api.js']))).toEqual([]);
+    await rm(path.join(dir, 'assets', 'favicon.svg'));
+    const line = (await readFile(path.join(dir, 'layout.eta'), 'utf8')).split('\n').findIndex((l) => l.includes('/assets/favicon.svg')) + 1;
+    await expect(loadTheme(dir)).rejects.toThrow(`template layout.eta:${line}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
   });
 });
