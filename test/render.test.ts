@@ -1,12 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { HtmlValidate } from 'html-validate';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTheme } from '../src/theme.ts';
+import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
 import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { blurb } from '../src/markdown.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
-import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
+import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
 
 const SITE = { baseUrl: 'https://talks.example.org' };
 
@@ -156,5 +158,26 @@ describe('template errors', () => {
       /^template layout\.eta:\d+, rendering index\.html: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
     );
     expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE)).toThrow(/^template links\.eta:1(:\d+)?: syntax error/);
+  });
+});
+
+describe("the README's table of templates", () => {
+  it('lists every template, and for each page template exactly the fields of its `it`', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Templates\n'), readme.indexOf('\n## Incremental builds\n'));
+    const rows = [...section.matchAll(/^\| `([\w-]+)\.eta` \|[^|]*\|([^|]*)\|$/gm)].map(([, name, fields]) => [name!, [...fields!.matchAll(/`(\w+)`/g)].map((f) => f[1]!).filter((f) => f !== 'site')] as const);
+    expect(rows.map(([name]) => name)).toEqual([...TEMPLATE_NAMES]);
+    // Each page template shows the names of its own `it`; the layout only writes the page.
+    const dump: Record<string, string> = Object.fromEntries(TEMPLATE_NAMES.map((name) => [name, "<% layout('@layout') %><%= Object.keys(it).filter((k) => k !== 'site').join(' ') %>"]));
+    dump.layout = '<%~ it.body %>';
+    const renderer = new SiteRenderer(dump, SITE);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const plan = planSite(catalogue, { code: '', templates: {} });
+    const got: Record<string, string> = {};
+    for (const page of plan.parts.flatMap((p) => p.pages)) if (page.kind === 'page') got[page.template] ??= renderer.output(page);
+    const job = plan.parts.flatMap((p) => p.talks)[0]!;
+    got.talk = renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) });
+    got.redirect = renderer.redirect('A talk', '/video/1/a-talk/');
+    for (const [name, fields] of rows) if (name !== 'layout') expect(fields, name).toEqual(got[name]!.split(' ').filter(Boolean));
   });
 });
