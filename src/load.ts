@@ -136,8 +136,11 @@ function readValidated<T>(dir: string, display: string, name: string, check: (do
   if (!parsed.ok) return parsed;
   const result = check(parsed.doc);
   if (!result.ok) return result;
-  return { ok: true, value: result.value as T, rev: createHash('sha1').update(bytes).digest('base64url') };
+  return { ok: true, value: result.value as T, rev: revisionOf(bytes) };
 }
+
+/** A talk's revision: a hash of its file's bytes. */
+export const revisionOf = (bytes: Buffer): string => createHash('sha1').update(bytes).digest('base64url');
 
 /** Reads and validates one talk file, every field of it. */
 export function readTalk(dir: string, display: string, name: string): Read<Talk> {
@@ -179,7 +182,7 @@ export const readTalks: ReadTalks = ({ dir, display, names }) =>
  */
 export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
   const bytes = readFileSync(path.join(dir, talk.name));
-  if (createHash('sha1').update(bytes).digest('base64url') !== talk.rev) throw new Error(`${talk.file} changed during the build; build again`);
+  if (revisionOf(bytes) !== talk.rev) throw new Error(`${talk.file} changed during the build; build again`);
   let value: unknown;
   if (talk.name.endsWith('.json')) value = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   else {

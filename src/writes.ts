@@ -4,7 +4,7 @@
 // output in line before the answer goes out, so the next GET shows the change.
 // Writes run one at a time; a write that fails validation or the build leaves
 // every file as it was.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { build, type BuildOptions } from './build.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
 import { timestamps } from './importer.ts';
-import { isLive, loadContent, loadFullTalk, type Catalogue, type CatalogueTalk } from './load.ts';
+import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { slugFromTitle } from './pyvideo.ts';
 import { lockHolder, OutputLocked, stateDirFor } from './state.ts';
@@ -37,6 +37,18 @@ const fail = (status: number, message: string, headers?: Record<string, string>)
 
 /** Another process builds the output: a write waits for it, as it would for a write before it. */
 const busy = (pid: number) => fail(503, `Another build of this site (process ${pid}) is running: try again when it is done.`, { 'Retry-After': '10' });
+
+/** The catalogue cannot be built as the content files are, whatever the write: they must be fixed first. */
+const conflict = (errors: readonly ContentError[]) => fail(409, `The catalogue has content errors; fix them first: ${errors.slice(0, 5).join('; ')}`);
+
+/** Whether a talk's file still holds what the catalogue read: a person, git or another process may have changed it since. */
+function isCurrent(content: string, talk: CatalogueTalk): boolean {
+  try {
+    return revisionOf(readFileSync(path.join(content, talk.name))) === talk.rev;
+  } catch {
+    return false;
+  }
+}
 
 export class HttpError extends Error {
   constructor(readonly answer: Status) {
@@ -197,7 +209,14 @@ export class RecordWriter {
 
   private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<Status> {
     const { content } = this.options;
-    const talk = this.catalogue.talks.find((t) => t.id === id);
+    let talk = this.catalogue.talks.find((t) => t.id === id);
+    // The content may have changed outside this server since its last build (an editor, git, a file added by hand):
+    // build it as it is first, so that the write starts from the file on disk, not from what that build saw.
+    if (!talk || !isCurrent(content, talk)) {
+      const refused = await this.refresh();
+      if (refused) return refused;
+      talk = this.catalogue.talks.find((t) => t.id === id);
+    }
     if (!talk && method === 'PATCH') return { status: 404, body: NOT_FOUND };
     const stamp = timestamps(this.options.now?.() ?? new Date());
     const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !READ_ONLY.has(key)));
@@ -232,6 +251,20 @@ export class RecordWriter {
       change = created;
     }
     return this.apply(change, id, talk ? 200 : 201);
+  }
+
+  /** Builds the content as it is now and keeps its catalogue; the answer when that cannot be done. */
+  private async refresh(): Promise<Status | undefined> {
+    let result: Awaited<ReturnType<typeof build>>;
+    try {
+      result = await build({ ...this.options, memory: this.memory });
+    } catch (err) {
+      if (err instanceof OutputLocked) return busy(err.pid);
+      throw err;
+    }
+    if (!result.ok) return conflict(result.errors);
+    if (result.catalogue) this.catalogue = result.catalogue;
+    return undefined;
   }
 
   /** The file a PUT to a new id creates: in the event its `category` names, named after its title. */
@@ -280,7 +313,7 @@ export class RecordWriter {
     if (!result.ok) {
       const own = result.errors.filter((e) => path.resolve(e.file) === path.resolve(shown));
       if (own.length > 0) return { status: 400, body: inertJson(fieldErrors(own)) };
-      return fail(409, `The catalogue has content errors in other files; fix them first: ${result.errors.slice(0, 5).join('; ')}`);
+      return conflict(result.errors);
     }
     if (result.catalogue) this.catalogue = result.catalogue;
     const talk = this.catalogue.talks.find((t) => t.id === id)!;

@@ -1,6 +1,7 @@
 // Writes through the API on a real server: PUT and PATCH change the content
 // files and the output before they answer; bad requests change nothing.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -237,6 +238,22 @@ describe('writes through the API', () => {
     const expected = applied.reduce((record, a) => ({ ...record, ...a.patch, updated: a.updated }), initial);
     expect(json(await get('/api/v2/video/12'))).toEqual(expected);
   }, 120_000);
+
+  it('writes over changes made to the content files by hand since its last build', async () => {
+    const file = path.join(content, TALK);
+    await writeFile(file, `${(await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: Edited by hand')}# a note\n`);
+    const r = await send('PATCH', 12, { whiteboard: 'after a hand edit' });
+    expect(r.status).toBe(200);
+    expect(json(r)).toMatchObject({ title: 'Edited by hand', whiteboard: 'after a hand edit' });
+    expect(await readFile(file, 'utf8')).toContain('# a note');
+    // A talk added by hand is there to change, and a PUT to its id does not make it a second time.
+    await writeFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'id: 4343\ntitle: Added by Hand\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n');
+    expect(json(await send('PATCH', 4343, { duration: 60 }))).toMatchObject({ id: 4343, title: 'Added by Hand', duration: 60 });
+    const put = await send('PUT', 4343, { title: 'Put by Hand', category: 'Tidewater Python 2024' });
+    expect(put.status).toBe(200);
+    expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).title).toBe('Put by Hand');
+    expect(existsSync(path.join(content, 'tidewater-python-2024/videos/put-by-hand.yaml'))).toBe(false);
+  });
 });
 
 describe('serve --tokens', () => {
