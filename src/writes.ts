@@ -80,7 +80,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD in the content file, the client never told.
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)));
   } catch (err) {
     throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
   }

@@ -9,7 +9,7 @@ export interface RawResponse {
   text: string;
 }
 
-export function raw(base: string, method: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+export function raw(base: string, method: string, pathname: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
   const url = new URL(base);
   // Node frames a body it knows in full only for some methods: a DELETE's would be read as the start of the connection's next request.
   const framed = body === undefined || Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h)) ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };

@@ -40,7 +40,7 @@ async function setUp() {
 }
 
 const send = (method: string, id: number | string, body?: unknown, headers: Record<string, string> = {}) =>
-  raw(server.url, method, `/api/v2/video/${id}`, { 'Content-Type': 'application/json', Authorization: `Token ${token}`, ...headers }, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+  raw(server.url, method, `/api/v2/video/${id}`, { 'Content-Type': 'application/json', Authorization: `Token ${token}`, ...headers }, body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
 const get = (rel: string) => raw(server.url, 'GET', rel);
 const json = (r: { text: string }) => JSON.parse(r.text);
 
@@ -141,6 +141,10 @@ describe('writes through the API', () => {
     const malformed = await send('PATCH', 12, '{"title": ');
     expect(malformed.status).toBe(400);
     expect(json(malformed).detail).toMatch(/^JSON parse error - /);
+    // Bytes that are not UTF-8 are refused, not written to the file as U+FFFD.
+    const latin1 = await send('PATCH', 12, Buffer.from('{"title": "Caf\xe9"}', 'latin1'));
+    expect(latin1.status).toBe(400);
+    expect(json(latin1).detail).toMatch(/^JSON parse error - /);
     const list = await send('PATCH', 12, '[1, 2]');
     expect(list.status).toBe(400);
     expect(json(list)).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
