@@ -2,7 +2,7 @@
 // would: YAML stays YAML with its comments, quoting and key order, JSON stays
 // JSON with its indentation; a changed field keeps its place, a new one goes last.
 import { applyEdits, modify } from 'jsonc-parser';
-import { isScalar, parseDocument, stringify } from 'yaml';
+import { Document, isScalar, parse, parseDocument, visit } from 'yaml';
 
 /** New values by field name; `undefined` removes the field, so that it takes its default. */
 export type FieldChanges = Record<string, unknown>;
@@ -23,6 +23,29 @@ function editYaml(text: string, changes: FieldChanges): string {
     if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = value;
     else doc.set(key, doc.createNode(value));
   }
+  return faithfulYaml(doc, changes);
+}
+
+/**
+ * The document as text, each of `fields` written so that it reads back as given.
+ * The yaml library writes a string whose lines are only spaces as a block
+ * scalar that reads back without them (`" "` as `|-` and an empty line), and
+ * keeps a tag written for the old value (`!!str` turns null into "null"); such
+ * fields are written again double-quoted and untagged, which holds any value.
+ */
+function faithfulYaml(doc: Document, fields: FieldChanges): string {
+  const text = doc.toString({ lineWidth: 0 });
+  const back = parse(text) as Record<string, unknown>;
+  const wrong = Object.keys(fields).filter((key) => fields[key] !== undefined && JSON.stringify(back[key]) !== JSON.stringify(fields[key]));
+  if (wrong.length === 0) return text;
+  for (const key of wrong) {
+    visit(doc.get(key, true) as Parameters<typeof visit>[0], {
+      Scalar(_, node) {
+        node.tag = undefined;
+        if (typeof node.value === 'string') node.type = 'QUOTE_DOUBLE';
+      },
+    });
+  }
   return doc.toString({ lineWidth: 0 });
 }
 
@@ -36,5 +59,5 @@ function editJson(text: string, changes: FieldChanges): string {
 
 /** A new content file holding `fields`, in the given order. */
 export function newSource(name: string, fields: Record<string, unknown>): string {
-  return name.endsWith('.json') ? `${JSON.stringify(fields, null, 2)}\n` : stringify(fields, { lineWidth: 0 });
+  return name.endsWith('.json') ? `${JSON.stringify(fields, null, 2)}\n` : faithfulYaml(new Document(fields), fields);
 }

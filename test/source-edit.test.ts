@@ -26,6 +26,20 @@ describe('editing a content file', () => {
     expect(parse(out).speakers).toEqual(['A', 'B']);
   });
 
+  it('writes every value so that it reads back exactly, whatever the style of the value it replaces', () => {
+    // Strings of spaces, which the yaml library's block scalars drop, and the usual YAML traps.
+    const values = [' ', '  \n\n', ' \t', 'yes', 'null', '~', ': x', '#x', '- x', '*anchor', '&a', '!tag', '%x', '"q"', "'s'", 'x\n---\ny', '🎉 שלום', null, 7, true];
+    const styles = ['summary: plain\n', 'summary: "quoted"\n', 'summary: |\n  literal\n', 'summary: >-\n  folded\n', 'summary: !!str tagged\n', 'other: 1\n'];
+    for (const style of styles) {
+      for (const value of values) {
+        const out = editSource('talk.yaml', `${style}id: 1 # kept\n`, { summary: value, tags: [value] });
+        expect(parse(out), `${JSON.stringify(style)} ← ${JSON.stringify(value)}`).toMatchObject({ summary: value, tags: [value] });
+        expect(out).toContain('# kept');
+      }
+    }
+    expect(parse(newSource('t.yaml', { id: 1, summary: ' \n', speakers: ['  '] }))).toEqual({ id: 1, summary: ' \n', speakers: ['  '] });
+  });
+
   it('removes a field so that it takes its default', () => {
     expect(parse(editSource('talk.yaml', YAML, { recorded: undefined }))).not.toHaveProperty('recorded');
     expect(JSON.parse(editSource('talk.json', '{\n  "id": 1,\n  "tags": ["a"]\n}\n', { tags: undefined }))).toEqual({ id: 1 });
