@@ -1,6 +1,7 @@
 // API tokens: who may write through the server. The file keeps one line per
 // token, its name and the SHA-256 of the token: a leaked file lets nobody in.
 // A plain hash is enough because tokens are 160 random bits, not passwords.
+import { isUtf8 } from 'node:buffer';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './output.ts';
@@ -78,13 +79,19 @@ export function verifyToken(entries: readonly TokenEntry[], presented: string): 
   return found;
 }
 
-export type Credentials = { ok: true; token: string } | { ok: false; reason: 'missing' | 'invalid' };
+export type Credentials = { ok: true; token: string } | { ok: false; reason: 'missing' } | { ok: false; reason: 'invalid'; detail: string };
 
-/** Reads `Authorization: Token <key>` (the keyword in any case), as Django REST framework does. */
+const invalid = (detail: string): Credentials => ({ ok: false, reason: 'invalid', detail });
+
+/** Reads `Authorization: Token <key>` (the keyword in any case) as Django REST framework does, with its words for a malformed one. */
 export function credentials(header: string | undefined): Credentials {
   if (header === undefined) return { ok: false, reason: 'missing' };
-  const parts = header.trim().split(/\s+/);
+  // Split as Python splits the header's bytes: on ASCII whitespace only (not on U+00A0, which Node's Latin-1 reading makes of byte 0xA0).
+  const parts = header.split(/[ \t\n\r\v\f]+/).filter((part) => part !== '');
   if (parts[0]?.toLowerCase() !== 'token') return { ok: false, reason: 'missing' };
-  if (parts.length !== 2 || !/^[\x21-\x7e]{1,256}$/.test(parts[1]!)) return { ok: false, reason: 'invalid' };
+  if (parts.length === 1) return invalid('Invalid token header. No credentials provided.');
+  if (parts.length > 2) return invalid('Invalid token header. Token string should not contain spaces.');
+  // Node reads a header's bytes as Latin-1; Django decodes the key as UTF-8.
+  if (!isUtf8(Buffer.from(parts[1]!, 'latin1'))) return invalid('Invalid token header. Token string should not contain invalid characters.');
   return { ok: true, token: parts[1]! };
 }

@@ -197,8 +197,9 @@ export class RecordWriter {
       const body = user ? { ...RECORD_OPTIONS, actions: this.actions } : RECORD_OPTIONS;
       return { status: 200, body: inertJson(body) };
     }
-    if (!auth.ok && auth.reason === 'missing') return fail(401, 'Authentication credentials were not provided.', { 'WWW-Authenticate': 'Token' });
-    if (!user) return fail(401, 'Invalid token.', { 'WWW-Authenticate': 'Token' });
+    const challenge = { 'WWW-Authenticate': 'Token' };
+    if (!auth.ok) return fail(401, auth.reason === 'missing' ? 'Authentication credentials were not provided.' : auth.detail, challenge);
+    if (!user) return fail(401, 'Invalid token.', challenge);
     const body = await readJsonBody(req);
     const method = req.method as 'PUT' | 'PATCH';
     const ifMatch = req.headers['if-match'];

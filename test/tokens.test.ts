@@ -45,8 +45,13 @@ describe('tokens', () => {
     expect(credentials('Token abc')).toEqual({ ok: true, token: 'abc' });
     expect(credentials('token abc')).toEqual({ ok: true, token: 'abc' });
     expect(credentials('TOKEN   abc ')).toEqual({ ok: true, token: 'abc' });
-    expect(credentials('Token')).toEqual({ ok: false, reason: 'invalid' });
-    expect(credentials('Token a b')).toEqual({ ok: false, reason: 'invalid' });
-    expect(credentials('Token caf\u00e9')).toEqual({ ok: false, reason: 'invalid' });
+    expect(credentials('Token')).toEqual({ ok: false, reason: 'invalid', detail: 'Invalid token header. No credentials provided.' });
+    expect(credentials('Token  ')).toEqual({ ok: false, reason: 'invalid', detail: 'Invalid token header. No credentials provided.' });
+    expect(credentials('Token a b')).toEqual({ ok: false, reason: 'invalid', detail: 'Invalid token header. Token string should not contain spaces.' });
+    // Byte 0xE9 alone is not UTF-8; the same letter sent as UTF-8 is a key like any other, and an unknown one.
+    expect(credentials('Token caf\u00e9')).toEqual({ ok: false, reason: 'invalid', detail: 'Invalid token header. Token string should not contain invalid characters.' });
+    expect(credentials('Token caf\u00c3\u00a9')).toEqual({ ok: true, token: 'caf\u00c3\u00a9' });
+    // Byte 0xA0 is not whitespace to Python's split, so this is one key, and not UTF-8.
+    expect(credentials('Token a\u00a0b')).toMatchObject({ ok: false, detail: 'Invalid token header. Token string should not contain invalid characters.' });
   });
 });

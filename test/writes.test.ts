@@ -58,10 +58,13 @@ describe('writes through the API', () => {
     expect(missing.headers['www-authenticate']).toBe('Token');
     expect(missing.headers['x-content-type-options']).toBe('nosniff');
     expect(json(missing)).toEqual({ detail: 'Authentication credentials were not provided.' });
-    for (const auth of ['Token nope', 'Token', 'token a b']) {
+    // Django REST framework's words for each: an unknown key, no key, a key with spaces.
+    const details = { 'Token nope': 'Invalid token.', Token: 'Invalid token header. No credentials provided.', 'token a b': 'Invalid token header. Token string should not contain spaces.' };
+    for (const [auth, detail] of Object.entries(details)) {
       const bad = await send('PUT', 12, { title: 'x' }, { Authorization: auth });
       expect(bad.status).toBe(401);
-      expect(json(bad)).toEqual({ detail: 'Invalid token.' });
+      expect(bad.headers['www-authenticate']).toBe('Token');
+      expect(json(bad)).toEqual({ detail });
     }
   });
 
