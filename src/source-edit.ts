@@ -23,7 +23,13 @@ function editYaml(text: string, changes: FieldChanges): string {
     if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = value;
     else doc.set(key, doc.createNode(value));
   }
-  return faithfulYaml(doc, changes);
+  return asWritten(text, faithfulYaml(doc, changes));
+}
+
+/** `out` with the line breaks and byte order mark of `text`: yaml writes "\n" and drops the mark, which would change every line of a file saved on Windows. */
+function asWritten(text: string, out: string): string {
+  const lines = text.includes('\r\n') ? out.replace(/\n/g, '\r\n') : out;
+  return text.startsWith('\ufeff') ? `\ufeff${lines}` : lines;
 }
 
 /**

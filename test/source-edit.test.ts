@@ -40,6 +40,13 @@ describe('editing a content file', () => {
     expect(parse(newSource('t.yaml', { id: 1, summary: ' \n', speakers: ['  '] }))).toEqual({ id: 1, summary: ' \n', speakers: ['  '] });
   });
 
+  it("keeps a YAML file's CRLF line breaks and byte order mark", () => {
+    const windows = `\ufeff${YAML.replace(/\n/g, '\r\n')}`;
+    const out = editSource('talk.yaml', windows, { title: 'New', tags: ['a'] });
+    expect(out).toBe(`\ufeff${editSource('talk.yaml', YAML, { title: 'New', tags: ['a'] }).replace(/\n/g, '\r\n')}`);
+    expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+
   it('removes a field so that it takes its default', () => {
     expect(parse(editSource('talk.yaml', YAML, { recorded: undefined }))).not.toHaveProperty('recorded');
     expect(JSON.parse(editSource('talk.json', '{\n  "id": 1,\n  "tags": ["a"]\n}\n', { tags: undefined }))).toEqual({ id: 1 });
