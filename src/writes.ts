@@ -279,8 +279,11 @@ export class RecordWriter {
     const event = events[0]!;
     const base = (typeof fields.title === 'string' && slugFromTitle(fields.title)) || `talk-${id}`;
     const dir = path.dirname(event.name);
+    // Neither a file's name nor a slug of the event: a talk may give its own `slug`, whatever its file is called.
+    const taken = (slug: string) =>
+      existsSync(path.join(this.options.content, dir, 'videos', `${slug}.yaml`)) || this.catalogue.talks.some((t) => t.name === `${dir}/videos/${slug}.yaml` || (t.event === event.slug && t.slug === slug));
     let slug = base;
-    for (let n = 2; existsSync(path.join(this.options.content, dir, 'videos', `${slug}.yaml`)) || this.catalogue.talks.some((t) => t.name === `${dir}/videos/${slug}.yaml`); n++) slug = `${base}-${n}`;
+    for (let n = 2; taken(slug); n++) slug = `${base}-${n}`;
     const { category: _, ...rest } = fields;
     const ordered = Object.fromEntries(API_FIELDS.filter((f) => f in rest).map((f) => [f, rest[f]]));
     const file = `${dir}/videos/${slug}.yaml`;

@@ -261,6 +261,14 @@ describe('writes through the API', () => {
     expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).title).toBe('Put by Hand');
     expect(existsSync(path.join(content, 'tidewater-python-2024/videos/put-by-hand.yaml'))).toBe(false);
   });
+
+  it("PUT to a new id names the talk's file after a slug no talk of the event has, whatever their files are called", async () => {
+    await writeFile(path.join(content, 'tidewater-python-2024/videos/named-otherwise.yaml'), 'id: 4444\nslug: chosen-by-hand\ntitle: Chosen by Hand\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n');
+    const r = await send('PUT', 4445, { title: 'Chosen by Hand', category: 'Tidewater Python 2024' });
+    expect(r.status).toBe(201);
+    expect(json(r).slug).toBe('chosen-by-hand-2');
+    expect(existsSync(path.join(content, 'tidewater-python-2024/videos/chosen-by-hand-2.yaml'))).toBe(true);
+  });
 });
 
 describe('serve --tokens', () => {
