@@ -219,6 +219,20 @@ export function hasState(stateDir: string): boolean {
   return existsSync(path.join(stateDir, UNCHANGED_FILE));
 }
 
+/**
+ * Which build last left its state here: every build rewrites its no-op record
+ * (a new file) or removes it before changing the output, so a caller that keeps
+ * its state in memory can tell whether a build in another process came between.
+ */
+export function stateStamp(stateDir: string): string | undefined {
+  try {
+    const { ino, mtimeMs } = statSync(path.join(stateDir, UNCHANGED_FILE));
+    return `${ino}:${mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
 export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
   try {
     if (existsSync(path.join(stateDir, 'journal.json')) || existsSync(path.join(stateDir, 'pending'))) return undefined;

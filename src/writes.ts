@@ -16,7 +16,7 @@ import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { slugFromTitle } from './pyvideo.ts';
-import { lockHolder, OutputLocked, stateDirFor } from './state.ts';
+import { lockHolder, OutputLocked, stateDirFor, stateStamp } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
 import { talkSchema, TALK_FIELDS } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
@@ -152,6 +152,8 @@ export class RecordWriter {
   private readonly actions = { PUT: putActions() };
   /** The build's state, kept between writes so that each build starts from memory. */
   private readonly memory: NonNullable<BuildOptions['memory']> = {};
+  /** The state folder's stamp after this writer's last build (see stateStamp). */
+  private stamp: string | undefined;
 
   private constructor(
     private readonly options: WriterOptions,
@@ -160,7 +162,7 @@ export class RecordWriter {
 
   static async open(options: WriterOptions): Promise<RecordWriter> {
     const writer = new RecordWriter(options, { events: [], talks: [] });
-    const result = await build({ ...options, memory: writer.memory });
+    const result = await writer.build();
     if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
     let catalogue = result.catalogue;
     if (!catalogue) {
@@ -255,11 +257,25 @@ export class RecordWriter {
     return this.apply(change, id, talk ? 200 : 201);
   }
 
+  /**
+   * An incremental build from this writer's memory of the output; from the state on disk when a build
+   * in another process (`npm run dev`, `npm run build`) changed the output since, as the memory no longer
+   * describes it and files that build wrote would be taken for this one's and left as they are.
+   */
+  private async build(): Promise<Awaited<ReturnType<typeof build>>> {
+    const stateDir = this.options.cache ? stateDirFor(this.options.cache, path.resolve(this.options.out)) : undefined;
+    if (stateDir && stateStamp(stateDir) !== this.stamp) Object.assign(this.memory, { state: undefined, written: undefined, loaded: undefined });
+    // Not after a build that threw (another held the output): that one's stamp is still to come.
+    const result = await build({ ...this.options, memory: this.memory });
+    this.stamp = stateDir && stateStamp(stateDir);
+    return result;
+  }
+
   /** Builds the content as it is now and keeps its catalogue; the answer when that cannot be done. */
   private async refresh(): Promise<Status | undefined> {
     let result: Awaited<ReturnType<typeof build>>;
     try {
-      result = await build({ ...this.options, memory: this.memory });
+      result = await this.build();
     } catch (err) {
       if (err instanceof OutputLocked) return busy(err.pid);
       throw err;
@@ -305,7 +321,7 @@ export class RecordWriter {
     await writeFileAtomic(file, change.after);
     let result: Awaited<ReturnType<typeof build>> | undefined;
     try {
-      result = await build({ ...this.options, memory: this.memory });
+      result = await this.build();
     } catch (err) {
       if (err instanceof OutputLocked) return busy(err.pid);
       throw err;

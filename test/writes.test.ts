@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { build } from '../src/build.ts';
 import { RECORD_ALLOW } from '../src/headers.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { stateDirFor } from '../src/state.ts';
@@ -260,6 +261,19 @@ describe('writes through the API', () => {
     expect(put.status).toBe(200);
     expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).title).toBe('Put by Hand');
     expect(existsSync(path.join(content, 'tidewater-python-2024/videos/put-by-hand.yaml'))).toBe(false);
+  });
+
+  it('follows a build of the same output in another process: the next write leaves no file of it behind', async () => {
+    const file = path.join(content, 'tidewater-python-2024/videos/escaping-is-not-enough-xss-in-templates.yaml');
+    const original = await readFile(file);
+    const title = json(await get('/api/v2/video/5')).title;
+    // `npm run build` of an edit that is then taken back, with the server running.
+    await writeFile(file, original.toString('utf8').replace(/^title: .*$/m, 'title: Built elsewhere'));
+    expect((await build({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache') })).ok).toBe(true);
+    expect(json(await get('/api/v2/video/5')).title).toBe('Built elsewhere');
+    await writeFile(file, original);
+    expect((await send('PATCH', 12, { whiteboard: 'after another build' })).status).toBe(200);
+    expect(json(await get('/api/v2/video/5')).title).toBe(title);
   });
 
   it("PUT to a new id names the talk's file after a slug no talk of the event has, whatever their files are called", async () => {
