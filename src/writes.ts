@@ -195,13 +195,15 @@ export class RecordWriter {
   private async answer(req: IncomingMessage, id: number): Promise<Status> {
     const auth = credentials(req.headers.authorization);
     const user = auth.ok ? verifyToken(this.options.tokens, auth.token) : undefined;
+    const challenge = { 'WWW-Authenticate': 'Token' };
+    // Django REST framework authenticates every request, OPTIONS too: credentials given but wrong are 401 whatever the method.
+    if (!auth.ok && auth.reason === 'invalid') return fail(401, auth.detail, challenge);
+    if (auth.ok && !user) return fail(401, 'Invalid token.', challenge);
     if (req.method === 'OPTIONS') {
       const body = user ? { ...RECORD_OPTIONS, actions: this.actions } : RECORD_OPTIONS;
       return { status: 200, body: inertJson(body) };
     }
-    const challenge = { 'WWW-Authenticate': 'Token' };
-    if (!auth.ok) return fail(401, auth.reason === 'missing' ? 'Authentication credentials were not provided.' : auth.detail, challenge);
-    if (!user) return fail(401, 'Invalid token.', challenge);
+    if (!user) return fail(401, 'Authentication credentials were not provided.', challenge);
     const body = await readJsonBody(req);
     const method = req.method as 'PUT' | 'PATCH';
     const ifMatch = req.headers['if-match'];

@@ -218,6 +218,12 @@ describe('writes through the API', () => {
     const anonymous = await raw(server.url, 'OPTIONS', '/api/v2/video/12');
     expect(anonymous.status).toBe(200);
     expect(json(anonymous)).not.toHaveProperty('actions');
+    // A token that is given but wrong is refused, as Django REST framework authenticates OPTIONS like any request.
+    for (const [auth, detail] of [['Token nope', 'Invalid token.'], ['Token', 'Invalid token header. No credentials provided.']]) {
+      const wrong = await raw(server.url, 'OPTIONS', '/api/v2/video/12', { Authorization: auth! });
+      expect([wrong.status, wrong.headers['www-authenticate'], json(wrong)]).toEqual([401, 'Token', { detail }]);
+    }
+    expect((await raw(server.url, 'OPTIONS', '/api/v2/video/12', { Authorization: 'Basic eDp5' })).status).toBe(200);
     const r = await send('OPTIONS', 12);
     const put = json(r).actions.PUT;
     expect(put.state).toEqual({ type: 'choice', choices: [{ value: 1, display_name: 'Live' }, { value: 2, display_name: 'Draft' }], required: false, read_only: false, label: 'State' });
