@@ -68,6 +68,8 @@ function pythonType(value: unknown): string {
 /** The request body as a JSON object, or the error Django REST framework would answer with. */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const length = Number(req.headers['content-length'] ?? 0);
+  // No body is no data, whatever its type, as Django REST framework reads it: a PATCH of nothing, a PUT of nothing.
+  if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
   if (length > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
@@ -78,6 +80,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
     if (size > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
     chunks.push(chunk);
   }
+  if (size === 0) return {};
   let value: unknown;
   try {
     // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD in the content file, the client never told.

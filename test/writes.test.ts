@@ -149,6 +149,9 @@ describe('writes through the API', () => {
     const latin1 = await send('PATCH', 12, Buffer.from('{"title": "Caf\xe9"}', 'latin1'));
     expect(latin1.status).toBe(400);
     expect(json(latin1).detail).toMatch(/^JSON parse error - /);
+    // No body is no data, as in Django REST framework: nothing to change, or a PUT without its required title.
+    expect((await send('PATCH', 12, '', { 'Content-Type': '' })).status).toBe(200);
+    expect(json(await send('PUT', 12, ''))).toEqual({ title: [expect.any(String)] });
     const list = await send('PATCH', 12, '[1, 2]');
     expect(list.status).toBe(400);
     expect(json(list)).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
