@@ -217,6 +217,8 @@ export class RecordWriter {
   }
 
   private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<Status> {
+    // The path takes 16 digits: past 2^53 the number is not the one sent (…993 reads as …992), and no talk can have it.
+    if (!Number.isSafeInteger(id)) return { status: 404, body: NOT_FOUND };
     const { content } = this.options;
     let talk = this.catalogue.talks.find((t) => t.id === id);
     // The content may have changed outside this server since its last build (an editor, git, a file added by hand):

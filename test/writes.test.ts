@@ -118,6 +118,8 @@ describe('writes through the API', () => {
     expect(unknown.status).toBe(404);
     // The same body as a GET of an unknown id.
     expect(unknown.text).toBe((await get('/api/v2/video/4242')).text);
+    // An id past 2^53 cannot be held exactly, nor given to a talk.
+    expect((await send('PUT', '9007199254740993', { title: 'Too Far', category: 'Tidewater Python 2024' })).status).toBe(404);
     const bad = await send('PUT', 4242, { title: 'Nowhere', category: 'No Such Event' });
     expect(bad.status).toBe(400);
     expect(json(bad)).toHaveProperty('category');
