@@ -2,7 +2,7 @@
 // would: YAML stays YAML with its comments, quoting and key order, JSON stays
 // JSON with its indentation; a changed field keeps its place, a new one goes last.
 import { applyEdits, modify } from 'jsonc-parser';
-import { Document, isScalar, parse, parseDocument, visit } from 'yaml';
+import { Document, isNode, isScalar, parse, parseDocument, visit } from 'yaml';
 
 /** New values by field name; `undefined` removes the field, so that it takes its default. */
 export type FieldChanges = Record<string, unknown>;
@@ -21,7 +21,12 @@ function editYaml(text: string, changes: FieldChanges): string {
     const node = doc.get(key, true);
     // A scalar keeps its node, so its quoting style and comments survive.
     if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = value;
-    else doc.set(key, doc.createNode(value));
+    else {
+      const created = doc.createNode(value);
+      // Comments on the old value (`tags: # in the order announced`) are about the field: the new value keeps them.
+      if (isNode(node)) Object.assign(created, { commentBefore: node.commentBefore, comment: node.comment });
+      doc.set(key, created);
+    }
   }
   return asWritten(text, faithfulYaml(doc, changes));
 }

@@ -47,6 +47,13 @@ describe('editing a content file', () => {
     expect(out.replace(/\r\n/g, '')).not.toContain('\n');
   });
 
+  it('keeps the comments on a list it replaces', () => {
+    const out = editSource('talk.yaml', 'id: 1\nspeakers:\n  # in the order announced\n  - A\ntags: # no tag for the room\n  - a\n', { speakers: ['B', 'C'], tags: [] });
+    expect(out).toContain('# in the order announced');
+    expect(out).toContain('# no tag for the room');
+    expect(parse(out)).toEqual({ id: 1, speakers: ['B', 'C'], tags: [] });
+  });
+
   it('removes a field so that it takes its default', () => {
     expect(parse(editSource('talk.yaml', YAML, { recorded: undefined }))).not.toHaveProperty('recorded');
     expect(JSON.parse(editSource('talk.json', '{\n  "id": 1,\n  "tags": ["a"]\n}\n', { tags: undefined }))).toEqual({ id: 1 });
