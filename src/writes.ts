@@ -31,6 +31,8 @@ export const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
 const WRITABLE = API_FIELDS.filter((f) => !READ_ONLY.has(f));
 
 type Status = { status: number; body: string; headers?: Record<string, string> };
+/** A write's preconditions, as the request's headers give them. */
+type Conditions = { ifMatch?: string; ifNoneMatch?: string };
 
 const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW };
 const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
@@ -209,14 +211,15 @@ export class RecordWriter {
     if (!user) return fail(401, 'Authentication credentials were not provided.', challenge);
     const body = await readJsonBody(req);
     const method = req.method as 'PUT' | 'PATCH';
-    const ifMatch = req.headers['if-match'];
+    const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'] };
     // One write at a time: each reads the file the previous one left.
-    const run = this.queue.then(() => this.write(method, id, body, ifMatch));
+    const run = this.queue.then(() => this.write(method, id, body, conditions));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<Status> {
+  private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, conditions: Conditions): Promise<Status> {
+    const { ifMatch, ifNoneMatch } = conditions;
     // The path takes 16 digits: past 2^53 the number is not the one sent (…993 reads as …992), and no talk can have it.
     if (!Number.isSafeInteger(id)) return { status: 404, body: NOT_FOUND };
     const { content } = this.options;
@@ -240,9 +243,12 @@ export class RecordWriter {
     let change: Change;
     if (talk) {
       const current = loadFullTalk(content, talk);
-      if (ifMatch !== undefined && !matches(ifMatch, etagOf(Buffer.from(serialiseRecord(current))))) {
+      const etag = etagOf(Buffer.from(serialiseRecord(current)));
+      if (ifMatch !== undefined && !matches(ifMatch, etag)) {
         return fail(412, 'The record has changed since you read it: GET it again and reapply your change.');
       }
+      // `If-None-Match: *` makes a PUT create only, as a client that must not replace a record sends it (RFC 9110 13.1.2).
+      if (ifNoneMatch !== undefined && matchesWeakly(ifNoneMatch, etag)) return fail(412, 'There is a record with this id already.');
       // Without a prototype, and asked with hasOwn: a client may name a field `toString` or `__proto__`.
       const changes: FieldChanges = Object.create(null);
       const source = await readFile(path.join(content, talk.name));
@@ -361,6 +367,14 @@ export class RecordWriter {
 
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Weak comparison (RFC 9110 13.1.2): If-None-Match matches a tag with or without its `W/`. */
+function matchesWeakly(header: string, etag: string): boolean {
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
 }
 
 /** Strong comparison (RFC 9110 13.1.1): If-Match never matches a weak tag. */

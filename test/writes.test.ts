@@ -217,6 +217,11 @@ describe('writes through the API', () => {
     const r = await send('PATCH', 12, { whiteboard: 'checked' }, { 'If-Match': headers.etag as string });
     expect(r.status).toBe(200);
     expect((await send('PATCH', 12, { whiteboard: 'again' }, { 'If-Match': headers.etag as string })).status).toBe(412);
+    // If-None-Match: * creates only: it replaces no record.
+    const before = await fingerprint(content);
+    expect((await send('PUT', 12, { title: 'Not replaced', category: 'Tidewater Python 2024' }, { 'If-None-Match': '*' })).status).toBe(412);
+    expect((await send('PATCH', 12, { title: 'Not replaced' }, { 'If-None-Match': `W/${(await get('/api/v2/video/12')).headers.etag}` })).status).toBe(412);
+    expect(await fingerprint(content)).toEqual(before);
   });
 
   it('OPTIONS describes the record, and with a token the fields a PUT takes', async () => {
