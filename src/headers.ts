@@ -83,6 +83,19 @@ export function kindOf(rel: string): FileKind {
 /** A strong ETag from a file's bytes: the same bytes give the same tag on every server and after every rebuild. */
 export const etagOf = (body: Uint8Array) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 
+/**
+ * Whether a list of tags (If-None-Match, If-Match) names `etag`; `*` names any. If-None-Match compares
+ * weakly (RFC 9110 13.1.2: `W/` aside); If-Match strongly (13.1.1: a weak tag matches nothing).
+ */
+export function etagMatches(header: string | undefined, etag: string, strong = false): boolean {
+  if (!header) return false;
+  const opaque = (tag: string) => (strong ? tag : tag.replace(/^W\//, ''));
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || opaque(t) === opaque(etag);
+  });
+}
+
 /** Where the list endpoints' static files are: page `n` of a list at /api/v2/<name>/. */
 export type ListName = 'video' | 'category' | 'speaker';
 /** A list page's name: its number, or `last` for the last page again (see pageNames). */

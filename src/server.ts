@@ -19,6 +19,7 @@ import {
   describeResource,
   detailJson,
   ENCODINGS,
+  etagMatches,
   etagOf,
   HEADERS,
   HOST_FILES,
@@ -88,16 +89,6 @@ function queryOf(rawUrl: string): string {
   const target = end === -1 ? rawUrl : rawUrl.slice(0, end);
   const q = target.indexOf('?');
   return q === -1 ? '' : target.slice(q);
-}
-
-/** Weak comparison (RFC 9110 13.1.2) against an If-None-Match list. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const opaque = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === opaque;
-  });
 }
 
 /**

@@ -11,7 +11,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { build, type BuildOptions } from './build.ts';
 import type { ContentError } from './errors.ts';
-import { API_JSON_HEADERS, detailJson, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
+import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
 import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
@@ -244,11 +244,11 @@ export class RecordWriter {
     if (talk) {
       const current = loadFullTalk(content, talk);
       const etag = etagOf(Buffer.from(serialiseRecord(current)));
-      if (ifMatch !== undefined && !matches(ifMatch, etag)) {
+      if (ifMatch !== undefined && !etagMatches(ifMatch, etag, true)) {
         return fail(412, 'The record has changed since you read it: GET it again and reapply your change.');
       }
       // `If-None-Match: *` makes a PUT create only, as a client that must not replace a record sends it (RFC 9110 13.1.2).
-      if (ifNoneMatch !== undefined && matchesWeakly(ifNoneMatch, etag)) return fail(412, 'There is a record with this id already.');
+      if (etagMatches(ifNoneMatch, etag)) return fail(412, 'There is a record with this id already.');
       // Without a prototype, and asked with hasOwn: a client may name a field `toString` or `__proto__`.
       const changes: FieldChanges = Object.create(null);
       const source = await readFile(path.join(content, talk.name));
@@ -369,18 +369,3 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Weak comparison (RFC 9110 13.1.2): If-None-Match matches a tag with or without its `W/`. */
-function matchesWeakly(header: string, etag: string): boolean {
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === etag;
-  });
-}
-
-/** Strong comparison (RFC 9110 13.1.1): If-Match never matches a weak tag. */
-function matches(header: string, etag: string): boolean {
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag;
-  });
-}

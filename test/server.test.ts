@@ -7,7 +7,7 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
-import { ENCODINGS, etagOf, HEADERS, kindOf, MIN_COMPRESS_BYTES, READ_ALLOW } from '../src/headers.ts';
+import { ENCODINGS, etagMatches, etagOf, HEADERS, kindOf, MIN_COMPRESS_BYTES, READ_ALLOW } from '../src/headers.ts';
 import {
   acceptedEncodings,
   accessLine,
@@ -15,7 +15,6 @@ import {
   apiTarget,
   contentTypeOf,
   createFileCache,
-  etagMatches,
   pageParam,
   safePath,
   startServer,
