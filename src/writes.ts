@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
-import { build, type BuildOptions } from './build.ts';
+import { build, type BuildOptions, type BuildResult } from './build.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
 import { timestamps } from './importer.ts';
@@ -159,11 +159,15 @@ export class RecordWriter {
   private readonly memory: NonNullable<BuildOptions['memory']> = {};
   /** The state folder's stamp after this writer's last build (see stateStamp). */
   private stamp: string | undefined;
+  /** Where builds of this output keep their state and lock, if they do. */
+  private readonly stateDir: string | undefined;
 
   private constructor(
     private readonly options: WriterOptions,
     private catalogue: Catalogue,
-  ) {}
+  ) {
+    this.stateDir = options.cache ? stateDirFor(options.cache, path.resolve(options.out)) : undefined;
+  }
 
   static async open(options: WriterOptions): Promise<RecordWriter> {
     const writer = new RecordWriter(options, { events: [], talks: [] });
@@ -275,8 +279,8 @@ export class RecordWriter {
    * in another process (`npm run dev`, `npm run build`) changed the output since, as the memory no longer
    * describes it and files that build wrote would be taken for this one's and left as they are.
    */
-  private async build(): Promise<Awaited<ReturnType<typeof build>>> {
-    const stateDir = this.options.cache ? stateDirFor(this.options.cache, path.resolve(this.options.out)) : undefined;
+  private async build(): Promise<BuildResult> {
+    const { stateDir } = this;
     if (stateDir && stateStamp(stateDir) !== this.stamp) Object.assign(this.memory, { state: undefined, written: undefined, loaded: undefined });
     // Not after a build that threw (another held the output): that one's stamp is still to come.
     const result = await build({ ...this.options, memory: this.memory });
@@ -284,15 +288,20 @@ export class RecordWriter {
     return result;
   }
 
-  /** Builds the content as it is now and keeps its catalogue; the answer when that cannot be done. */
-  private async refresh(): Promise<Status | undefined> {
-    let result: Awaited<ReturnType<typeof build>>;
+  /** A build (see build), or the answer when another process holds the output. */
+  private async buildOrBusy(): Promise<BuildResult | Status> {
     try {
-      result = await this.build();
+      return await this.build();
     } catch (err) {
       if (err instanceof OutputLocked) return busy(err.pid);
       throw err;
     }
+  }
+
+  /** Builds the content as it is now and keeps its catalogue; the answer when that cannot be done. */
+  private async refresh(): Promise<Status | undefined> {
+    const result = await this.buildOrBusy();
+    if ('status' in result) return result;
     if (!result.ok) return conflict(result.errors);
     if (result.catalogue) this.catalogue = result.catalogue;
     return undefined;
@@ -328,22 +337,20 @@ export class RecordWriter {
     if (!checked.ok) return { status: 400, body: inertJson(fieldErrors(checked.errors)) };
 
     // A build of the same output in another process would publish a change this one may yet take back.
-    const holder = this.options.cache ? lockHolder(stateDirFor(this.options.cache, path.resolve(this.options.out))) : undefined;
+    const holder = this.stateDir && lockHolder(this.stateDir);
     if (holder) return busy(holder);
     const file = path.join(content, change.file);
     await writeFileAtomic(file, change.after);
-    let result: Awaited<ReturnType<typeof build>> | undefined;
+    let result: BuildResult | Status | undefined;
     try {
-      result = await this.build();
-    } catch (err) {
-      if (err instanceof OutputLocked) return busy(err.pid);
-      throw err;
+      result = await this.buildOrBusy();
     } finally {
-      if (!result?.ok) {
+      if (!result || 'status' in result || !result.ok) {
         if (change.before) await writeFileAtomic(file, change.before);
         else await rm(file, { force: true });
       }
     }
+    if ('status' in result) return result;
     if (!result.ok) {
       const own = result.errors.filter((e) => path.resolve(e.file) === path.resolve(shown));
       if (own.length > 0) return { status: 400, body: inertJson(fieldErrors(own)) };
