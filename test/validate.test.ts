@@ -33,6 +33,11 @@ describe('validate', () => {
     ]);
   });
 
+  it('shows bidirectional overrides and line separators as escapes, so that a quoted value cannot reorder the line', () => {
+    const result = check('t.yaml', 'id: 1\ntitle: x\nlanguage: "\\u202eenalpsid\\u2066\\u2028x"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
+    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:11 language: unknown language "\\u202eenalpsid\\u2066\\u2028x": use an English language name from ISO 639-3']);
+  });
+
   it('rejects a file that is not a mapping', () => {
     const result = check('t.yaml', '- 1\n- 2\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list']);
