@@ -314,7 +314,7 @@ async function startSearchIndex(
   known: string[] | undefined,
   signal?: AbortSignal,
 ) {
-  const { shards } = w.planSearch(catalogue, code, memo, shardSize);
+  const { shards, keys: recordKeys, records: recordsOf } = w.planSearch(catalogue, code, previous?.search, memo, shardSize);
   // The index's files are named by Pagefind: they are known once it has run, unless the last build's are still good.
   // Picked out of the manifest without copying it whole: it lists every file of the site.
   const before = new Map<string, [string, string][]>();
@@ -335,16 +335,16 @@ async function startSearchIndex(
   const building = deferred ? stale.filter((shard) => !before.has(shard.dir)) : stale;
   const kept = deferred ? [...before.values()].flat() : shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
   const pending = deferred && (building.length < stale.length || gone);
-  if (building.length === 0) return { keys, kept, pending };
+  if (building.length === 0) return { keys, recordKeys, kept, pending };
   const dir = await scratchFolder(out, 'search');
-  const input = building.map((shard) => ({ records: shard.records, dir: path.join(dir, shard.dir) }));
-  const records = building.reduce((n, shard) => n + shard.records.length, 0);
+  const input = building.map((shard) => ({ records: recordsOf(shard), dir: path.join(dir, shard.dir) }));
+  const records = building.reduce((n, shard) => n + shard.talks.length, 0);
   // The files of each shard, as paths in the output.
   const indexing = w
     .buildSearchIndex(input, records >= SEARCH_THREAD_FROM ? thread() : undefined, signal)
     .then((files) => building.flatMap((shard, i) => files[i]!.map((file) => `${shard.dir}/${file}`)));
   // Not kept here once handed over (the thread gets a copy): at 100,000 talks the records weigh hundreds of MB.
-  return { keys, kept, pending, dir, indexing };
+  return { keys, recordKeys, kept, pending, dir, indexing };
 }
 
 /** Jobs to render together, on this thread or in a worker thread. */
@@ -592,7 +592,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     };
     // A build that left the search index behind is not the last word on this content.
     const settled = search.pending ? undefined : input;
-    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache });
+    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys });
     /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
     const deferredStateDir = options.memory?.saveLater ? stateDir : undefined;
     /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */

@@ -80,13 +80,20 @@ export interface Part {
 /** What the search index is built from: its shards (see searchIndexes). */
 export interface SearchPlan {
   shards: SearchShard[];
+  /**
+   * The key of each live talk's search record, by the files it is made from (its own and its
+   * event's), for the next plan to look up (see planSearch): kept in the build's state.
+   */
+  keys: Map<string, string>;
+  /** The records of a shard to index, made when it is built and not kept once the index has them (at 100,000 talks they weigh 140 MB). */
+  records(shard: SearchShard): SearchRecord[];
 }
 
-/** A shard of the search index: its folder in the output, the key of its files and what they are made from. */
+/** A shard of the search index: its folder in the output, the key of its files and the talks they are made from. */
 export interface SearchShard {
   dir: string;
   key: string;
-  records: SearchRecord[];
+  talks: CatalogueTalk[];
 }
 
 /** Short fingerprints of the code and templates each kind of output is made with. */
@@ -170,8 +177,6 @@ export class PlanMemo {
   private context = '';
   private last = new Map<string, Memoised>();
   private index: CatalogueIndex | undefined;
-  /** Kept with the talk object, which a load gives again for an unchanged file. */
-  readonly searchRecords = new WeakMap<CatalogueTalk, SearchEntry>();
 
   indexOf(catalogue: Catalogue): CatalogueIndex {
     return (this.index = indexCatalogue(catalogue.talks, this.index));
@@ -418,39 +423,42 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
 }
 
 /**
- * The search index's shards, each with its records newest first. Planned
+ * The search index's shards, each with its talks newest first. Planned
  * apart from the pages, so that the index can be built while they are
  * planned. Keyed by the records' own text, not by the files they come from:
  * Pagefind rebuilds a shard whole, so a change to what search does not hold
  * (a duration, a video URL, the rest of a description) must not set it off.
+ * A record's key is looked up in the last plan's `known` keys by the files it
+ * is made from, and only worked out for a talk whose files changed: making
+ * and hashing every record took a one-talk build of the pyvideo import half
+ * a second.
  */
-export function planSearch(catalogue: Catalogue, code: string, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): SearchPlan {
+export function planSearch(catalogue: Catalogue, code: string, known: ReadonlyMap<string, string> = new Map(), memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): SearchPlan {
   const { newestFirst } = indexOf(catalogue, memo);
-  const entryOf = (talk: CatalogueTalk): SearchEntry => {
-    const record = searchRecord(talk);
-    return { record, key: hashOf(record) };
+  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const keys = new Map<string, string>();
+  /** Records made to be keyed, for the shards to build: on a first build, all of them. */
+  const made = new Map<CatalogueTalk, SearchRecord>();
+  const keyOf = (talk: CatalogueTalk) => {
+    const origin = originOf(talk, events);
+    let key = known.get(origin);
+    if (key === undefined) {
+      const record = searchRecord(talk);
+      made.set(talk, record);
+      key = hashOf(record);
+    }
+    keys.set(origin, key);
+    return key;
   };
   const shards: SearchShard[] = [];
   const total = newestFirst.length;
   // Counted from the oldest talk (see searchIndexes): shard n holds the talks ranked n × size onwards, oldest first.
   for (let n = 0; n < shardCount(total, shardSize); n++) {
-    const keys: string[] = [];
-    const records = newestFirst.slice(Math.max(0, total - (n + 1) * shardSize), total - n * shardSize).map((talk) => {
-      // Without a memo nothing holds them once the index has them: at 100,000 talks they weigh 140 MB.
-      const known = memo ? cached(memo.searchRecords, talk, entryOf) : entryOf(talk);
-      keys.push(known.key);
-      return known.record;
-    });
+    const talks = newestFirst.slice(Math.max(0, total - (n + 1) * shardSize), total - n * shardSize);
     // Hashed at once: an update per record costs more than the hashing.
-    shards.push({ dir: shardDir(n), key: `${code}${createHash('sha1').update(keys.join('')).digest('base64url').slice(0, 16)}`, records });
+    shards.push({ dir: shardDir(n), key: `${code}${createHash('sha1').update(talks.map(keyOf).join('')).digest('base64url').slice(0, 16)}`, talks });
   }
-  return { shards };
-}
-
-/** A talk's search record and the key of its text. */
-interface SearchEntry {
-  record: SearchRecord;
-  key: string;
+  return { shards, keys, records: (shard) => shard.talks.map((talk) => made.get(talk) ?? searchRecord(talk)) };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */

@@ -19,6 +19,8 @@ export interface BuildState {
   /** Output path → key of what it was made from. */
   manifest: Map<string, string>;
   load: LoadCache;
+  /** The key of each live talk's search record, by the files it is made from (see planSearch). */
+  search: Map<string, string>;
 }
 
 /**
@@ -78,12 +80,16 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
 /**
  * The state file is a run of pieces, each a 4-byte length and a V8-serialised
  * value: first `code`, `outIno` and the number of entries, then batches of
- * manifest and load entries.
+ * manifest, load and search entries.
  * It is written and read a piece at a time: at 100,000 talks the state is
  * 150 MB, and serialised whole it would be held twice over while the build
  * that writes it still holds its catalogue and manifest.
  */
-type StatePiece = { code: string; outIno: number; entries: number } | { manifest: [string, string][] } | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] };
+type StatePiece =
+  | { code: string; outIno: number; entries: number }
+  | { manifest: [string, string][] }
+  | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] }
+  | { search: [string, string][] };
 
 /** Entries per piece of the state file. */
 const PIECE = 20_000;
@@ -95,8 +101,8 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     length.writeUInt32LE(bytes.length);
     return Buffer.concat([length, bytes]);
   };
-  yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size });
-  for (const [name, map] of [['manifest', state.manifest], ['load', state.load]] as const) {
+  yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size + state.search.size });
+  for (const [name, map] of [['manifest', state.manifest], ['load', state.load], ['search', state.search]] as const) {
     let batch: [string, unknown][] = [];
     for (const entry of map) {
       batch.push(entry);
@@ -133,13 +139,14 @@ export function readState(stateDir: string, code: string, outDir: string): Build
       pieces.return(undefined);
       return undefined;
     }
-    const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map() };
+    const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map(), search: new Map() };
     for (const piece of pieces) {
       if ('manifest' in piece) for (const [file, key] of piece.manifest) state.manifest.set(file, key);
       else if ('load' in piece) for (const [name, entry] of piece.load) state.load.set(name, entry);
+      else if ('search' in piece) for (const [origin, key] of piece.search) state.search.set(origin, key);
     }
     // Renamed into place once whole, but a file that lacks pieces must not pass for a smaller state.
-    return state.manifest.size + state.load.size === head.entries ? state : undefined;
+    return state.manifest.size + state.load.size + state.search.size === head.entries ? state : undefined;
   } catch {
     return undefined;
   }

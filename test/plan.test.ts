@@ -19,7 +19,7 @@ const withTalk12 = (change: Partial<CatalogueTalk>): Catalogue => ({
 });
 
 /** A search plan's records, newest first: the shards run from the oldest talks, each newest first. */
-const recordsOf = (plan: SearchPlan) => [...plan.shards].reverse().flatMap((shard) => shard.records);
+const recordsOf = (plan: SearchPlan) => [...plan.shards].reverse().flatMap((shard) => plan.records(shard));
 const keyOf = (plan: SearchPlan) => plan.shards.map((shard) => shard.key).join(' ');
 
 describe('planSearch', () => {
@@ -36,14 +36,26 @@ describe('planSearch', () => {
     expect(keyOf(planSearch(catalogue, 'other code'))).not.toBe(key);
   });
 
-  it('keeps records with a memo, for the next build, and holds none without one', () => {
-    const memo = new PlanMemo();
-    const kept = recordsOf(planSearch(catalogue, 'c', memo));
-    expect(recordsOf(planSearch(catalogue, 'c', memo)).every((record, i) => record === kept[i])).toBe(true);
-    const first = recordsOf(planSearch(catalogue, 'c'));
-    const second = recordsOf(planSearch(catalogue, 'c'));
-    expect(second).toEqual(first);
-    expect(second.some((record, i) => record === first[i] || record === kept[i])).toBe(false);
+  it("takes a talk's key from the last plan's keys by the files it is made from, and works out only those of talks whose files changed", () => {
+    const first = planSearch(catalogue, 'c');
+    expect(first.keys.size).toBe(catalogue.talks.filter((t) => t.state === 1).length);
+    expect(keyOf(planSearch(catalogue, 'c', first.keys))).toBe(keyOf(first));
+    // A key looked up is used as it is: wrong ones show in the shard's key.
+    const wrong = new Map([...first.keys].map(([origin]) => [origin, 'wrong']));
+    expect(keyOf(planSearch(catalogue, 'c', wrong))).not.toBe(keyOf(first));
+    // An edited talk has another revision, so its key is worked out anew.
+    const edited = withTalk12({ title: 'Another title' });
+    expect(keyOf(planSearch(edited, 'c', first.keys))).toBe(keyOf(planSearch(edited, 'c')));
+    expect(keyOf(planSearch(edited, 'c', first.keys))).not.toBe(keyOf(first));
+    // The records are the same whether the keys were looked up or worked out.
+    expect(recordsOf(planSearch(edited, 'c', first.keys))).toEqual(recordsOf(planSearch(edited, 'c')));
+  });
+
+  it("moves a talk's key when its event's file changes, as the records name the event", () => {
+    const first = planSearch(catalogue, 'c');
+    const renamed: Catalogue = { ...catalogue, events: catalogue.events.map((e, i) => (i === 0 ? { ...e, rev: `${e.rev}-edited` } : e)) };
+    const again = planSearch(renamed, 'c', first.keys);
+    expect([...again.keys.keys()].filter((origin) => !first.keys.has(origin)).length).toBe(catalogue.talks.filter((t) => t.state === 1 && t.event === catalogue.events[0]!.slug).length);
   });
 
   it('moves its key when a searchable field changes', () => {
@@ -55,15 +67,15 @@ describe('planSearch', () => {
 
   it('splits the records into shards counted from the oldest talk, and an edit moves the key of its shard alone', () => {
     const whole = recordsOf(planSearch(catalogue, 'c'));
-    const plan = planSearch(catalogue, 'c', undefined, 3);
+    const plan = planSearch(catalogue, 'c', undefined, undefined, 3);
     expect(plan.shards.map((shard) => shard.dir)).toEqual(Array.from({ length: Math.ceil(whole.length / 3) }, (_, n) => `pagefind/${n}`));
-    expect(plan.shards.slice(0, -1).every((shard) => shard.records.length === 3)).toBe(true);
+    expect(plan.shards.slice(0, -1).every((shard) => plan.records(shard).length === 3)).toBe(true);
     expect(recordsOf(plan)).toEqual(whole);
     // The last shard holds the newest talks; talk 12's shard is the one whose key moves.
-    expect(plan.shards.at(-1)!.records[0]).toEqual(whole[0]);
-    const edited = planSearch(withTalk12({ title: 'Another title' }), 'c', undefined, 3);
+    expect(plan.records(plan.shards.at(-1)!)[0]).toEqual(whole[0]);
+    const edited = planSearch(withTalk12({ title: 'Another title' }), 'c', undefined, undefined, 3);
     const moved = edited.shards.filter((shard, n) => shard.key !== plan.shards[n]!.key);
-    expect(moved.map((shard) => shard.records.some((r) => r.url.startsWith('/video/12/')))).toEqual([true]);
+    expect(moved.map((shard) => edited.records(shard).some((r) => r.url.startsWith('/video/12/')))).toEqual([true]);
     expect(searchIndexes(whole.length, 3)).toEqual(plan.shards.map((shard) => `/${shard.dir}/`).reverse());
   });
 });

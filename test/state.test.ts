@@ -12,7 +12,7 @@ describe('the state file', () => {
     await mkdir(out);
     const manifest = new Map(Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]));
     const load: LoadCache = new Map([['event/videos/talk.yaml', { stat: '1:2:3', rev: 'r', value: { title: 'An event' } as never }]]);
-    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load };
+    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load, search: new Map([['origin', 'key']]) };
     const stateDir = path.join(dir, 'state');
     const [next, file] = await writeStateNext(stateDir, state);
     await rename(next, file);
