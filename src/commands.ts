@@ -21,7 +21,7 @@ const contentOptions = {
 
 const siteOptions = {
   'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
-  compress: { type: 'boolean', description: "also write .br/.gz copies of pages, feeds, sitemaps and assets, for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); our server and most hosts compress as they send" },
+  compress: { type: 'boolean', description: "also write .br/.gz copies of pages, sitemaps and assets (not feeds), for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); our server and most hosts compress as they send" },
   'search-shard': {
     type: 'string',
     value: 'N',
@@ -31,7 +31,7 @@ const siteOptions = {
 } as const;
 
 const listenOptions = {
-  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one', default: process.env.PORT || '8080' },
+  port: { type: 'string', value: 'N', description: 'port to listen on ($PORT when set); 0 picks a free one', default: process.env.PORT || '8080' },
   host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
 } as const;
 

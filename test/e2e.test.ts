@@ -62,11 +62,22 @@ const CONTRACT_TYPES: Record<string, string> = Object.fromEntries(
 );
 
 describe('commands', () => {
-  it.each(['build', 'check', 'serve', 'start', 'dev', 'import', 'bench'])('%s --help explains the command and exits 0', (script) => {
+  it.each(['build', 'check', 'serve', 'start', 'dev', 'import', 'token', 'bench'])('%s --help explains the command and exits 0', (script) => {
     const result = cli(script, ['--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^Usage: npm run ${script} -- (\\S.* )?\\[options\\]`));
     expect(result.stdout).toContain('--help');
+  });
+
+  it.each(['serve', 'start', 'dev'])('%s --help says that --port defaults to $PORT, as the README does', (script) => {
+    const help = (port?: string) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' };
+      if (port === undefined) delete env.PORT;
+      else env.PORT = port;
+      return spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'scripts', `${script}.ts`), '--help'], { cwd: ROOT, encoding: 'utf8', env }).stdout;
+    };
+    expect(help()).toMatch(/--port N +port to listen on \(\$PORT when set\); 0 picks a free one \(default: 8080\)/);
+    expect(help('9123')).toContain('(default: 9123)');
   });
 
   it('import: a missing source, or one that is not pyvideo/data, is a clear error that removes nothing; bad arguments exit 2', async () => {
@@ -198,7 +209,7 @@ describe('commands', () => {
     }
   });
 
-  it('build --compress: the same site with .br and .gz copies beside its pages, feeds, sitemaps and assets', async () => {
+  it('build --compress: the same site with .br and .gz copies beside its pages, sitemaps and assets (not its feeds, as its --help says)', async () => {
     const dir = await tempDir();
     const plain = path.join(dir, 'plain', 'dist');
     const full = path.join(dir, 'full', 'dist');
@@ -209,6 +220,10 @@ describe('commands', () => {
     expect(plainFiles.filter((f) => /\.(br|gz)$/.test(f))).toEqual([]);
     expect(fullFiles.filter((f) => /\.(br|gz)$/.test(f)).length).toBeGreaterThan(50);
     expect(plainFiles).toEqual(fullFiles.filter((f) => !/\.(br|gz)$/.test(f)));
+    for (const copied of ['index.html', 'talks/index.html', 'sitemap.xml', 'assets/style.css']) expect(fullFiles).toEqual(expect.arrayContaining([`${copied}.br`, `${copied}.gz`]));
+    expect(fullFiles.filter((f) => /feed\.(atom|rss|json)\.(br|gz)$/.test(f))).toEqual([]);
+    const help = cli('build', ['--help']).stdout;
+    expect(help).toContain('copies of pages, sitemaps and assets (not feeds)');
   });
 
   it('build --search-shard: the search index in shards of that many talks, which the search page lists newest first', async () => {
