@@ -629,6 +629,21 @@ export function createHandler(options: ServerOptions): Handler {
   });
 }
 
+/** Why the server cannot listen, with what to do about it: Node's own message names neither. */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new Error(`${where} is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N (--port 0 picks a free one)`);
+    case 'EACCES':
+      return new Error(`not allowed to listen on ${where} (ports below 1024 need privileges); pick another port with --port N`);
+    case 'EADDRNOTAVAIL':
+      return new Error(`${host} is not an address of this machine; pick one with --host H (127.0.0.1, or 0.0.0.0 for every address)`);
+    default:
+      return err;
+  }
+}
+
 /** Lines for stdout, written once per turn of the event loop: under load one write carries many requests' lines. */
 function stdoutLines() {
   let pending: string[] = [];
@@ -710,9 +725,10 @@ export async function startServer(options: ServerOptions & { host: string; port:
   // by default Node ends such a connection at once, dropping a response still being looked up.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: NodeJS.ErrnoException) => reject(listenError(err, options.host, options.port));
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

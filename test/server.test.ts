@@ -759,6 +759,19 @@ describe('server options', () => {
     }
   });
 
+  it('says what to do when its port is taken or its address is not this machine\'s, rather than only Node\'s code', async () => {
+    const first = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
+    const port = Number(new URL(first.url).port);
+    try {
+      await expect(startServer({ dir: out, host: '127.0.0.1', port, quiet: true })).rejects.toThrow(
+        `127.0.0.1:${port} is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N (--port 0 picks a free one)`,
+      );
+      await expect(startServer({ dir: out, host: '192.0.2.1', port: 0, quiet: true })).rejects.toThrow('192.0.2.1 is not an address of this machine; pick one with --host H');
+    } finally {
+      await first.close();
+    }
+  });
+
   it('closes connections past maxConnections, and takes new ones when one closes', async () => {
     const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, maxConnections: 2 });
     const port = Number(new URL(server.url).port);
