@@ -23,7 +23,7 @@ import type { BatchResult } from './render-talks.ts';
 import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
-import type { SiteRenderer } from './render.ts';
+import type { SiteInfo, SiteRenderer } from './render.ts';
 import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
@@ -32,8 +32,8 @@ import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts
  * that finds nothing changed is done before they would have loaded (a quarter of a second).
  */
 const work = async () => {
-  const [load, plan, renderTalks, render, search] = await Promise.all([import('./load.ts'), import('./plan.ts'), import('./render-talks.ts'), import('./render.ts'), import('./search.ts')]);
-  return { ...load, ...plan, ...renderTalks, ...render, ...search };
+  const [load, pages, plan, renderTalks, render, search] = await Promise.all([import('./load.ts'), import('./pages.ts'), import('./plan.ts'), import('./render-talks.ts'), import('./render.ts'), import('./search.ts')]);
+  return { ...load, ...pages, ...plan, ...renderTalks, ...render, ...search };
 };
 type Work = Awaited<ReturnType<typeof work>>;
 
@@ -163,9 +163,11 @@ async function fingerprintCode(): Promise<string> {
 /** Once per process: the code a process runs does not change under it. */
 let codeFingerprint: Promise<string> | undefined;
 
-function fingerprints(theme: Theme, code: string): Fingerprints {
+function fingerprints(theme: Theme, code: string, site: SiteInfo): Fingerprints {
+  // Every template may show the navigation (it.site.nav): a page that joins, leaves or moves in it rebuilds every page, and a page's other edits only its own.
+  const nav = JSON.stringify(site.nav);
   const templates: Record<string, string> = {};
-  for (const name of TEMPLATE_NAMES) templates[name] = hash(templatesUsed(theme.templates, name).map((n) => `${n}\n${theme.templates[n]}`).join('\n'));
+  for (const name of TEMPLATE_NAMES) templates[name] = hash(`${nav}\n${templatesUsed(theme.templates, name).map((n) => `${n}\n${theme.templates[n]}`).join('\n')}`);
   return { code, templates };
 }
 
@@ -509,9 +511,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (cold && workers.threads > 1 && entries.length >= LOAD_PARALLEL_FROM) workers.start();
     const compress = options.compress ?? false;
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
-    const site = { baseUrl: (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '') };
+    const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
-    const input = hash(`${code}\n${site.baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const input = hash(`${code}\n${baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
     const warm = !options.memory || options.memory.state !== undefined;
     if (stateDir && !options.clean && warm) {
@@ -544,9 +546,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
+    const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages) };
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new w.SiteRenderer(theme.templates, site);
-    const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`);
+    const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`, site);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
     search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);

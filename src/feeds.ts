@@ -164,6 +164,6 @@ function json(input: FeedInput, abs: (p: string) => string): string {
 
 const WRITERS: Record<FeedFormat, (input: FeedInput, abs: (p: string) => string) => string> = { atom, rss, json };
 
-export function renderFeed(format: FeedFormat, input: FeedInput, site: SiteInfo): string {
+export function renderFeed(format: FeedFormat, input: FeedInput, site: Pick<SiteInfo, 'baseUrl'>): string {
   return WRITERS[format](input, (p) => `${site.baseUrl}${p}`);
 }

@@ -10,12 +10,17 @@ import type { LoadCache } from './load.ts';
 import { cached } from './memo.ts';
 
 export const DATA_FILE = /\.(ya?ml|json)$/;
+/** The folder of the site's own pages (src/pages.ts); no event folder can be named so, as a slug has no underscore. */
+export const PAGES_DIR = '_pages';
+/** Markdown under it is content too: any other Markdown in the content folder is not read. */
+const PAGE_FILE = new RegExp(`^${PAGES_DIR}/.+\\.md$`);
+const isContent = (name: string) => DATA_FILE.test(name) || PAGE_FILE.test(name);
 
 export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
 
-/** Every content file under `dir` with the three numbers of its stat that matter, sorted by path. */
+/** Every content file (data files, and pages) under `dir` with the three numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
-  const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter((n) => DATA_FILE.test(n)).sort();
+  const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter(isContent).sort();
   // A file removed between the listing and its stat is not there.
   return names.flatMap((name) => {
     const stats = statOf(dir, name);
@@ -59,7 +64,7 @@ function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>
   const patched = [...entries];
   for (const name of changed) {
     // As fast-glob lists them: no dot files or dot folders.
-    const stats = DATA_FILE.test(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
+    const stats = isContent(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
     let at = 0;
     for (let end = patched.length; at < end; ) {
       const middle = (at + end) >>> 1;

@@ -14,9 +14,10 @@ import { resorted } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
+import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { parseSource, type FieldPath, type Position } from './source.ts';
-import { validate } from './validate.ts';
-import { DATA_FILE, listContent, statKey, type ContentEntry } from './listing.ts';
+import { validate, type Validated } from './validate.ts';
+import { DATA_FILE, listContent, PAGES_DIR, statKey, type ContentEntry } from './listing.ts';
 
 interface Origin {
   /** The file as shown in messages, relative to the working directory. */
@@ -29,6 +30,12 @@ interface Origin {
 
 export interface CatalogueEvent extends EventFields, Origin {
   /** The event folder's name. */
+  slug: string;
+}
+
+/** One of the site's own pages (src/pages.ts). */
+export interface CataloguePage extends PageSource, Origin {
+  /** The file's name without `.md`. */
   slug: string;
 }
 
@@ -68,10 +75,12 @@ export interface Catalogue {
   events: CatalogueEvent[];
   /** Live and draft talks, sorted by id. */
   talks: CatalogueTalk[];
+  /** Sorted by slug. */
+  pages: CataloguePage[];
 }
 
 /** What a load remembers of each valid file, for the next load to reuse. */
-export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields }>;
+export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource }>;
 
 export interface LoadResult {
   catalogue: Catalogue;
@@ -123,7 +132,15 @@ const shownIn = (display: string, name: string) => path.posix.join(display.split
 
 type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: ContentError[] };
 
-function readValidated<T>(dir: string, display: string, name: string, check: (doc: Parameters<typeof validate>[1]) => ReturnType<typeof validate>): Read<T> {
+/** A data file's bytes → its validated value, or every problem of it. */
+const checked =
+  <T>(check: (doc: Parameters<typeof validate>[1]) => Validated<T>) =>
+  (shown: string, bytes: Uint8Array): Validated<T> => {
+    const parsed = parseSource(shown, bytes);
+    return parsed.ok ? check(parsed.doc) : parsed;
+  };
+
+function readValidated<T>(dir: string, display: string, name: string, parse: (shown: string, bytes: Uint8Array) => Validated<T>): Read<T> {
   const shown = shownIn(display, name);
   let bytes: Buffer;
   try {
@@ -132,11 +149,9 @@ function readValidated<T>(dir: string, display: string, name: string, check: (do
   } catch (err) {
     return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)] };
   }
-  const parsed = parseSource(shown, bytes);
-  if (!parsed.ok) return parsed;
-  const result = check(parsed.doc);
+  const result = parse(shown, bytes);
   if (!result.ok) return result;
-  return { ok: true, value: result.value as T, rev: revisionOf(bytes) };
+  return { ok: true, value: result.value, rev: revisionOf(bytes) };
 }
 
 /** A talk's revision: a hash of its file's bytes. */
@@ -144,7 +159,7 @@ export const revisionOf = (bytes: Buffer): string => createHash('sha1').update(b
 
 /** Reads and validates one talk file, every field of it. */
 export function readTalk(dir: string, display: string, name: string): Read<Talk> {
-  return readValidated<Talk>(dir, display, name, (doc) => validate(talkSchema, doc, TALK_FIELDS));
+  return readValidated(dir, display, name, checked((doc) => validate(talkSchema, doc, TALK_FIELDS)));
 }
 
 function digestOf(talk: Talk): TalkDigest {
@@ -220,6 +235,7 @@ const BATCH = 500;
  */
 const catalogueTalks = new WeakMap<TalkDigest, CatalogueTalk>();
 const catalogueEvents = new WeakMap<EventFields, CatalogueEvent>();
+const cataloguePages = new WeakMap<PageSource, CataloguePage>();
 
 function remembered<K extends object, V>(made: WeakMap<K, V>, from: K, fits: (known: V) => boolean, make: () => V): V {
   const known = made.get(from);
@@ -259,9 +275,12 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   const eventFiles = new Map<string, (typeof entries)[number][]>();
   const talkFiles: (typeof entries)[number][] = [];
+  const pageFiles: (typeof entries)[number][] = [];
   for (const entry of entries) {
     const parts = entry.path.split('/');
-    if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
+    if (parts[0] === PAGES_DIR) {
+      pageFiles.push(entry);
+    } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
       eventFiles.set(parts[0]!, [...(eventFiles.get(parts[0]!) ?? []), entry]);
     } else if (parts.length === 3 && parts[1] === 'videos') {
       talkFiles.push(entry);
@@ -286,7 +305,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     if (hit && hit.stat === statKey(stats!)) loaded = hit as { value: EventFields; rev: string };
     else {
       read++;
-      const result = readValidated<EventFields>(dir, display, name, (doc) => validate(eventSchema, doc, EVENT_FIELDS));
+      const result = readValidated(dir, display, name, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
       if (result.ok) loaded = result;
       else errors.push(...result.errors);
     }
@@ -295,6 +314,29 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const { value, rev } = loaded;
     const file = shown(name);
     events.set(slug, remembered(catalogueEvents, value, (e) => e.file === file && e.name === name, () => ({ ...value, slug, file, name, rev })));
+  }
+
+  const pages: CataloguePage[] = [];
+  for (const { path: name, stats } of pageFiles) {
+    const named = pageSlug(name);
+    if (!named.ok) {
+      errors.push(new ContentError(shown(name), { line: 1, col: 1 }, '', named.problem));
+      continue;
+    }
+    const hit = previous.get(name);
+    let loaded: { value: PageSource; rev: string } | undefined;
+    if (hit && hit.stat === statKey(stats!)) loaded = hit as { value: PageSource; rev: string };
+    else {
+      read++;
+      const result = readValidated(dir, display, name, parsePage);
+      if (result.ok) loaded = result;
+      else errors.push(...result.errors);
+    }
+    if (!loaded) continue;
+    cache.set(name, { stat: statKey(stats!), rev: loaded.rev, value: loaded.value });
+    const { value, rev } = loaded;
+    const file = shown(name);
+    pages.push(remembered(cataloguePages, value, (p) => p.file === file && p.name === name, () => ({ ...value, slug: named.slug, file, name, rev })));
   }
 
   // Talk files: from the cache when unchanged, the rest read here or in other threads.
@@ -376,8 +418,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   talks.sort(byId);
   const claimed = claims(talks, (talk, field) => locate(talk.name, field));
-  errors.push(...claimed.errors);
-  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks };
+  errors.push(...claimed.errors, ...pageClashes(pages, talks, claimed.owners, (talk, field) => locate(talk.name, field)));
+  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages };
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }
@@ -459,9 +501,10 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     made.push(catalogueTalk(digest, { slug, category: event.title, event: event.slug, file: shownIn(display, name), name, rev }));
     filed.push([name, { stat: statKey(stats!), rev, value: digest }]);
   }
+  const pageFiles = new Set(basis.catalogue.pages.map((page) => sitePageFile(page.slug)));
   for (const talk of made) {
     for (const claim of claimsOf(talk)) {
-      if (taken(basis.claims, freed.claims, fresh.claims, claim)) return undefined;
+      if (taken(basis.claims, freed.claims, fresh.claims, claim) || pageFiles.has(claim)) return undefined;
       fresh.claims.add(claim);
     }
   }
@@ -482,7 +525,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
   }
   basis.entries = entries;
-  basis.catalogue = { events: basis.catalogue.events, talks: resorted(basis.catalogue.talks, stale, made, byId) };
+  basis.catalogue = { events: basis.catalogue.events, talks: resorted(basis.catalogue.talks, stale, made, byId), pages: basis.catalogue.pages };
   return { catalogue: basis.catalogue, errors: [], files: entries.length, cache: basis.cache, read: toRead.length, basis };
 }
 
@@ -519,6 +562,21 @@ function claims(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: Fie
     });
   }
   return { owners, errors };
+}
+
+/** A page whose address a talk's alias already takes: the alias would overwrite it. */
+function pageClashes(pages: CataloguePage[], talks: CatalogueTalk[], owners: Map<string, number>, locate: (talk: CatalogueTalk, field: FieldPath) => Position): ContentError[] {
+  const errors: ContentError[] = [];
+  for (const page of pages) {
+    const file = sitePageFile(page.slug);
+    const owner = owners.get(file);
+    if (owner === undefined) continue;
+    // Only an alias can: the talks' pages and short links are under video/, which no page may be.
+    const talk = talks.find((t) => t.id === owner)!;
+    const at = locate(talk, ['aliases', talk.aliases.findIndex((alias) => aliasFile(alias) === file)]);
+    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is an alias of talk ${talk.id} (${talk.file}:${at.line}:${at.col}); rename the page or remove the alias`));
+  }
+  return errors;
 }
 
 function whatIs(file: string, talk: CatalogueTalk): string {

@@ -11,6 +11,7 @@ import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
+import { sitePagePath } from './pages.ts';
 import {
   byEventDate,
   byNewest,
@@ -411,6 +412,12 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
     sitemap: [],
   });
   yield give(part('category-lists', () => items, categoryLists));
+
+  // The site's own pages, after every other part: a page added or removed moves no other sitemap entry. They carry no date.
+  for (const own of catalogue.pages) {
+    const { slug, title, description, body } = own;
+    yield give(part(`page\0${slug}`, () => [own], (): Part => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: null }] })));
+  }
 
   const lastmod = lastUpdated(live);
   const head = ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/'].map((sitePath) => ({ path: sitePath, lastmod }));

@@ -21,6 +21,8 @@ export { readTalks } from './load.ts';
 let current: { key: string; renderer: SiteRenderer } | undefined;
 
 export default function run(task: WorkerTask): BatchResult {
-  if (current?.key !== `${task.templatesKey}${task.site.baseUrl}`) current = { key: `${task.templatesKey}${task.site.baseUrl}`, renderer: new SiteRenderer(task.templates, task.site) };
+  // The site's navigation is the content's: a renderer is kept for one navigation, as for one set of templates.
+  const key = `${task.templatesKey}${JSON.stringify(task.site)}`;
+  if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site) };
   return renderBatch(current.renderer, task.target, task.contentDir, task.jobs, task.pages);
 }

@@ -3,12 +3,13 @@
 import type { Eta } from 'eta/core';
 import { decodeHTMLAttribute } from 'entities';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
-import type { CatalogueEvent, CatalogueTalk, FullTalk } from './load.ts';
+import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { named, pagePath, termSlug } from './collections.ts';
 import { renderFeed, SITE_NAME } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
 import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
@@ -21,6 +22,14 @@ export type PageTemplate = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout' | '
 export interface SiteInfo {
   /** Absolute URL of the site's root, without the trailing slash: canonical links, feeds and sitemaps need it. */
   baseUrl: string;
+  /** The site's own pages that its navigation links to, in order (see navOf). */
+  nav: readonly NavLink[];
+}
+
+/** A link in the site's navigation to one of its own pages. */
+export interface NavLink {
+  title: string;
+  url: string;
 }
 
 
@@ -209,6 +218,8 @@ export interface PageInputs {
   search: { total: number; indexes: string[] };
   api: { example: { id: number; title: string } | null; total: number };
   'not-found': Record<string, never>;
+  /** One of the site's own pages; `body` is its Markdown. */
+  page: Pick<CataloguePage, 'slug' | 'title' | 'description' | 'body'>;
 }
 
 export const eventPath = (slug: string) => `/events/${slug}/`;
@@ -439,6 +450,10 @@ export class SiteRenderer {
       }
       case 'search':
         return { ...(input as PageInputs['search']), canonical: canonical('/search/') };
+      case 'page': {
+        const { slug, title, description, body } = input as PageInputs['page'];
+        return { title, url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body) };
+      }
       default:
         return {};
     }

@@ -1,4 +1,4 @@
-// The content schemas: one per collection (events, talks). Every rule a
+// The content schemas: one per collection (events, talks, pages). Every rule a
 // record must meet lives here, so the build, `check` and later writers agree.
 import { iso6393 } from 'iso-639-3';
 import * as z from 'zod';
@@ -312,5 +312,30 @@ export const eventSchema = z
 
 export type EventFields = z.output<typeof eventSchema>;
 
+/** A page's front matter (see src/pages.ts): named as Hugo, Astro and Eleventy sites name theirs, so that a page moved in keeps its fields. */
+export const pageSchema = z
+  .strictObject({
+    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    /** The page's meta description and lead paragraph. */
+    description: text,
+    /** Whether the site's navigation links to the page. */
+    nav: flag,
+    /** Where in the navigation, lowest first; pages of the same order go by title. */
+    order: z
+      .number(expecting('a whole number'))
+      .refine(Number.isSafeInteger, { error: (iss) => `expected a whole number, got ${Number.isSafeInteger(iss.input) ? String(iss.input) : describeValue(iss.input)}` })
+      .optional(),
+  })
+  // Also when other fields failed, so one run reports every problem.
+  .superRefine(
+    (page, ctx) => {
+      if (page.order !== undefined && page.nav !== true) ctx.addIssue({ code: 'custom', path: ['order'], message: 'orders the page in the navigation, which it is not in; add nav: true or remove order' });
+    },
+    { when: () => true },
+  );
+
+export type PageFields = z.output<typeof pageSchema>;
+
 export const TALK_FIELDS = Object.keys(talkSchema.shape);
 export const EVENT_FIELDS = Object.keys(eventSchema.shape);
+export const PAGE_FIELDS = Object.keys(pageSchema.shape);

@@ -21,7 +21,7 @@ export interface SitemapEntry {
 const w3c = (dateTime: string) => `${dateTime.slice(0, 19)}Z`;
 
 /** Paths must be URL-encoded in a sitemap; the site's are already, except for characters that slugs never hold. */
-const loc = (site: SiteInfo, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);
+const loc = (site: Pick<SiteInfo, 'baseUrl'>, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);
 
 /** Where a sitemap's entries come from: entries `start` to `end` of list `list`. */
 export interface Span {
@@ -50,16 +50,16 @@ export function sitemapChunks<T>(lists: readonly (readonly T[])[], limit = SITEM
   return chunks;
 }
 
-export function sitemapXml(entries: SitemapEntry[], site: SiteInfo): string {
+export function sitemapXml(entries: SitemapEntry[], site: Pick<SiteInfo, 'baseUrl'>): string {
   const urls = entries.map((e) => `<url><loc>${loc(site, e.path)}</loc>${e.lastmod ? `<lastmod>${w3c(e.lastmod)}</lastmod>` : ''}</url>\n`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('')}</urlset>\n`;
 }
 
-export function sitemapIndexXml(paths: string[], site: SiteInfo): string {
+export function sitemapIndexXml(paths: string[], site: Pick<SiteInfo, 'baseUrl'>): string {
   const maps = paths.map((p) => `<sitemap><loc>${loc(site, p)}</loc></sitemap>\n`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${maps.join('')}</sitemapindex>\n`;
 }
 
-export function robotsTxt(site: SiteInfo): string {
+export function robotsTxt(site: Pick<SiteInfo, 'baseUrl'>): string {
   return `User-agent: *\nDisallow: /api/v2/\n\nSitemap: ${site.baseUrl}/sitemap.xml\n`;
 }

@@ -8,7 +8,7 @@ import fg from 'fast-glob';
 /** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
 export type Templates = Record<string, string>;
 
-export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found'] as const;
+export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', 'terms', 'talk', 'redirect', 'search', 'api', 'not-found', 'page'] as const;
 
 /** A partial's name as Eta names it, `@name`, and as templatesUsed finds it. */
 const PARTIAL_NAME = /^[\w-]+$/;

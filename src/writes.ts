@@ -170,7 +170,7 @@ export class RecordWriter {
   }
 
   static async open(options: WriterOptions): Promise<RecordWriter> {
-    const writer = new RecordWriter(options, { events: [], talks: [] });
+    const writer = new RecordWriter(options, { events: [], talks: [], pages: [] });
     const result = await writer.build();
     if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
     let catalogue = result.catalogue;

@@ -35,12 +35,14 @@ describe('build', () => {
     expect(await readdir(path.dirname(out))).toEqual(['dist']);
   });
 
-  it('writes at its root only the names aliases may not take, and video/ where the pages of talks are', async () => {
+  it("writes at its root only the names aliases may not take, video/ where the pages of talks are, and the site's own pages", async () => {
     const out = path.join(await tempDir(), 'dist');
     const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES, compress: true });
     expect(result.ok).toBe(true);
+    const pages = result.ok ? result.catalogue!.pages.map((page) => page.slug) : [];
+    expect(pages).toEqual(['about']);
     const names = (await readdir(out)).map((name) => name.replace(/\.(br|gz)$/, ''));
-    expect(new Set(names)).toEqual(new Set([...SITE_ROOT_NAMES, 'video']));
+    expect(new Set(names)).toEqual(new Set([...SITE_ROOT_NAMES, 'video', ...pages]));
   });
 
   it('builds an empty catalogue into a site that says so, with no search to load', async () => {

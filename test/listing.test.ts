@@ -5,15 +5,19 @@ import { contentSignature, listContent, WatchedListing } from '../src/listing.ts
 import { DEMO_CONTENT, tempDir } from './helpers.ts';
 
 describe('the content listing', () => {
-  it('lists the data files sorted, without dot files or other files, and its signature moves with any of them', async () => {
+  it('lists the data files and the pages sorted, without dot files or other files, and its signature moves with any of them', async () => {
     const content = path.join(await tempDir('vc-listing-'), 'content');
     await cp(DEMO_CONTENT, content, { recursive: true });
     await writeFile(path.join(content, 'notes.txt'), 'x');
     await writeFile(path.join(content, '.hidden.yaml'), 'x');
+    // Markdown is content only under _pages/.
+    await writeFile(path.join(content, 'README.md'), 'x');
+    await writeFile(path.join(content, 'tidewater-python-2024', 'notes.md'), 'x');
     const entries = await listContent(content);
     const paths = entries.map((e) => e.path);
     expect(paths).toEqual([...paths].sort());
-    expect(paths.every((p) => /\.(ya?ml|json)$/.test(p) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
+    expect(paths.every((p) => (/\.(ya?ml|json)$/.test(p) || /^_pages\/.+\.md$/.test(p)) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
+    expect(paths).toContain('_pages/about.md');
     const signature = contentSignature(entries);
     expect(contentSignature(await listContent(content))).toBe(signature);
 
@@ -24,7 +28,10 @@ describe('the content listing', () => {
     await writeFile(path.join(content, 'notes.txt'), 'changed, but not content');
     expect(contentSignature(await listContent(content))).toBe(touched);
     await rm(path.join(content, talk));
-    expect(contentSignature(await listContent(content))).not.toBe(touched);
+    const removed = contentSignature(await listContent(content));
+    expect(removed).not.toBe(touched);
+    await writeFile(path.join(content, '_pages', 'faq.md'), '---\ntitle: FAQ\n---\n');
+    expect(contentSignature(await listContent(content))).not.toBe(removed);
   });
 });
 
@@ -43,10 +50,13 @@ describe('a watched listing', () => {
     await writeFile(path.join(content, added), 'title: New\n');
     await writeFile(path.join(content, 'aaa-new-event', 'videos', '.a-new-talk.yaml.swp'), 'x');
     await writeFile(path.join(content, 'aaa-new-event', 'notes.txt'), 'x');
-    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt']) listing.saw(name);
+    await writeFile(path.join(content, '_pages', 'faq.md'), '---\ntitle: FAQ\n---\n');
+    await writeFile(path.join(content, 'aaa-new-event', 'notes.md'), 'x');
+    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt', '_pages/faq.md', 'aaa-new-event/notes.md']) listing.saw(name);
     const patched = await listing.current();
     expect(patched).toEqual(await listContent(content));
     expect(patched.map((e) => e.path)).toContain(added);
+    expect(patched.map((e) => e.path)).toContain('_pages/faq.md');
     expect(patched.map((e) => e.path)).not.toContain(second);
 
     // Unseen changes stay unseen until the watcher says it cannot tell what changed.

@@ -10,7 +10,7 @@ import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
 
-const SITE = { baseUrl: 'https://talks.example.org' };
+const SITE = { baseUrl: 'https://talks.example.org', nav: [] };
 
 function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });

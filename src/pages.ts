@@ -1,0 +1,64 @@
+// The site's own pages (About, FAQ, a code of conduct): one Markdown file
+// each in the content folder's _pages/, with YAML front matter between `---`
+// lines as Hugo, Astro and Eleventy read it. The file's name is the page's
+// slug and its address is /<slug>/, at the site's root, beside the site's own
+// folders, which it may not take.
+import { fileOf } from './collections.ts';
+import { ContentError } from './errors.ts';
+import { PAGES_DIR } from './listing.ts';
+import type { NavLink } from './render.ts';
+import { isSlug, PAGE_FIELDS, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
+import { decodeUtf8, parseSource } from './source.ts';
+import { validate, type Validated } from './validate.ts';
+
+/** A page file as read: its front matter's fields and its Markdown. Pages are few: the catalogue keeps their text, unlike talks'. */
+export type PageSource = PageFields & { body: string };
+
+export const sitePagePath = (slug: string) => `/${slug}/`;
+export const sitePageFile = (slug: string) => fileOf(sitePagePath(slug));
+
+/** The site's own folders at its root: the names aliases may not take, and video/, where the talks' pages are. */
+const RESERVED: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES, 'video']);
+
+/** The slug of the page at `name` (its path in the content folder), or why the file cannot be a page. */
+export function pageSlug(name: string): { ok: true; slug: string } | { ok: false; problem: string } {
+  const [, file, ...deeper] = name.split('/');
+  if (deeper.length > 0 || !file!.endsWith('.md')) {
+    return { ok: false, problem: `the ${PAGES_DIR} folder holds pages, a Markdown file each directly in it (${PAGES_DIR}/<slug>.md); move this file out, or make it one` };
+  }
+  const slug = file!.slice(0, -'.md'.length);
+  if (!isSlug(slug)) return { ok: false, problem: `the file name "${slug}" is not a valid slug, and the page's address is /<file name>/; rename the file to lower-case letters, digits and hyphens` };
+  if (RESERVED.has(slug)) return { ok: false, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` };
+  return { ok: true, slug };
+}
+
+const OPENING = /^---[ \t]*\r?\n/;
+const CLOSING = /^---[ \t]*\r?$/m;
+
+const failure = (file: string, message: string): Validated<never> => ({ ok: false, errors: [new ContentError(file, { line: 1, col: 1 }, '', message)] });
+
+/** A page file's bytes → its fields and Markdown, or every problem of its front matter at its line and column. */
+export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource> {
+  const decoded = decodeUtf8(file, bytes);
+  if (!decoded.ok) return { ok: false, errors: [decoded.error] };
+  const text = decoded.text.replace(/^\uFEFF/, '');
+  const opening = OPENING.exec(text);
+  if (!opening) return failure(file, 'a page starts with its front matter: a line "---", its fields (title: …), then a line "---"; add it');
+  const closing = CLOSING.exec(text.slice(opening[0].length));
+  if (!closing) return failure(file, 'the front matter opened on line 1 has no closing "---" line; add one after its fields');
+  const end = opening[0].length + closing.index;
+  // Parsed from the file's start, its opening line a YAML document marker: the lines and columns of errors are the file's.
+  const parsed = parseSource(file, Buffer.from(text.slice(0, end)));
+  if (!parsed.ok) return parsed;
+  const fields = validate(pageSchema, parsed.doc, PAGE_FIELDS);
+  if (!fields.ok) return fields;
+  return { ok: true, value: { ...fields.value, body: text.slice(end + closing[0].length).replace(/^\n/, '') } };
+}
+
+/** The navigation's links to the pages that ask for one: by order (0 when not given), then title, then slug. */
+export function navOf(pages: readonly (PageFields & { slug: string })[]): NavLink[] {
+  return pages
+    .filter((page) => page.nav)
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) || (a.slug < b.slug ? -1 : 1))
+    .map((page) => ({ title: page.title, url: sitePagePath(page.slug) }));
+}
