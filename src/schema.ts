@@ -329,7 +329,8 @@ export const pageSchema = z
   // Also when other fields failed, so one run reports every problem.
   .superRefine(
     (page, ctx) => {
-      if (page.order !== undefined && page.nav !== true) ctx.addIssue({ code: 'custom', path: ['order'], message: 'orders the page in the navigation, which it is not in; add nav: true or remove order' });
+      // Not when `nav` is itself wrong ("yes"): its own error says what to write.
+      if (page.order !== undefined && page.nav === false) ctx.addIssue({ code: 'custom', path: ['order'], message: 'orders the page in the navigation, which it is not in; add nav: true or remove order' });
     },
     { when: () => true },
   );

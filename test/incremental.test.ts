@@ -250,6 +250,58 @@ describe('incremental builds', () => {
     await expectSameAsClean();
   });
 
+  it.each(['one by one', 'in one process'])("the site's own pages: an edit rewrites the page alone, a change to the navigation every page and nothing else, a removal takes its file (builds run %s)", async (how) => {
+    if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
+    /** The pages with the navigation: all but the redirects, which a key that moved renders again to the same bytes. */
+    const pages = async () => {
+      const html = (await fg('**/*.html', { cwd: out })).sort();
+      const navigable = await Promise.all(html.map(async (file) => (await readFile(path.join(out, file), 'utf8')).includes('class="site-nav"')));
+      return html.filter((_, i) => navigable[i]);
+    };
+    const copies = (files: string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]);
+    const about = path.join(content, '_pages', 'about.md');
+    const faq = path.join(content, '_pages', 'faq.md');
+    /** The files a change touched; `compare` also holds the output to a clean build's (a few times: each is a whole build). */
+    const step = async (change: () => Promise<void>, compare = false) => {
+      const before = await fingerprint(out);
+      await change();
+      await incremental();
+      if (compare) await expectSameAsClean();
+      return touched(before, await fingerprint(out));
+    };
+
+    expect(await step(() => edit(about, /^This catalogue gathers/m, 'This catalogue, kept by volunteers, gathers'), true)).toEqual(copies(['about/index.html']));
+    expect(await readFile(path.join(out, 'about/index.html'), 'utf8')).toContain('kept by volunteers');
+
+    // Added outside the navigation: its page, and the sitemap that lists it.
+    const added = await step(async () => {
+      await writeFile(faq, '---\ntitle: FAQ\n---\nAsk <script>alert(1)</script> away.\n');
+      seen(faq);
+    }, true);
+    expect(added).toEqual(copies(['faq/index.html', 'sitemaps/1.xml']));
+    expect(await readFile(path.join(out, 'faq/index.html'), 'utf8')).not.toContain('<script>');
+    expect(await readFile(path.join(out, 'sitemaps/1.xml'), 'utf8')).toContain('/faq/</loc>');
+    expect(await step(() => edit(faq, /^title: FAQ$/m, 'title: Questions'))).toEqual(copies(['faq/index.html']));
+
+    // Into the navigation: every page shows it, and no record, feed or sitemap changes.
+    const joined = await step(() => edit(faq, /^title: Questions$/m, 'title: Questions\nnav: true\norder: 2'), true);
+    const html = await pages();
+    expect(joined.filter((file) => !file.endsWith('.br') && !file.endsWith('.gz'))).toEqual(html);
+    expect(await readFile(path.join(out, 'video/12/asyncio-in-production-lessons/index.html'), 'utf8')).toContain('<li><a href="/faq/">Questions</a></li>');
+    // Its place in the navigation is the same under another order: nothing moves.
+    expect(await step(() => edit(faq, /^order: 2$/m, 'order: 3'))).toEqual([]);
+    expect((await step(() => edit(faq, /^order: 3$/m, 'order: 0'))).filter((file) => file.endsWith('.html'))).toEqual(html);
+    expect(await step(() => edit(faq, /^Ask/m, 'Please ask'))).toEqual(copies(['faq/index.html']));
+
+    const removed = await step(async () => {
+      await rm(faq);
+      seen(faq);
+    }, true);
+    expect(await fg('faq/**', { cwd: out })).toEqual([]);
+    expect(removed).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemaps/1.xml']), 'index.html']));
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
+  });
+
   it('a build that fails while rendering, with Pagefind still indexing, leaves no file of the index behind', async () => {
     const before = await fingerprint(out);
     // A new title: Pagefind indexes the shard again while the talk's page fails to render.

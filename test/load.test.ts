@@ -51,6 +51,7 @@ describe('the demo catalogue', () => {
     expect(talks.some((t) => t.tags.some((tag) => /[.,!]$/.test(tag)))).toBe(true);
     expect(talks.some((t) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(t.title))).toBe(true);
     expect(talks.some((t) => t.summary === '')).toBe(true);
+    expect(catalogue.pages.map((p) => [p.slug, p.nav])).toEqual([['about', true]]);
   });
 
   it('defaults slug to the file name and category to the event title', async () => {
@@ -141,6 +142,11 @@ describe('loading from the last load\'s basis', () => {
       ['an alias that is another talk\'s page', () => write(added, talk(9002, 'aliases: [/video/12/asyncio-in-production-lessons/]\n')), 'from scratch'],
       ['a file that does not parse', () => write(added, 'id: [9002\n'), 'from scratch'],
       ['the id put right again', () => write(added, talk(9002)), 'from scratch'],
+      ["an alias that is a page's address", () => write(added, talk(9002, 'aliases: [/about/]\n')), 'from scratch'],
+      ['the alias taken out', () => write(added, talk(9002)), 'from scratch'],
+      ['a page edited', () => write('_pages/about.md', '---\ntitle: About us\nnav: true\n---\nEdited.\n'), 'from scratch'],
+      ['a page added', () => write('_pages/faq.md', '---\ntitle: FAQ\n---\nAsk.\n'), 'from scratch'],
+      ['a talk edited after the pages', () => write(added, talk(9002, 'tags: [after-the-pages]\n')), 'taken over'],
       ['the id talk 12 gives up taken by another', () => write(talk12, original.replace(/^id: 12$/m, 'id: 9003')).then(() => write(added, talk(12))), 'taken over'],
       ['talk 12 removed', () => remove(talk12), 'taken over'],
       ['the added talk removed', () => remove(added), 'taken over'],

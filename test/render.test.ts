@@ -4,7 +4,7 @@ import { HtmlValidate } from 'html-validate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
 import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
-import { blurb } from '../src/markdown.ts';
+import { blurb, renderMarkdown } from '../src/markdown.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { talkSchema } from '../src/schema.ts';
@@ -116,6 +116,49 @@ describe('listed talks', () => {
       if (template !== 'listing') expect(html, template).toMatch(/class="muted">by <bdi>/);
       expect(html, template).not.toMatch(/class="muted">by (?!<bdi>)/);
     }
+  });
+});
+
+describe("the site's own pages", () => {
+  const body = [
+    '## Hello <script>alert("body")</script>',
+    '',
+    '<img src=x onerror="alert(1)"><p onclick="alert(2)">Clicked</p><iframe src="https://evil.example/"></iframe>',
+    '',
+    '[a link](javascript:alert(3)) and [the talks](/talks/)',
+  ].join('\n');
+  const input = { slug: 'about', title: '<b>About</b> us', description: 'Who "we" are', body };
+
+  it('are rendered in the layout, their Markdown sanitised as talk descriptions are', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const html = new SiteRenderer(templates, SITE).page('page', input);
+    const main = html.slice(html.indexOf('<main'), html.indexOf('</main>'));
+    expect(main).toContain('<h1 dir="auto">&lt;b&gt;About&lt;/b&gt; us</h1>');
+    expect(main).toContain('<p class="lead" dir="auto">Who &quot;we&quot; are</p>');
+    expect(html).toContain('<meta name="description" content="Who &quot;we&quot; are">');
+    expect(html).toContain('<link rel="canonical" href="https://talks.example.org/about/">');
+    expect(main).toContain(renderMarkdown(body));
+    expect(main).toContain('<h4>Hello </h4>');
+    expect(main).toContain('<p>Clicked</p>');
+    expect(main).toContain('<a href="/talks/" rel="nofollow ugc noopener">the talks</a>');
+    expect(html).not.toMatch(/<script|alert|onerror|onclick|<iframe|<img|javascript:/);
+  });
+
+  it("are linked from every page's navigation when they ask to be, the page itself marked current", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const nav = [
+      { title: 'About <us>', url: '/about/' },
+      { title: 'FAQ', url: '/faq/' },
+    ];
+    const renderer = new SiteRenderer(templates, { ...SITE, nav });
+    const links = (html: string) => html.slice(html.indexOf('<ul class="site-nav">'), html.indexOf('</ul>')).match(/<li>.*<\/li>/g)!;
+    expect(links(renderer.page('page', input)).slice(-3)).toEqual([
+      '<li><a href="/api/">API</a></li>',
+      '<li><a href="/about/" aria-current="page">About &lt;us&gt;</a></li>',
+      '<li><a href="/faq/">FAQ</a></li>',
+    ]);
+    expect(links(renderer.page('not-found', {})).slice(-2)).toEqual(['<li><a href="/about/">About &lt;us&gt;</a></li>', '<li><a href="/faq/">FAQ</a></li>']);
+    expect(links(new SiteRenderer(templates, SITE).page('page', input)).at(-1)).toBe('<li><a href="/api/">API</a></li>');
   });
 });
 

@@ -1,0 +1,84 @@
+// The site's own pages: a Markdown file with front matter → its fields and
+// text, with every problem at the file's own line and column; the addresses
+// a page may not take; the order of the navigation.
+import { describe, expect, it } from 'vitest';
+import { sortErrors } from '../src/errors.ts';
+import { navOf, pageSlug, parsePage } from '../src/pages.ts';
+
+const FILE = 'content/_pages/faq.md';
+const parse = (text: string | Uint8Array) => parsePage(FILE, typeof text === 'string' ? Buffer.from(text) : text);
+const problems = (text: string) => {
+  const result = parse(text);
+  return result.ok ? [] : sortErrors(result.errors).map(String);
+};
+
+describe('a page file', () => {
+  it('is its front matter, with defaults, and the Markdown after it', () => {
+    expect(parse('---\ntitle: FAQ\n---\n# Questions\n\nAsk away.\n')).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, body: '# Questions\n\nAsk away.\n' } });
+    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\n---\n')).toEqual({ ok: true, value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, body: '' } });
+  });
+
+  it('may have Windows line breaks and a byte order mark', () => {
+    const result = parse(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('---\r\ntitle: FAQ\r\n---\r\nText.\r\n')]));
+    expect(result).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, body: 'Text.\r\n' } });
+  });
+
+  it('ends its front matter at the first line that is only "---": one further down is Markdown (a rule)', () => {
+    const result = parse('---\ntitle: FAQ\n---\nAbove\n\n---\n\nBelow\n');
+    expect(result.ok && result.value.body).toBe('Above\n\n---\n\nBelow\n');
+  });
+
+  it("reports every problem of its front matter at the file's own line and column, naming the field and the fix", () => {
+    expect(problems('---\n# comment\ntitel: FAQ\ndescription: [a]\nnav: "yes"\norder: 1.5\n---\nBody\n')).toEqual([
+      `${FILE}:3:1 title: required field is missing; add it (a non-empty title)`,
+      `${FILE}:3:1 titel: unknown field; did you mean \`title\`?`,
+      `${FILE}:4:14 description: expected a string, got a list`,
+      `${FILE}:5:6 nav: expected true or false, got a string`,
+      `${FILE}:6:8 order: expected a whole number, got a decimal number`,
+    ]);
+    expect(problems('---\ntitle: "  "\norder: 3\n---\n')).toEqual([`${FILE}:2:8 title: must not be empty`, `${FILE}:3:8 order: orders the page in the navigation, which it is not in; add nav: true or remove order`]);
+    expect(problems('---\ntitle: A\ntitle: B\n---\n')).toEqual([`${FILE}:3:1 title: duplicate key; keep only one`]);
+    expect(problems('---\ntitle: [\n---\n')[0]).toMatch(new RegExp(`^${FILE}:3:1 YAML syntax error: `));
+  });
+
+  it('must start with front matter, and close it', () => {
+    expect(problems('title: FAQ\n\nText\n')).toEqual([`${FILE}:1:1 a page starts with its front matter: a line "---", its fields (title: …), then a line "---"; add it`]);
+    expect(problems('---\ntitle: FAQ\n\nText\n')).toEqual([`${FILE}:1:1 the front matter opened on line 1 has no closing "---" line; add one after its fields`]);
+    expect(problems('---\n---\nText\n')).toEqual([`${FILE}:1:1 expected a mapping of fields, got null`]);
+  });
+
+  it('must be UTF-8', () => {
+    expect(parse(Buffer.from([...Buffer.from('---\ntitle: Caf'), 0xe9, ...Buffer.from('\n---\n')]))).toMatchObject({ ok: false, errors: [{ pos: { line: 2, col: 11 }, message: 'file is not UTF-8 (byte 0xE9); save it as UTF-8' }] });
+  });
+});
+
+describe("a page's file name", () => {
+  it('is its slug, directly in _pages/', () => {
+    expect(pageSlug('_pages/code-of-conduct.md')).toEqual({ ok: true, slug: 'code-of-conduct' });
+    for (const name of ['_pages/team.yaml', '_pages/sub/deeper.md']) expect(pageSlug(name)).toMatchObject({ ok: false, problem: expect.stringMatching(/^the _pages folder holds pages, a Markdown file each directly in it/) });
+    expect(pageSlug('_pages/Code_of_Conduct.md')).toMatchObject({ ok: false, problem: expect.stringMatching(/^the file name "Code_of_Conduct" is not a valid slug/) });
+  });
+
+  it("may not be an address the site keeps for its own pages and files, /video/ included", () => {
+    for (const slug of ['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'sitemaps', 'speaker', 'speakers', 'tag', 'tags', 'talks', 'video']) {
+      expect(pageSlug(`_pages/${slug}.md`), slug).toEqual({ ok: false, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` });
+    }
+    // Events are under /events/: a page may share an event's slug.
+    expect(pageSlug('_pages/tidewater-python-2024.md').ok).toBe(true);
+  });
+});
+
+describe('the navigation', () => {
+  it('links the pages that ask for it, by order, then title, then slug', () => {
+    const page = (slug: string, title: string, nav: boolean, order?: number) => ({ slug, title, description: '', nav, order });
+    const pages = [page('faq', 'FAQ', true), page('sponsors', 'Sponsors', false), page('about', 'About', true, 1), page('coc', 'Code of conduct', true, -1), page('b', 'Same', true), page('a', 'Same', true)];
+    expect(navOf(pages)).toEqual([
+      { title: 'Code of conduct', url: '/coc/' },
+      { title: 'FAQ', url: '/faq/' },
+      { title: 'Same', url: '/a/' },
+      { title: 'Same', url: '/b/' },
+      { title: 'About', url: '/about/' },
+    ]);
+    expect(navOf([])).toEqual([]);
+  });
+});
