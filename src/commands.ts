@@ -229,7 +229,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   }
   const live = catalogue.talks.filter(isLive).length;
   process.stdout.write(
-    `checked ${counted(files, 'file')}: ${counted(catalogue.events.length, 'event')}, ${counted(live, 'live talk')}, ${counted(catalogue.talks.length - live, 'draft')}, no problems (${formatSeconds(performance.now() - started)})\n`,
+    `checked ${counted(files, 'file')}: ${counted(catalogue.events.length, 'event')}, ${counted(live, 'live talk')}, ${counted(catalogue.talks.length - live, 'draft')}, ${counted(catalogue.pages.length, 'page')}, no problems (${formatSeconds(performance.now() - started)})\n`,
   );
   return 0;
 }

@@ -419,7 +419,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   talks.sort(byId);
   const claimed = claims(talks, (talk, field) => locate(talk.name, field));
   errors.push(...claimed.errors, ...pageClashes(pages, talks, claimed.owners, (talk, field) => locate(talk.name, field)));
-  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages };
+  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }

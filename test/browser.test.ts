@@ -106,6 +106,7 @@ const PAGE_TYPES: [name: string, path: string][] = [
   ['language', '/language/english/'],
   ['search', '/search/?q=python'],
   ['api', '/api/'],
+  ['page', '/about/'],
   ['not-found', '/no/such/page/'],
 ];
 

@@ -126,6 +126,34 @@ describe('npm run dev', () => {
     expect(next.ok && next.catalogue).toBeUndefined();
   });
 
+  it("rebuilds when a page of the site's own is saved, added or removed, and shows its errors", async () => {
+    const { server, content } = await devOnDemo();
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
+    const about = path.join(content, '_pages', 'about.md');
+    const original = await readFile(about, 'utf8');
+    await writeFile(about, original.replace('This catalogue gathers', 'Saved while the dev server ran: this catalogue gathers'));
+    await stream.next('reload');
+    expect((await raw(server.url, 'GET', '/about/')).text).toContain('Saved while the dev server ran');
+
+    await writeFile(about, original.replace(/^title: .*$/m, 'titel: About'));
+    const problems = (await stream.next('problems')) as string[];
+    expect(problems.join('\n')).toMatch(/_pages\/about\.md:3:1 titel: unknown field; did you mean `title`\?/);
+
+    const faq = path.join(content, '_pages', 'faq.md');
+    await writeFile(about, original);
+    await writeFile(faq, '---\ntitle: FAQ\nnav: true\n---\nAsk away.\n');
+    await stream.next('reload');
+    await server.idle();
+    expect((await raw(server.url, 'GET', '/faq/')).text).toContain('<p>Ask away.</p>');
+    expect((await raw(server.url, 'GET', '/')).text).toContain('<li><a href="/faq/">FAQ</a></li>');
+    await rm(faq);
+    await stream.next('reload');
+    await server.idle();
+    expect((await raw(server.url, 'GET', '/faq/')).status).toBe(404);
+    expect((await raw(server.url, 'GET', '/')).text).not.toContain('/faq/');
+    stream.close();
+  });
+
   it('answers only GET and HEAD on its own paths, and has browsers revalidate what they keep', async () => {
     const { server } = await devOnDemo();
     for (const method of ['PUT', 'POST', 'DELETE', 'OPTIONS']) {

@@ -157,7 +157,15 @@ describe('commands', () => {
     const result = cli('check', ['--content', DEMO_CONTENT]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^checked \d+ files: \d+ events, \d+ live talks, \d+ drafts, no problems/);
+    expect(result.stdout).toMatch(/^checked \d+ files: \d+ events, \d+ live talks, \d+ drafts, 1 page, no problems/);
+  });
+
+  it("check: the site's own pages are checked too, every problem at its line and column", async () => {
+    const cwd = path.join(BAD_FIXTURES, 'pages');
+    const result = cli('check', ['--templates', path.join(ROOT, 'templates')], cwd);
+    expect(result.status).toBe(1);
+    const expected = (await readFile(path.join(cwd, 'expected.txt'), 'utf8')).trimEnd().split('\n');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 12 of 14 files`]);
   });
 
   it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {

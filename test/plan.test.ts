@@ -147,3 +147,28 @@ describe('planSite', () => {
     expect(templated.filter((p) => !listed.includes(p))).toEqual([]);
   });
 });
+
+describe("planSite: the site's own pages", () => {
+  const prints: Fingerprints = { code: 'c', templates: { page: 't' } };
+  const pageJobs = (plan: SitePlan) => plan.parts.flatMap((p) => p.pages).filter((job) => job.kind === 'page' && job.template === 'page');
+  const withAbout = (change: Partial<Catalogue['pages'][number]>): Catalogue => ({ ...catalogue, pages: catalogue.pages.map((page) => ({ ...page, ...change })) });
+
+  it('plans a page at /<slug>/ with the page template, listed in the sitemap without a date', () => {
+    const plan = planSite(catalogue, prints);
+    expect(pageJobs(plan).map((job) => [job.path, job.kind === 'page' && job.input])).toEqual([
+      ['about/index.html', { slug: 'about', title: 'About', description: catalogue.pages[0]!.description, body: catalogue.pages[0]!.body }],
+    ]);
+    const sitemap = plan.parts.flatMap((p) => p.sitemap);
+    expect(sitemap.filter((entry) => entry.path === '/about/')).toEqual([{ path: '/about/', lastmod: null }]);
+  });
+
+  it('moves the key of the page alone when its text changes, and plans nothing for a page that is gone', () => {
+    const keys = (plan: SitePlan) => new Map(plan.parts.flatMap((p) => p.pages).filter((job) => job.kind !== 'sitemap' && job.kind !== 'sitemap-index').map((job) => [job.path, job.key]));
+    const before = keys(planSite(catalogue, prints));
+    const after = keys(planSite(withAbout({ body: 'Another text.\n' }), prints));
+    expect([...after].filter(([path, key]) => before.get(path) !== key).map(([path]) => path)).toEqual(['about/index.html']);
+    const none = planSite({ ...catalogue, pages: [] }, prints);
+    expect(pageJobs(none)).toEqual([]);
+    expect(none.parts.flatMap((p) => p.sitemap).some((entry) => entry.path === '/about/')).toBe(false);
+  });
+});
