@@ -617,6 +617,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (options.memory) {
         options.memory.state = stateOf(outIno);
         options.memory.written = { manifest, parts: memoParts!, assets: assetKeys, search: searchFiles };
+        memo!.keep();
       }
       if (deferredStateDir) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
       else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
@@ -706,6 +707,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     return { ok: true, summary, catalogue };
   } catch (err) {
     patch?.undo();
+    options.memory?.plan?.undo();
     throw err;
   } finally {
     await workers.close();

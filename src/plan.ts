@@ -167,17 +167,27 @@ class Parts {
   }
 }
 
+/** What a memo holds of the plans it made: their context, their parts and the catalogue's index. */
+interface Planned {
+  context: string;
+  last: Map<string, Memoised>;
+  index: CatalogueIndex | undefined;
+}
+
 /**
  * Parts of a plan kept between builds by a long-running caller (the dev
  * server): after an edit, only the parts made from an edited file are planned
  * again, and the catalogue's index is worked out from the last one. What a
  * plan no longer uses is dropped; another code, templates, options or event
  * file drops it all. The parts are shared between plans: nothing may change them.
+ * Only the plans of builds that succeed count (see keep and undo).
  */
 export class PlanMemo {
   private context = '';
   private last = new Map<string, Memoised>();
   private index: CatalogueIndex | undefined;
+  /** What the plans of the last build that succeeded left. */
+  private kept: Planned = { context: this.context, last: this.last, index: undefined };
 
   indexOf(catalogue: Catalogue): CatalogueIndex {
     return (this.index = indexCatalogue(catalogue.talks, this.index));
@@ -192,6 +202,20 @@ export class PlanMemo {
   /** Keeps the parts of a plan that ended: one that threw leaves those of the last one that did. */
   end(parts: Parts): void {
     this.last = parts.next;
+  }
+
+  /** The build that made the plans since the last keep or undo succeeded: the next build starts from them. */
+  keep(): void {
+    this.kept = { context: this.context, last: this.last, index: this.index };
+  }
+
+  /**
+   * The build that made them failed: back to the plans of the last one that succeeded. A
+   * template that fails only on a page plans with its own fingerprint, and so does taking it
+   * back; from the failed build's plan that would plan everything again.
+   */
+  undo(): void {
+    ({ context: this.context, last: this.last, index: this.index } = this.kept);
   }
 }
 

@@ -433,6 +433,24 @@ describe('incremental builds', () => {
     expect((await incremental()).written).toBe(0);
   });
 
+  it('a build in one process that fails on a page leaves the plan as the last good build left it: after the template is taken back, an edit plans its own event again and no other', async () => {
+    memory = { saveLater: true, listing: new WatchedListing(content) };
+    await incremental();
+    const planned = new Set(memory.written!.parts);
+    const talk = path.join(templates, 'talk.eta');
+    const good = await readFile(talk, 'utf8');
+    // It compiles, and plans with its own fingerprint; it fails only on a page.
+    await writeFile(talk, `<%= it.nope.x %>\n${good}`);
+    await expect(incremental()).rejects.toThrow(/talk\.eta:1, rendering/);
+    await writeFile(talk, good);
+    expect((await incremental()).written).toBe(0);
+    await edit(await talkFile(12), /^duration: .*$/m, 'duration: 4321');
+    await incremental();
+    const talkParts = memory.written!.parts.filter((p) => p.talks.length > 0);
+    expect(talkParts.filter((p) => !planned.has(p)).map((p) => p.talks.map((job) => job.talk.id))).toEqual([expect.arrayContaining([12])]);
+    await expectSameAsClean();
+  });
+
   it('a build with only the search index to write opens the output once Pagefind is done, so a newer change stops it with nothing to put back', async () => {
     await edit(await talkFile(12), /^title: .*$/m, 'title: "Indexed before the output opens"');
     await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, deferSearch: true });
