@@ -24,7 +24,7 @@ import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
-import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
+import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
 /**
@@ -91,6 +91,8 @@ export interface BuildMemory {
    * parts it planned anew, instead of making it whole.
    */
   written?: { manifest: Map<string, string>; parts: Part[]; assets: OutputSpec[]; search: string[] };
+  /** The state folder's stamp (see stateStamp) as this memory's last build or saveState left it. */
+  stamp?: string;
 }
 
 export interface BuildSummary {
@@ -446,6 +448,19 @@ function diffPlan<A extends OutputSpec>(
   return { manifest, patch, enter, reentered, tasks: tasks(), recordLists, assets: assets.filter(enterChanged) };
 }
 
+/**
+ * Whether what `memory` holds of the output is still its own: false, and it forgets it, when a build
+ * in another process (`npm run build`, `serve` writing through the API) left its state since this
+ * memory's last build or save. The output is then that build's: files it wrote would be taken for
+ * this memory's and left as they are, and this memory's state saved over that build's would say so
+ * on disk too. The next build starts from the state that build left. Asked with the lock held.
+ */
+function stillOwn(memory: BuildMemory, stateDir: string): boolean {
+  if (stateStamp(stateDir) === memory.stamp) return true;
+  memory.state = memory.written = memory.loaded = memory.unsaved = undefined;
+  return false;
+}
+
 /** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
 export async function saveState(memory: BuildMemory): Promise<void> {
   const { state, unsaved } = memory;
@@ -453,9 +468,10 @@ export async function saveState(memory: BuildMemory): Promise<void> {
   if (!state || !unsaved) return;
   const unlock = await lockState(unsaved.stateDir);
   try {
-    if (!existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
+    if (!stillOwn(memory, unsaved.stateDir) || !existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
     await rename(...(await writeStateNext(unsaved.stateDir, state)));
     await writeUnchanged(unsaved.stateDir, unsaved.input, state.outIno, unsaved.totals);
+    memory.stamp = stateStamp(unsaved.stateDir);
   } finally {
     await unlock();
   }
@@ -503,6 +519,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
   let patch: ManifestPatch | undefined;
   try {
+    if (options.memory && stateDir) stillOwn(options.memory, stateDir);
     const code = await (codeFingerprint ??= fingerprintCode());
     const theme = await loadTheme(options.templates);
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
@@ -717,6 +734,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       await fse.remove(search.dir);
     }
     await ownThread?.close();
+    // Whatever this build left there, its memory describes: another process's build would come after.
+    if (options.memory && stateDir) options.memory.stamp = stateStamp(stateDir);
     await unlock?.();
   }
 }

@@ -16,7 +16,7 @@ import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { slugFromTitle } from './pyvideo.ts';
-import { lockHolder, OutputLocked, stateDirFor, stateStamp } from './state.ts';
+import { lockHolder, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
 import { talkSchema, TALK_FIELDS } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
@@ -155,10 +155,8 @@ interface Change {
 export class RecordWriter {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly actions = { PUT: putActions() };
-  /** The build's state, kept between writes so that each build starts from memory. */
+  /** The build's state, kept between writes so that each build starts from memory (or from the state a build in another process left). */
   private readonly memory: NonNullable<BuildOptions['memory']> = {};
-  /** The state folder's stamp after this writer's last build (see stateStamp). */
-  private stamp: string | undefined;
   /** Where builds of this output keep their state and lock, if they do. */
   private readonly stateDir: string | undefined;
 
@@ -274,18 +272,8 @@ export class RecordWriter {
     return this.apply(change, id, talk ? 200 : 201);
   }
 
-  /**
-   * An incremental build from this writer's memory of the output; from the state on disk when a build
-   * in another process (`npm run dev`, `npm run build`) changed the output since, as the memory no longer
-   * describes it and files that build wrote would be taken for this one's and left as they are.
-   */
-  private async build(): Promise<BuildResult> {
-    const { stateDir } = this;
-    if (stateDir && stateStamp(stateDir) !== this.stamp) Object.assign(this.memory, { state: undefined, written: undefined, loaded: undefined });
-    // Not after a build that threw (another held the output): that one's stamp is still to come.
-    const result = await build({ ...this.options, memory: this.memory });
-    this.stamp = stateDir && stateStamp(stateDir);
-    return result;
+  private build(): Promise<BuildResult> {
+    return build({ ...this.options, memory: this.memory });
   }
 
   /** A build (see build), or the answer when another process holds the output. */

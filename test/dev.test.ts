@@ -1,12 +1,14 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevServer } from '../src/dev.ts';
-import { DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
+import { hasState, stateDirFor } from '../src/state.ts';
+import { contentHashes, DEMO_CONTENT, ROOT, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
 /** Reads server-sent events from a live connection. */
@@ -34,6 +36,12 @@ async function events(url: string) {
     close: () => controller.abort(),
   };
 }
+
+/** `npm run build` in a process of its own, as someone would run it by hand beside the dev server. */
+const buildElsewhere = (args: string[]) =>
+  new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts'), ...args], { cwd: ROOT }, (err, _out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve())),
+  );
 
 let dev: DevServer | undefined;
 afterEach(async () => {
@@ -209,4 +217,29 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
   });
+
+  it('starts its next build from the state a build in another process left, and its output equals a clean build', async () => {
+    const { server, root, content, results } = await devOnDemo();
+    const out = path.join(root, 'dist');
+    const cache = path.join(root, 'cache');
+    // Once the dev server has saved its state (a second after its build): the other build patches the output from it.
+    while (!hasState(stateDirFor(cache, out))) await new Promise((r) => setTimeout(r, 50));
+    const talk5 = 'tidewater-python-2024/videos/escaping-is-not-enough-xss-in-templates.yaml';
+    // Another checkout, with a talk retitled, built by hand into the same output and cache.
+    const other = path.join(root, 'other');
+    await cp(content, other, { recursive: true });
+    await writeFile(path.join(other, talk5), (await readFile(path.join(other, talk5), 'utf8')).replace(/^title: .*$/m, 'title: Built elsewhere'));
+    await buildElsewhere(['--content', other, '--out', out, '--templates', TEMPLATES, '--cache', cache]);
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/5'), 'utf8')).title).toBe('Built elsewhere');
+    // The dev server's next build, for an edit of another talk, takes the retitling back.
+    const built = results.length;
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^duration: .*$/m, 'duration: 1234'));
+    while (results.length === built) await new Promise((r) => setTimeout(r, 20));
+    await server.idle();
+    expect(results.slice(built).map((r) => r.ok)).not.toContain(false);
+    const clean = path.join(root, 'clean');
+    expect((await build({ content, templates: TEMPLATES, out: clean })).ok).toBe(true);
+    expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+  }, 60_000);
 });

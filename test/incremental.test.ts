@@ -302,6 +302,22 @@ describe('incremental builds', () => {
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
   });
 
+  it('saveState leaves alone the state of a build in another process since, which the next build then starts from', async () => {
+    memory = { saveLater: true, listing: new WatchedListing(content) };
+    await incremental();
+    await edit(await talkFile(12), /^duration: .*$/m, 'duration: 4321');
+    await incremental();
+    // Before the dev server saves its state, `npm run build` of an edit that is then taken back.
+    const file = await talkFile(5);
+    const good = await readFile(file, 'utf8');
+    await writeFile(file, good.replace(/^title: .*$/m, 'title: Built elsewhere'));
+    expect((await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true })).ok).toBe(true);
+    await saveState(memory);
+    await writeFile(file, good);
+    expect((await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true })).ok).toBe(true);
+    await expectSameAsClean();
+  });
+
   it('a build that fails while rendering, with Pagefind still indexing, leaves no file of the index behind', async () => {
     const before = await fingerprint(out);
     // A new title: Pagefind indexes the shard again while the talk's page fails to render.
