@@ -65,6 +65,8 @@ export interface BuildOptions {
   deferSearch?: boolean;
   /** Stops the build, leaving the output as it was, if it comes before the output changes; a render in progress stops after its batches in flight. */
   signal?: AbortSignal;
+  /** The caller holds the state folder's lock (lockState), for longer than the build: around a change it takes back if the build fails. */
+  locked?: boolean;
   progress?: Progress;
 }
 
@@ -511,7 +513,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const mark = timer();
   const out = path.resolve(options.out);
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
-  const unlock = stateDir ? await lockState(stateDir) : undefined;
+  const unlock = stateDir && !options.locked ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());
   /** The search index being built, if any: its folder is removed however the build ends. */
   let search: Awaited<ReturnType<typeof startSearchIndex>> | undefined;

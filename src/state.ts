@@ -174,7 +174,7 @@ export class OutputLocked extends Error {
 }
 
 /** The process whose build holds the lock of `stateDir`, if one does that is alive and not this one. */
-export function lockHolder(stateDir: string): number | undefined {
+function lockHolder(stateDir: string): number | undefined {
   let pid: number;
   try {
     pid = Number(readFileSync(path.join(stateDir, 'lock'), 'utf8'));

@@ -16,7 +16,7 @@ import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { slugFromTitle } from './pyvideo.ts';
-import { lockHolder, OutputLocked, stateDirFor } from './state.ts';
+import { lockState, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
 import { talkSchema, TALK_FIELDS } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
@@ -272,14 +272,15 @@ export class RecordWriter {
     return this.apply(change, id, talk ? 200 : 201);
   }
 
-  private build(): Promise<BuildResult> {
-    return build({ ...this.options, memory: this.memory });
+  /** An incremental build; `locked` when this writer holds the output's lock already (see apply). */
+  private build(locked = false): Promise<BuildResult> {
+    return build({ ...this.options, memory: this.memory, locked });
   }
 
-  /** A build (see build), or the answer when another process holds the output. */
-  private async buildOrBusy(): Promise<BuildResult | Status> {
+  /** What `work` gives, or the answer when another process holds the output. */
+  private async orBusy<T>(work: Promise<T>): Promise<T | Status> {
     try {
-      return await this.build();
+      return await work;
     } catch (err) {
       if (err instanceof OutputLocked) return busy(err.pid);
       throw err;
@@ -288,7 +289,7 @@ export class RecordWriter {
 
   /** Builds the content as it is now and keeps its catalogue; the answer when that cannot be done. */
   private async refresh(): Promise<Status | undefined> {
-    const result = await this.buildOrBusy();
+    const result = await this.orBusy(this.build());
     if ('status' in result) return result;
     if (!result.ok) return conflict(result.errors);
     if (result.catalogue) this.catalogue = result.catalogue;
@@ -324,21 +325,22 @@ export class RecordWriter {
     const checked = parsed.ok ? validate(talkSchema, parsed.doc, TALK_FIELDS) : parsed;
     if (!checked.ok) return { status: 400, body: inertJson(fieldErrors(checked.errors)) };
 
-    // A build of the same output in another process would publish a change this one may yet take back.
-    const holder = this.stateDir && lockHolder(this.stateDir);
-    if (holder) return busy(holder);
+    // Held until a change the build refuses is taken back: a build of the same output in another
+    // process (a dev server watching the content) would otherwise publish it meanwhile.
+    const unlock = this.stateDir ? await this.orBusy(lockState(this.stateDir)) : undefined;
+    if (unlock && 'status' in unlock) return unlock;
     const file = path.join(content, change.file);
-    await writeFileAtomic(file, change.after);
-    let result: BuildResult | Status | undefined;
+    let result: BuildResult | undefined;
     try {
-      result = await this.buildOrBusy();
+      await writeFileAtomic(file, change.after);
+      result = await this.build(true);
     } finally {
-      if (!result || 'status' in result || !result.ok) {
+      if (!result?.ok) {
         if (change.before) await writeFileAtomic(file, change.before);
         else await rm(file, { force: true });
       }
+      await unlock?.();
     }
-    if ('status' in result) return result;
     if (!result.ok) {
       const own = result.errors.filter((e) => path.resolve(e.file) === path.resolve(shown));
       if (own.length > 0) return { status: 400, body: inertJson(fieldErrors(own)) };

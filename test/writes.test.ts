@@ -6,7 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { build } from '../src/build.ts';
 import { RECORD_ALLOW } from '../src/headers.ts';
@@ -18,6 +18,14 @@ import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.t
 import { raw } from './http.ts';
 
 const TALK = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
+
+/** Told of every file the writer writes (output.ts's writeFileAtomic, which it goes on to run). */
+const written = vi.hoisted(() => ({ seen: (_file: string): void => undefined }));
+vi.mock('../src/output.ts', async (importOriginal) => {
+  const output = await importOriginal<typeof import('../src/output.ts')>();
+  const writeFileAtomic: typeof output.writeFileAtomic = (file, ...rest) => (written.seen(file), output.writeFileAtomic(file, ...rest));
+  return { ...output, writeFileAtomic };
+});
 
 let root: string;
 let content: string;
@@ -188,6 +196,26 @@ describe('writes through the API', () => {
       other.kill();
       await rm(lock, { force: true });
     }
+  });
+
+  it('holds the output from before it writes a talk file until it has put back one the build refuses: no other build sees it', async () => {
+    const file = path.join(content, TALK);
+    const before = await readFile(file);
+    const lock = path.join(stateDirFor(path.join(root, 'cache'), out), 'lock');
+    const locked: boolean[] = [];
+    written.seen = (name) => void (name === file && locked.push(existsSync(lock)));
+    try {
+      // Valid in the file alone; the build refuses it, as the talk's category must be its event's title.
+      const refused = await send('PATCH', 12, { category: 'Another Event' });
+      expect(refused.status).toBe(400);
+      expect(json(refused)).toHaveProperty('category');
+    } finally {
+      written.seen = () => undefined;
+    }
+    // The change, then the file as it was.
+    expect(locked).toEqual([true, true]);
+    expect(await readFile(file)).toEqual(before);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('survives a chunked body over the limit with the access log on, and logs who sent it', async () => {
