@@ -329,7 +329,7 @@ describe('serve and start', () => {
     const port = new URL(await first.url).port;
     const second = cli('serve', ['--dir', out, '--port', port]);
     expect(second.status).toBe(1);
-    expect(second.stderr).toContain('EADDRINUSE');
+    expect(second.stderr).toContain(`is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N`);
     first.child.kill('SIGTERM');
     await first.exited;
   });
