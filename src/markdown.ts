@@ -8,9 +8,13 @@ import sanitizeHtml from 'sanitize-html';
 const OPTIONS = { gfm: true, breaks: false, async: false } as const;
 const marked = new Marked(OPTIONS);
 
-// The page's own h1 and h2 structure stays intact: authored headings start at h3.
-const DEMOTED_FROM = [1, 2, 3, 4];
-const demoted = (level: number) => (DEMOTED_FROM.includes(level) ? Math.min(level + 2, 6) : level);
+/**
+ * The level authored headings start at, so that the page's own outline stays intact: a talk's or
+ * an event's description sits under the page's h1 and an h2 of its own (3), a site page's text
+ * right under its h1 (2). Deeper headings follow, down to h6.
+ */
+export type HeadingTop = 2 | 3;
+const demoted = (level: number, top: HeadingTop) => Math.min(level + top - 1, 6);
 const LINK_REL = 'nofollow ugc noopener';
 const LINK_CHECK = { allowedSchemes: ['http', 'https', 'mailto'], allowProtocolRelative: false };
 const CODE_CLASS = /^language-[\w-]+$/;
@@ -36,7 +40,7 @@ const IN_PAGE_FOLDER = /^(?![a-z][a-z\d+.-]*:|[/\\#?]|\.\.(?:[/\\]|$))/i;
  */
 const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK) && !IN_PAGE_FOLDER.test(href.trim());
 
-const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
+const markdownPolicy = (top: HeadingTop): sanitizeHtml.IOptions => ({
   allowedTags: [
     'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'kbd', 'samp',
     'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small',
@@ -47,7 +51,7 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
   ...LINK_CHECK,
   disallowedTagsMode: 'discard',
   transformTags: {
-    ...Object.fromEntries(DEMOTED_FROM.map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level)}`, {})])),
+    ...Object.fromEntries([1, 2, 3, 4, 5].map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level, top)}`, {})])),
     th: alignedCell,
     td: alignedCell,
     a: (tagName, { rel: _authored, ...attribs }) => {
@@ -56,7 +60,7 @@ const MARKDOWN_POLICY: sanitizeHtml.IOptions = {
       return { tagName, attribs: placeholder };
     },
   },
-};
+});
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -66,7 +70,7 @@ export function escapeMarkup(text: string): string {
 }
 
 /**
- * marked's own output, narrowed to what MARKDOWN_POLICY lets through, for
+ * marked's own output, narrowed to what markdownPolicy lets through, for
  * Markdown without raw HTML: such text can only become marked's own tags, so
  * these are all that differ from the policy's result (images and task-list
  * boxes dropped, headings demoted, links checked and marked nofollow, code
@@ -75,9 +79,9 @@ export function escapeMarkup(text: string): string {
  * them (6 of the pyvideo import's 18,675). A test renders both ways and
  * compares.
  */
-const POLICY_RENDERER: RendererObject<string, string> = {
+const policyRenderer = (top: HeadingTop): RendererObject<string, string> => ({
   heading({ tokens, depth }) {
-    const level = demoted(depth);
+    const level = demoted(depth, top);
     return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
   },
   image: () => '',
@@ -108,8 +112,13 @@ const POLICY_RENDERER: RendererObject<string, string> = {
     const tip = title ? ` title="${escapeMarkup(decodeHTMLAttribute(title))}"` : '';
     return `<a${target}${tip}${target ? ` rel="${LINK_REL}"` : ''}>${content}</a>`;
   },
-};
-const policyMarked = new Marked({ ...OPTIONS, renderer: POLICY_RENDERER });
+});
+
+/** Each heading start's policy and fast-path parser, made once. */
+const WAYS = Object.fromEntries(([2, 3] as const).map((top) => [top, { policy: markdownPolicy(top), fast: new Marked({ ...OPTIONS, renderer: policyRenderer(top) }) }])) as Record<
+  HeadingTop,
+  { policy: sanitizeHtml.IOptions; fast: Marked }
+>;
 
 const hasHtml = (tokens: Token[]) => {
   let found = false;
@@ -126,16 +135,16 @@ const hasHtml = (tokens: Token[]) => {
  */
 const escapeUnknownReferences = (html: string) => html.replace(/&\w+;/g, (ref) => (decodeHTMLStrict(ref) === ref ? `&amp;${ref.slice(1)}` : ref));
 
-export function renderMarkdown(source: string): string {
+export function renderMarkdown(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);
-  return hasHtml(tokens) ? sanitizeHtml(marked.parser(tokens), MARKDOWN_POLICY) : escapeUnknownReferences(policyMarked.parser(tokens));
+  return hasHtml(tokens) ? sanitizeHtml(marked.parser(tokens), WAYS[top].policy) : escapeUnknownReferences(WAYS[top].fast.parser(tokens));
 }
 
 /** Every Markdown source through sanitize-html, as renderMarkdown does with those that have HTML in them: what its fast path must match. */
-export function renderMarkdownSanitised(source: string): string {
+export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
-  return sanitizeHtml(marked.parse(source) as string, MARKDOWN_POLICY);
+  return sanitizeHtml(marked.parse(source) as string, WAYS[top].policy);
 }
 
 const isHttps = (src: string | undefined) => !!src && /^https:\/\/[^/\s]+/i.test(src);

@@ -452,7 +452,7 @@ export class SiteRenderer {
         return { ...(input as PageInputs['search']), canonical: canonical('/search/') };
       case 'page': {
         const { slug, title, description, body } = input as PageInputs['page'];
-        return { title, url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body) };
+        return { title, url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body, 2) };
       }
       default:
         return {};

@@ -6,7 +6,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import sanitizeHtml from 'sanitize-html';
 import { afterEach } from 'vitest';
-import { renderMarkdown, renderMarkdownSanitised } from '../src/markdown.ts';
+import { renderMarkdown, renderMarkdownSanitised, type HeadingTop } from '../src/markdown.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEMO_CONTENT = path.join(ROOT, 'content');
@@ -56,6 +56,6 @@ export const PYVIDEO_SNAPSHOT = path.join(ROOT, '..', 'shared', 'data', 'pyvideo
 const canonicalHtml = (html: string) => sanitizeHtml(html, { allowedTags: false, allowedAttributes: false, allowVulnerableTags: true });
 
 /** The sources renderMarkdown renders to other markup than sanitize-html makes of marked's output. */
-export function unlikeSanitised(sources: string[]): string[] {
-  return sources.filter((source) => canonicalHtml(renderMarkdown(source)) !== canonicalHtml(renderMarkdownSanitised(source)));
+export function unlikeSanitised(sources: string[], top?: HeadingTop): string[] {
+  return sources.filter((source) => canonicalHtml(renderMarkdown(source, top)) !== canonicalHtml(renderMarkdownSanitised(source, top)));
 }

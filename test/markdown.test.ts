@@ -13,6 +13,16 @@ describe('renderMarkdown', () => {
     expect(html).toContain('<pre><code class="language-python">print(1)');
   });
 
+  it("starts headings where the page's outline leaves off: h3 under a description's own h2, h2 right under a site page's h1", () => {
+    const source = '# One\n\n## Two\n\n##### Five\n\n###### Six\n';
+    expect(renderMarkdown(source)).toBe('<h3>One</h3>\n<h4>Two</h4>\n<h6>Five</h6>\n<h6>Six</h6>\n');
+    expect(renderMarkdown(source, 2)).toBe('<h2>One</h2>\n<h3>Two</h3>\n<h6>Five</h6>\n<h6>Six</h6>\n');
+    const withHtml = `${source}\n<h1>Raw</h1>\n`;
+    expect(renderMarkdown(withHtml, 2)).toContain('<h2>Raw</h2>');
+    expect(renderMarkdown(withHtml)).toContain('<h3>Raw</h3>');
+    for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml], top)).toEqual([]);
+  });
+
   it('removes scripts, event handlers and javascript: links', () => {
     const html = renderMarkdown(
       '<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n[click](javascript:alert(3))\n\n<a href="JaVaScRiPt:alert(4)">x</a> <b onclick="alert(5)">bold</b>\n\n<iframe src="https://evil.example"></iframe>',
@@ -24,7 +34,7 @@ describe('renderMarkdown', () => {
   // HTML allows rel only on a link with an href: a placeholder `a` with rel is not conforming (a pyvideo talk's ftp:// autolink was one).
   it('keeps rel off a link whose target it drops', () => {
     const sources = ['ftp://ftp.example.org/slides.pdf', '[x](javascript:alert(1))', '[e]()', '<a name="top" rel="me">anchor</a> <a href="">empty</a>'];
-    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toMatch(/<a(?![^>]*\shref=)[^>]*\srel=/);
+    for (const html of [...sources.map((s) => renderMarkdown(s)), ...sources.map((s) => renderMarkdownSanitised(s))]) expect(html).not.toMatch(/<a(?![^>]*\shref=)[^>]*\srel=/);
     expect(unlikeSanitised(sources)).toEqual([]);
     expect(renderMarkdown('[x](https://example.org) <b>b</b>')).toContain('<a href="https://example.org" rel="nofollow ugc noopener">x</a>');
   });
@@ -32,7 +42,7 @@ describe('renderMarkdown', () => {
   // A talk's page is the only page in its folder: a target relative to it was written for another site, and 404s here.
   it('drops a link target that stays in the folder of the page, keeping its text', () => {
     const sources = ['of the [Plotly JavaScript library](plotly.js), [notes](./notes.md) and [repo](github.com/x/y)', '<a href="slides.pdf">slides</a>'];
-    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toContain('href');
+    for (const html of [...sources.map((s) => renderMarkdown(s)), ...sources.map((s) => renderMarkdownSanitised(s))]) expect(html).not.toContain('href');
     expect(renderMarkdown(sources[0]!)).toContain('of the <a>Plotly JavaScript library</a>');
     const kept = renderMarkdown('[a](/video/1/) [b](../12/t/) [c](#main) [d](https://e.org/x.js)');
     expect(kept.match(/href=/g)).toHaveLength(4);
@@ -49,7 +59,7 @@ describe('renderMarkdown', () => {
   // HTML made `align` on cells obsolete (a conformance error), and marked writes it for a column's `:--`.
   it('aligns table columns by class, not by the obsolete align attribute', () => {
     const sources = ['| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |', '<table><tr><td align="right">x</td><td align="justify" class="evil">y</td></tr></table>'];
-    for (const html of [...sources.map(renderMarkdown), ...sources.map(renderMarkdownSanitised)]) expect(html).not.toMatch(/\salign=/);
+    for (const html of [...sources.map((s) => renderMarkdown(s)), ...sources.map((s) => renderMarkdownSanitised(s))]) expect(html).not.toMatch(/\salign=/);
     expect(renderMarkdown(sources[0]!)).toMatch(/<th class="align-left">a<\/th>\n<th class="align-center">b<\/th>\n<th class="align-right">c<\/th>\n<th>d<\/th>/);
     expect(renderMarkdown(sources[1]!)).toContain('<td class="align-right">x</td><td>y</td>');
     expect(unlikeSanitised(sources)).toEqual([]);

@@ -137,8 +137,9 @@ describe("the site's own pages", () => {
     expect(main).toContain('<p class="lead" dir="auto">Who &quot;we&quot; are</p>');
     expect(html).toContain('<meta name="description" content="Who &quot;we&quot; are">');
     expect(html).toContain('<link rel="canonical" href="https://talks.example.org/about/">');
-    expect(main).toContain(renderMarkdown(body));
-    expect(main).toContain('<h4>Hello </h4>');
+    expect(main).toContain(renderMarkdown(body, 2));
+    // Right under the page's h1: its headings start at h2.
+    expect(main).toContain('<h3>Hello </h3>');
     expect(main).toContain('<p>Clicked</p>');
     expect(main).toContain('<a href="/talks/" rel="nofollow ugc noopener">the talks</a>');
     expect(html).not.toMatch(/<script|alert|onerror|onclick|<iframe|<img|javascript:/);
