@@ -273,6 +273,21 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     return parsed.ok ? parsed.doc.locate(field) : { line: 1, col: 1 };
   }
 
+  /** An event's or page's file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
+  function cachedOrRead<T extends EventFields | PageSource>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
+    const hit = previous.get(name);
+    let loaded: { value: T; rev: string } | undefined;
+    if (hit && hit.stat === statKey(stats)) loaded = hit as { value: T; rev: string };
+    else {
+      read++;
+      const result = readValidated(dir, display, name, parse);
+      if (result.ok) loaded = result;
+      else errors.push(...result.errors);
+    }
+    if (loaded) cache.set(name, { stat: statKey(stats), rev: loaded.rev, value: loaded.value });
+    return loaded;
+  }
+
   const eventFiles = new Map<string, (typeof entries)[number][]>();
   const talkFiles: (typeof entries)[number][] = [];
   const pageFiles: (typeof entries)[number][] = [];
@@ -300,17 +315,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       errors.push(new ContentError(shown(files[0]!.path), { line: 1, col: 1 }, '', `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`));
     }
     const { path: name, stats } = files[0]!;
-    const hit = previous.get(name);
-    let loaded: { value: EventFields; rev: string } | undefined;
-    if (hit && hit.stat === statKey(stats!)) loaded = hit as { value: EventFields; rev: string };
-    else {
-      read++;
-      const result = readValidated(dir, display, name, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
-      if (result.ok) loaded = result;
-      else errors.push(...result.errors);
-    }
+    const loaded = cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
     if (!loaded) continue;
-    cache.set(name, { stat: statKey(stats!), rev: loaded.rev, value: loaded.value });
     const { value, rev } = loaded;
     const file = shown(name);
     events.set(slug, remembered(catalogueEvents, value, (e) => e.file === file && e.name === name, () => ({ ...value, slug, file, name, rev })));
@@ -323,17 +329,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       errors.push(new ContentError(shown(name), { line: 1, col: 1 }, '', named.problem));
       continue;
     }
-    const hit = previous.get(name);
-    let loaded: { value: PageSource; rev: string } | undefined;
-    if (hit && hit.stat === statKey(stats!)) loaded = hit as { value: PageSource; rev: string };
-    else {
-      read++;
-      const result = readValidated(dir, display, name, parsePage);
-      if (result.ok) loaded = result;
-      else errors.push(...result.errors);
-    }
+    const loaded = cachedOrRead(name, stats!, parsePage);
     if (!loaded) continue;
-    cache.set(name, { stat: statKey(stats!), rev: loaded.rev, value: loaded.value });
     const { value, rev } = loaded;
     const file = shown(name);
     pages.push(remembered(cataloguePages, value, (p) => p.file === file && p.name === name, () => ({ ...value, slug: named.slug, file, name, rev })));
