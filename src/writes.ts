@@ -335,11 +335,15 @@ export class RecordWriter {
       await writeFileAtomic(file, change.after);
       result = await this.build(true);
     } finally {
-      if (!result?.ok) {
-        if (change.before) await writeFileAtomic(file, change.before);
-        else await rm(file, { force: true });
+      try {
+        if (!result?.ok) {
+          if (change.before) await writeFileAtomic(file, change.before);
+          else await rm(file, { force: true });
+        }
+      } finally {
+        // Also when the put-back fails (a full disk): a lock left behind would hold off every other build until this server stops.
+        await unlock?.();
       }
-      await unlock?.();
     }
     if (!result.ok) {
       const own = result.errors.filter((e) => path.resolve(e.file) === path.resolve(shown));

@@ -218,6 +218,24 @@ describe('writes through the API', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
+  it('lets go of the output when putting back a refused change fails: no lock is left for other processes to wait on', async () => {
+    const file = path.join(content, TALK);
+    const before = await readFile(file);
+    const lock = path.join(stateDirFor(path.join(root, 'cache'), out), 'lock');
+    let writes = 0;
+    written.seen = (name) => {
+      if (name === file && ++writes === 2) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    try {
+      expect((await send('PATCH', 12, { category: 'Another Event' })).status).toBe(500);
+    } finally {
+      written.seen = () => undefined;
+      await writeFile(file, before);
+    }
+    expect(writes).toBe(2);
+    expect(existsSync(lock)).toBe(false);
+  });
+
   it('survives a chunked body over the limit with the access log on, and logs who sent it', async () => {
     const lines: string[] = [];
     const logged = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), writes: writer.handle });
