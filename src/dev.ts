@@ -10,11 +10,14 @@ import chokidar from 'chokidar';
 import { build, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
+import { OutputLocked } from './state.ts';
 
 export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
 /** Quiet time after the last build before the build state is written. */
 const SAVE_AFTER = 1000;
+/** How soon a build refused because another process was writing the output is tried again. */
+const LOCKED_RETRY = 500;
 
 // Loaded from our own origin, so the pages' Content-Security-Policy allows it.
 const CLIENT = `(() => {
@@ -68,10 +71,19 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const listing = new WatchedListing(options.content);
   const memory: BuildMemory = { listing, saveLater: true };
   let saving: NodeJS.Timeout | undefined;
+  /**
+   * A build refused as another process held the output (`npm run build`, or `serve` writing through
+   * the API) is tried again shortly, as no save may come to set it off: the edit would wait for the next.
+   */
+  let retry: NodeJS.Timeout | undefined;
+  let locked = false;
   const buildOptions = { ...rest, memory };
   /** True when the search index is left for the next build. */
   const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
-    const result = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => ({ ok: false as const, errors: [String(err instanceof Error ? err.message : err)] }));
+    const result = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => {
+      locked ||= err instanceof OutputLocked;
+      return { ok: false as const, errors: [String(err instanceof Error ? err.message : err)] };
+    });
     if (signal?.aborted) return false;
     // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
     // that follows for them has the last word, and the page is not shown an error that is already gone.
@@ -96,9 +108,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return;
     }
     clearTimeout(saving);
+    clearTimeout(retry);
     running = (async () => {
       do {
         again = false;
+        locked = false;
         if ((await rebuild(true, closing.signal)) && !again) {
           searching = new AbortController();
           await rebuild(false, searching.signal);
@@ -106,7 +120,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         }
       } while (again && !closing.signal.aborted);
       running = undefined;
-      if (!closing.signal.aborted) saving = setTimeout(save, SAVE_AFTER);
+      if (closing.signal.aborted) return;
+      if (locked) {
+        waiting = true;
+        retry = setTimeout(schedule, LOCKED_RETRY);
+      } else saving = setTimeout(save, SAVE_AFTER);
     })();
   };
   /** Runs as a build would: a change meanwhile waits for it. */
@@ -173,6 +191,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       searching?.abort();
       clearTimeout(timer);
       clearTimeout(saving);
+      clearTimeout(retry);
       await watcher.close();
       for (const client of clients) client.end();
       await running;

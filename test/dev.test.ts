@@ -1,6 +1,6 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -216,6 +216,28 @@ describe('npm run dev', () => {
     expect(results.map((r) => (r.ok ? 'ok' : r.errors.join('\n')))).toEqual(results.map(() => 'ok'));
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
+  });
+
+  it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
+    const { server, root, content, results } = await devOnDemo();
+    await server.idle();
+    // A live process that holds the output's lock, as a build by hand or a write through the API would.
+    const holder = spawn('sleep', ['60']);
+    const lock = path.join(stateDirFor(path.join(root, 'cache'), path.join(root, 'dist')), 'lock');
+    await writeFile(lock, String(holder.pid));
+    try {
+      const built = results.length;
+      const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+      await writeFile(file, (await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: Saved while locked'));
+      while (results.length === built) await new Promise((r) => setTimeout(r, 20));
+      expect(results[built]).toMatchObject({ ok: false, errors: [expect.stringContaining(`another build (process ${holder.pid}) is writing this output`)] });
+    } finally {
+      holder.kill();
+    }
+    await rm(lock);
+    await server.idle();
+    expect(results.at(-1)!.ok).toBe(true);
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).body).title).toBe('Saved while locked');
   });
 
   it('starts its next build from the state a build in another process left, and its output equals a clean build', async () => {
