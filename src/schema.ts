@@ -321,10 +321,7 @@ export const pageSchema = z
     /** Whether the site's navigation links to the page. */
     nav: flag,
     /** Where in the navigation, lowest first; pages of the same order go by title. */
-    order: z
-      .number(expecting('a whole number'))
-      .refine(Number.isSafeInteger, { error: (iss) => `expected a whole number, got ${Number.isSafeInteger(iss.input) ? String(iss.input) : describeValue(iss.input)}` })
-      .optional(),
+    order: wholeNumber('a whole number', Number.MIN_SAFE_INTEGER).optional(),
   })
   // Also when other fields failed, so one run reports every problem.
   .superRefine(

@@ -237,7 +237,7 @@ describe('npm run dev', () => {
     await rm(lock);
     await server.idle();
     expect(results.at(-1)!.ok).toBe(true);
-    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).body).title).toBe('Saved while locked');
+    expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).body.toString()).title).toBe('Saved while locked');
   });
 
   it('starts its next build from the state a build in another process left, and its output equals a clean build', async () => {
