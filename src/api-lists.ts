@@ -3,7 +3,7 @@
 // ("categories") and speakers, written as static files beside the records.
 // Pure: the plan decides what goes on each page, this module says what the
 // pages contain and how they are written.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LIST_PAGE_SIZE, type ListName, type PageName } from './headers.ts';
 import { byId, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
@@ -89,7 +89,7 @@ function earliestAdded(talks: readonly CatalogueTalk[]): string | null {
  * 48 bits keep it a safe JavaScript integer with collisions out of reach.
  */
 export function speakerId(slug: string): number {
-  return cached(speakerIds, slug, () => Number.parseInt(createHash('sha1').update(slug).digest('hex').slice(0, 12), 16));
+  return cached(speakerIds, slug, () => Number.parseInt(hash('sha1', slug, 'hex').slice(0, 12), 16));
 }
 
 /** Every build lists every speaker: each slug is hashed once per process. */

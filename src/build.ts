@@ -2,7 +2,7 @@
 // records, pages, assets). The first build, or one with --clean, writes a
 // staging folder and swaps it in; later builds compare each output's key with
 // the previous build's and patch only what changed.
-import { createHash } from 'node:crypto';
+import { createHash, hash as digest } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -24,7 +24,7 @@ import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
-import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type Totals } from './state.ts';
+import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
 /**
@@ -153,7 +153,7 @@ const BATCH = 200;
 /** Pages are smaller than talks (no file to read): more of them per batch. */
 const PAGE_BATCH = 400;
 
-const hash = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url').slice(0, 10);
+const hash = (data: string | Uint8Array) => digest('sha1', data, 'base64url').slice(0, 10);
 
 /** A fingerprint of this program's own source, so that a changed generator rebuilds everything it makes. */
 async function fingerprintCode(): Promise<string> {
@@ -356,6 +356,10 @@ async function startSearchIndex(
 /** Jobs to render together, on this thread or in a worker thread. */
 type Task = { jobs: TalkJob[]; pages: PageJob[] };
 
+/** What the state keeps the assets' and the search index's files under, beside the plan's parts (see BuildState.parts). */
+const ASSETS_PART = '\0assets';
+const SEARCH_PART = '\0search';
+
 /**
  * The plan against the last build's manifest: this build's manifest, and the
  * outputs not in place with their keys, in batches to render (`tasks`). The
@@ -364,7 +368,10 @@ type Task = { jobs: TalkJob[]; pages: PageJob[] };
  * `recordLists`, to be written after every record. Given what the last build
  * wrote (BuildMemory.written) and most of the plan as it was, that manifest
  * is patched: only the parts planned anew are compared, and the files of the
- * parts this plan no longer has are taken out. Otherwise it is made whole.
+ * parts this plan no longer has are taken out. So it is, given the last
+ * build's files by part (`byPart`, see BuildState.parts), when the plan kept
+ * the parts it signed the same: the files of the parts planned anew that are
+ * not made again are taken out at the end. Otherwise it is made whole.
  */
 function diffPlan<A extends OutputSpec>(
   parts: Iterable<Part>,
@@ -373,6 +380,8 @@ function diffPlan<A extends OutputSpec>(
   written: BuildMemory['written'],
   /** The last build's search index files that this build keeps. */
   kept: [string, string][],
+  /** Whether to gather the files by part, for the state to keep. */
+  byPart: boolean,
 ) {
   // A memo gives a part the plan did not change again, the same object.
   let patch: ManifestPatch | undefined;
@@ -388,45 +397,67 @@ function diffPlan<A extends OutputSpec>(
       dropped = written.parts.filter((p) => !now.has(p));
     }
   }
+  const last = !patch && byPart ? previous?.parts : undefined;
+  if (last) patch = new ManifestPatch(previous!.manifest);
+  /** With `last`: the files this build entered, and the parts it kept. */
+  const entered = new Set<string>();
+  const keptParts = new Set<string>();
   const manifest = patch?.manifest ?? new Map<string, string>();
   const was = patch ? (file: string) => patch.before(file) : (file: string) => previous?.manifest.get(file);
-  const enter = patch ? (file: string, key: string) => patch.set(file, key) : (file: string, key: string) => void manifest.set(file, key);
+  const enter = !patch
+    ? (file: string, key: string) => void manifest.set(file, key)
+    : last
+      ? (file: string, key: string) => {
+          patch.set(file, key);
+          entered.add(file);
+        }
+      : (file: string, key: string) => patch.set(file, key);
+  /** This plan's files by part, when gathered. */
+  const groups = byPart ? new Map<string, PartFiles>() : undefined;
   /**
    * Files of the last build's manifest entered in a manifest made whole: when that is all of them, no
    * file is to be removed, and none need be looked for (156,000 look-ups on the pyvideo import).
    */
   let again = 0;
   /**
-   * Enters an output's files in the manifest; true when one of them is not in place with its key
+   * Enters an output's files in the manifest (and in `into`); true when one of them is not in place with its key
    * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
    */
-  const enterChanged = (o: OutputSpec) => {
+  const enterChanged = (o: OutputSpec, into?: string[]) => {
     let moved = false;
     for (const file of filesOf(o)) {
       const before = was(file);
       if (before !== o.key) moved = true;
       const size = manifest.size;
       enter(file, o.key);
+      into?.push(file);
       if (before !== undefined && manifest.size > size) again++;
     }
     return moved;
   };
-  if (patch) {
+  if (!patch) {
+    for (const [file, key] of kept) manifest.set(file, key);
+    again += kept.length;
+  } else if (!last) {
     for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets]) for (const file of filesOf(o)) patch.delete(file);
     const keeps = new Set(kept.map(([file]) => file));
     for (const file of written!.search) if (!keeps.has(file)) patch.delete(file);
-  } else {
-    for (const [file, key] of kept) manifest.set(file, key);
-    again += kept.length;
   }
   const recordLists: Extract<PageJob, { kind: 'video-list' }>[] = [];
   function* tasks(): Generator<Task> {
     let jobs: TalkJob[] = [];
     let pages: PageJob[] = [];
     for (const p of parts) {
+      if (p.kept) {
+        keptParts.add(p.name);
+        groups!.set(p.name, last!.get(p.name)!);
+        continue;
+      }
+      const files = groups && [];
+      groups?.set(p.name, { signature: p.signature, files: files! });
       for (const job of p.talks) {
         // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
-        const outputs = job.outputs.filter(enterChanged);
+        const outputs = job.outputs.filter((o) => enterChanged(o, files));
         if (outputs.length > 0) jobs.push({ ...job, outputs });
         if (jobs.length === BATCH) {
           yield { jobs, pages: [] };
@@ -434,7 +465,7 @@ function diffPlan<A extends OutputSpec>(
         }
       }
       for (const page of p.pages) {
-        if (!enterChanged(page)) continue;
+        if (!enterChanged(page, files)) continue;
         if (page.kind === 'video-list') recordLists.push(page);
         else pages.push(page);
         if (pages.length === PAGE_BATCH) {
@@ -446,8 +477,30 @@ function diffPlan<A extends OutputSpec>(
     if (jobs.length > 0) yield { jobs, pages: [] };
     if (pages.length > 0) yield { jobs: [], pages };
   }
-  const reentered = () => again;
-  return { manifest, patch, enter, reentered, tasks: tasks(), recordLists, assets: assets.filter(enterChanged) };
+  const assetFiles: string[] = [];
+  const changedAssets = assets.filter((asset) => enterChanged(asset, assetFiles));
+  groups?.set(ASSETS_PART, { files: assetFiles });
+  /**
+   * With `last`, once every file is entered: takes out the last build's files of the parts this
+   * plan did not keep (planned anew, or no longer there) that it did not make again.
+   */
+  const takeOut = () => {
+    const keeps = new Set(kept.map(([file]) => file));
+    for (const [name, { files }] of last!) {
+      if (keptParts.has(name)) continue;
+      for (const file of files) if (!entered.has(file) && !(name === SEARCH_PART && keeps.has(file))) patch!.delete(file);
+    }
+  };
+  /** The last build's files (`listed` in the output, without a state) that this one does not make, once every file is entered. */
+  const removable = (listed: string[] | undefined): string[] => {
+    if (last) takeOut();
+    if (patch) return patch.removed();
+    if (previous && again === previous.manifest.size) return [];
+    const gone: string[] = [];
+    for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
+    return gone.sort();
+  };
+  return { manifest, patch, enter, removable, groups, tasks: tasks(), recordLists, assets: changedAssets };
 }
 
 /**
@@ -571,16 +624,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`, site);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search, options.signal);
+    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
     mark('plan search');
     // A caller that builds again keeps the plan's parts, to plan only what an edit changed; a build
     // on its own plans each part when it is ready to render it, and lets it go once rendered.
+    // A build on its own that keeps a state plans again only the parts whose files changed (see BuildState.parts).
+    const byPart = !memo && stateDir !== undefined;
     const memoParts = memo && w.planSite(catalogue, prints, compress, memo, shardSize).parts;
-    const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize);
-    const diff = diffPlan(parts, assetKeys, previous, written, search.kept);
+    const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize, byPart ? (previous?.parts ?? new Map()) : undefined);
+    const diff = diffPlan(parts, assetKeys, previous, written, search.kept, byPart);
     patch = diff.patch;
     const { manifest, enter, tasks, recordLists, assets } = diff;
     const searchFiles = search.kept.map(([file]) => file);
@@ -602,13 +657,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const patching = stateDir !== undefined && !options.clean && existsSync(out);
     const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
     // Removals are known once the search index has been built (if it needs to be), see below.
-    const removable = () => {
-      if (patch) return patch.removed();
-      if (previous && diff.reentered() === previous.manifest.size) return [];
-      const gone: string[] = [];
-      for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
-      return gone.sort();
-    };
+    const removable = () => diff.removable(listed);
 
     mark('list output');
     const live = catalogue.talks.filter(w.isLive).length;
@@ -627,7 +676,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     };
     // A build that left the search index behind is not the last word on this content.
     const settled = search.pending ? undefined : input;
-    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys });
+    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) });
     /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
     const deferredStateDir = options.memory?.saveLater ? stateDir : undefined;
     /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */

@@ -1,7 +1,7 @@
 // How the catalogue is browsed: talks grouped by speaker, tag and language,
 // events grouped into series, and long lists cut into pages. Pure functions
 // over the catalogue in memory.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import slugify from '@sindresorhus/slugify';
 import { cached } from './memo.ts';
 
@@ -26,7 +26,7 @@ export function termSlug(name: string): string {
   return cached(slugs, name, () => withinFolderName(slugify(name, SLUG_OPTIONS)) || `u-${hashOf(name.normalize('NFC'))}`);
 }
 
-const hashOf = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 10);
+const hashOf = (text: string) => hash('sha1', text, 'hex').slice(0, 10);
 
 /**
  * A slug is a folder name, which filesystems cut at 255 bytes (the build failed

@@ -1,7 +1,7 @@
 // The header manifest: which kinds of file the output holds and the response
 // headers each kind is sent with. Our server and every host configuration the
 // build writes (src/hosting.ts) read this one description, so they cannot drift apart.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { cached } from './memo.ts';
 import type { OutputSpec } from './plan.ts';
@@ -81,7 +81,7 @@ export function kindOf(rel: string): FileKind {
 }
 
 /** A strong ETag from a file's bytes: the same bytes give the same tag on every server and after every rebuild. */
-export const etagOf = (body: Uint8Array) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+export const etagOf = (body: Uint8Array) => `"${hash('sha1', body, 'base64url')}"`;
 
 /**
  * Whether a list of tags (If-None-Match, If-Match) names `etag`; `*` names any. If-None-Match compares

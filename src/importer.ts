@@ -2,7 +2,7 @@
 // converted and validated first; only then are files written, each atomically,
 // and only those whose bytes change. Ids, slugs and dates of talks already
 // imported are kept in a state file beside the content, so ids are forever.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -74,7 +74,7 @@ export function timestamps(now: Date): { added: string; updated: string } {
   return { added: iso.slice(0, 19), updated: iso.slice(0, 23) };
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const sha256 = (bytes: Uint8Array) => hash('sha256', bytes, 'hex');
 const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function readState(content: string): Promise<ImportState> {

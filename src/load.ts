@@ -7,7 +7,7 @@
 // again by whoever renders it. Memory grows with the number of talks, not
 // with the size of their descriptions. Files unchanged since a previous load
 // (same size, mtime and inode) are taken from that load's cache unread.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resorted } from './collections.ts';
@@ -155,7 +155,7 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
 }
 
 /** A talk's revision: a hash of its file's bytes. */
-export const revisionOf = (bytes: Buffer): string => createHash('sha1').update(bytes).digest('base64url');
+export const revisionOf = (bytes: Buffer): string => hash('sha1', bytes, 'base64url');
 
 /** Reads and validates one talk file, every field of it. */
 export function readTalk(dir: string, display: string, name: string): Read<Talk> {

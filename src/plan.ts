@@ -2,7 +2,7 @@
 // from and a key that changes whenever those inputs change. Pure and cheap: it
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, type Term } from './collections.ts';
@@ -73,6 +73,17 @@ export interface SitePlan {
 
 /** Outputs planned together: talks' files, other pages, and the sitemap entries of its HTML pages. */
 export interface Part {
+  /** Unique in a plan: the build state keeps the part's files under it (see BuildState.parts). */
+  name: string;
+  /**
+   * What the part is made from, as the files it comes from: for a build in another process to
+   * tell, without planning it, that it would plan the part the same (see planParts' `known`).
+   * Only the parts that hold most of a site's files have one: an event's, a speaker's, a tag's
+   * and a language's.
+   */
+  signature?: string;
+  /** Not planned: made from the same files as the last build's part of its name, whose files stay as they are. */
+  kept?: boolean;
   talks: TalkJob[];
   pages: PageJob[];
   sitemap: SitemapEntry[];
@@ -122,7 +133,7 @@ export const SPEAKERS_ON_ONE_PAGE = 400;
  */
 const token = (origin: { rev: string; name: string }): string =>
   // Short: a page's key holds the tokens of every talk it shows, and every key is kept in the build state.
-  cached(tokens, origin, () => createHash('sha1').update(origin.rev).update('\0').update(origin.name).digest('base64url').slice(0, 16));
+  cached(tokens, origin, () => hash('sha1', `${origin.rev}\0${origin.name}`, 'base64url').slice(0, 16));
 const tokens = new WeakMap<object, string>();
 
 /** The files a talk's link or feed item is made from: the talk's and its event's. */
@@ -134,10 +145,8 @@ const originOf = (talk: CatalogueTalk, events: Map<string, CatalogueEvent>) => `
  * again for every page that lists them would cost more than the rest of the plan.
  */
 const hashOf = (value: unknown, made?: Map<object, string>) =>
-  createHash('sha1')
-    .update(JSON.stringify(value, made && ((_key, v: unknown) => (typeof v === 'object' && v !== null && made.get(v)) || v)))
-    .digest('base64url')
-    .slice(0, 16);
+  // The one-shot hash: a Hash object per key cost a tenth of the plan.
+  hash('sha1', JSON.stringify(value, made && ((_key, v: unknown) => (typeof v === 'object' && v !== null && made.get(v)) || v)), 'base64url').slice(0, 16);
 
 /** A part of the plan, what it was made from, and the parts made within it. */
 interface Memoised {
@@ -234,6 +243,9 @@ type PageOf = <T extends PageTemplate>(sitePath: string, template: T, input: Pag
 /** A part of the plan, made again unless a memo has it made from the same values; `make` plans the parts within it. */
 type PartOf = <T>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T) => T;
 
+/** A part of the plan's top level (see PartOf), named as the memo names it. */
+type TopPart = <T extends Omit<Part, 'name'>>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T) => T & { name: string };
+
 /** What a memo has, or makes, for a level of a plan; what a part is made from is only listed when there is a memo. */
 const partOf =
   (parts: Parts | undefined): PartOf =>
@@ -251,11 +263,25 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * talks, hundreds of MB). What the last parts are made from (the sitemaps,
  * the events and category lists) is gathered on the way. With `compress`,
  * pages, sitemaps and assets are written with .br and .gz copies.
+ *
+ * `known`, for a build without a memo (in a process of its own) that keeps a
+ * state, holds the signatures of the last build's parts (none after a first
+ * build): the parts that hold many files are signed, and one whose signature
+ * it holds is kept rather than planned. After an edit of one talk, that keeps
+ * all but a few of the events' and terms' parts, which hold nine files in ten.
  */
-export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress = false, memo?: PlanMemo, shardSize = SEARCH_SHARD_SIZE): Generator<Part> {
+export function* planParts(
+  catalogue: Catalogue,
+  prints: Fingerprints,
+  compress = false,
+  memo?: PlanMemo,
+  shardSize = SEARCH_SHARD_SIZE,
+  known?: ReadonlyMap<string, { signature?: string }>,
+): Generator<Part> {
   // A talk's link shows its event's title: an edited event file replans everything.
   const top = memo?.begin(`${JSON.stringify(prints)}${compress}${shardSize}${catalogue.events.map(token).join('')}`);
   const part = partOf(top);
+  const topPart: TopPart = (name, from, make) => part(name, from, (within) => ({ ...make(within), name }));
   const { live, newestFirst, speakers, tags, languages, byRecorded } = indexOf(catalogue, memo);
   const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
   const events = new Map(catalogue.events.map((e) => [e.slug, e]));
@@ -285,10 +311,33 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
     return (['atom', 'rss', 'json'] as const).map((format) => ({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${key}` }));
   };
   const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
+  /** The sitemap entries of a list's pages. */
+  const listEntries = (sitePath: string, talks: readonly CatalogueTalk[]) => paginate(talks, PAGE_SIZE, sitePath).map((p) => listed(p.path, p.items));
+  // Every file's key holds the fingerprints and the options, and so does every signature.
+  const context = hash('sha1', `${JSON.stringify(prints)}${compress}`, 'base64url');
+  /**
+   * A part that holds many files. With `known`, it is signed (`files`: the files it is made from,
+   * as tokens), and kept if the last build made it from the same files: only what the rest of the
+   * plan gathers from it (`facts`) is worked out. Else it is planned, from the memo if there is one.
+   */
+  const signed = <F extends { sitemap: SitemapEntry[] }>(name: string, from: () => readonly unknown[], files: () => string, facts: () => F, make: (part: PartOf) => Omit<Part, 'name'> & F): Part & F => {
+    if (!known) return topPart(name, from, make);
+    const signature = hash('sha1', `${context}\0${name}\0${files()}`, 'base64url').slice(0, 16);
+    if (known.get(name)?.signature === signature) return { ...facts(), name, signature, kept: true, talks: [], pages: [] };
+    return { ...make(partOf(undefined)), name, signature };
+  };
 
+  /** What the rest of the plan gathers from an event's part: its line on the events page, and its sitemap entries. */
+  const eventFacts = (event: CatalogueEvent, list: CatalogueTalk[]) => {
+    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
+    // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
+    const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length } };
+  };
   /** An event: its talks' records, pages and redirects, and the event's page and feeds. */
   const eventPart = (event: CatalogueEvent, list: CatalogueTalk[]) => {
-    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
+    const facts = eventFacts(event, list);
+    const { eventInfo } = facts;
     const programme = list.map(linkOf).sort(byProgramme);
     const talkOf = new Map(list.map((talk) => [talk.id, talk]));
     const jobs = programme.map((link, position): TalkJob => {
@@ -309,9 +358,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
     });
     const newest = [...list].sort(byNewest);
     const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), event.title, `Talks recorded at ${event.title}`, newest)];
-    // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
-    const sitemap = [listed(eventPath(event.slug), list), ...jobs.map(({ talk }) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { talks: jobs, pages, sitemap, summary: { ...eventInfo, talkCount: list.length } };
+    return { ...facts, talks: jobs, pages };
   };
 
   const byEvent = new Map<string, CatalogueTalk[]>();
@@ -325,40 +372,40 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   };
   const summaries: EventSummary[] = [];
   for (const [slug, list] of byEvent) {
-    const planned = part(`event\0${slug}`, () => list, () => eventPart(events.get(slug)!, list));
+    const event = events.get(slug)!;
+    const planned = signed(`event\0${slug}`, () => list, () => list.map(origin).join(''), () => eventFacts(event, list), () => eventPart(event, list));
     summaries.push(planned.summary);
     yield give(planned);
   }
   summaries.sort(byEventDate);
 
   /** A list of talks, newest first: a part per page of it, and one for its feeds (the newest talks) if `feed` names them. */
-  const listPart = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], part: PartOf, feed?: { base: string; title: string; description: string }): Part => {
+  const listPart = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], part: PartOf, feed?: { base: string; title: string; description: string }): Omit<Part, 'name'> => {
     const pages: PageJob[] = [];
-    const sitemap: SitemapEntry[] = [];
     for (const p of paginate(talks, PAGE_SIZE, list.path)) {
-      const planned = part(p.path, () => [list.title, list.names.join('\0'), feed?.base, p.count, talks.length, ...p.items], () => ({
-        job: page(p.path, 'listing', {
-          ...list,
-          total: talks.length,
-          page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
-          talks: p.items.map(linkOf),
-          feeds: feed?.base,
-        }),
-        entry: listed(p.path, p.items),
-      }));
-      pages.push(planned.job);
-      sitemap.push(planned.entry);
+      pages.push(
+        part(p.path, () => [list.title, list.names.join('\0'), feed?.base, p.count, talks.length, ...p.items], () =>
+          page(p.path, 'listing', {
+            ...list,
+            total: talks.length,
+            page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
+            talks: p.items.map(linkOf),
+            feeds: feed?.base,
+          }),
+        ),
+      );
     }
     if (feed) {
       const newest = talks.slice(0, FEED_ITEMS);
       pages.push(...part('feeds', () => [feed.title, feed.description, ...newest], () => feeds(feed.base, feed.title, feed.description, newest)));
     }
-    return { talks: [], pages, sitemap };
+    return { talks: [], pages, sitemap: listEntries(list.path, talks) };
   };
   /** A part per term: a term the edit did not touch is the same object, and so is its part. */
   const termParts = function* (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) {
     for (const term of terms) {
-      const planned = part(`${kind}\0${term.slug}`, () => [term], (within) => {
+      const files = () => `${term.names.join('\0')}\0${term.items.map(origin).join('')}`;
+      const planned = signed(`${kind}\0${term.slug}`, () => [term], files, () => ({ sitemap: listEntries(pathOf(term.slug), term.items) }), (within) => {
         const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
         return listPart(list, term.items, within, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
       });
@@ -369,15 +416,15 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   yield* termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
   yield* termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
   const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
-  yield give(part('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: SITE_NAME, description: 'Recorded conference talks, newest first' })));
-  for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, part)) yield give(planned);
+  yield give(topPart('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: SITE_NAME, description: 'Recorded conference talks, newest first' })));
+  for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, topPart)) yield give(planned);
 
   /** Pages made from the whole catalogue, planned again every time. */
   const pages: PageJob[] = [];
   /** An index of terms, planned again when a term comes, goes, or changes its name or count. */
   const termIndex = (name: string, terms: Term<CatalogueTalk>[], make: (add: PageOf) => void) =>
     give(
-      part(name, () => termFacts(terms), (): Part => {
+      topPart(name, () => termFacts(terms), () => {
         const pages: PageJob[] = [];
         const sitemap: SitemapEntry[] = [];
         make((sitePath, template, input) => {
@@ -422,7 +469,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   const items: CategoryItem[] = [];
   for (const event of catalogue.events) {
     const list = byEvent.get(event.slug) ?? [];
-    const planned = part(`category\0${event.slug}`, () => [event, ...list], () => {
+    const planned = topPart(`category\0${event.slug}`, () => [event, ...list], () => {
       const item = categoryItem(event, list);
       return { item, talks: [], pages: [{ kind: 'category', input: item, path: categoryFile(item.slug), key: `${prints.code}${hashOf(item)}` } as PageJob], sitemap: [] };
     });
@@ -430,17 +477,17 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
     yield give(planned);
   }
   items.sort(byTitleThenSlug);
-  const categoryLists = (): Part => ({
+  const categoryLists = () => ({
     talks: [],
     pages: listPages('category', items).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', at), key: `${prints.code}${hashOf(list)}` }))),
     sitemap: [],
   });
-  yield give(part('category-lists', () => items, categoryLists));
+  yield give(topPart('category-lists', () => items, categoryLists));
 
   // The site's own pages, after every other part: a page added or removed moves no other sitemap entry. They carry no date.
   for (const own of catalogue.pages) {
     const { slug, title, description, body } = own;
-    yield give(part(`page\0${slug}`, () => [own], (): Part => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: null }] })));
+    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: null }] })));
   }
 
   const lastmod = lastUpdated(live);
@@ -450,7 +497,7 @@ export function* planParts(catalogue: Catalogue, prints: Fingerprints, compress 
   for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
   // Only a plan taken to its end is kept: planSite takes it whole.
   if (top) memo!.end(top);
-  yield { talks: [], pages, sitemap: [] };
+  yield { name: 'site', talks: [], pages, sitemap: [] };
 }
 
 /**
@@ -487,14 +534,14 @@ export function planSearch(catalogue: Catalogue, code: string, known: ReadonlyMa
   for (let n = 0; n < shardCount(total, shardSize); n++) {
     const talks = newestFirst.slice(Math.max(0, total - (n + 1) * shardSize), total - n * shardSize);
     // Hashed at once: an update per record costs more than the hashing.
-    shards.push({ dir: shardDir(n), key: `${code}${createHash('sha1').update(talks.map(keyOf).join('')).digest('base64url').slice(0, 16)}`, talks });
+    shards.push({ dir: shardDir(n), key: `${code}${hash('sha1', talks.map(keyOf).join(''), 'base64url').slice(0, 16)}`, talks });
   }
   return { shards, keys, records: (shard) => shard.talks.map((talk) => made.get(talk) ?? searchRecord(talk)) };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
-function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: PartOf): Part[] {
-  const videoLists = (part: PartOf): Part => ({
+function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: TopPart): Part[] {
+  const videoLists = (part: PartOf) => ({
     talks: [],
     pages: listPages('video', byRecorded).flatMap((list) =>
       pageNames(list).map((at) =>
@@ -507,7 +554,7 @@ function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>
     sitemap: [],
   });
   const lists = part('video-lists', () => [byRecorded], videoLists);
-  const speakerLists = (): Part => ({
+  const speakerLists = () => ({
     talks: [],
     pages: listPages('speaker', speakerItems(speakers)).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', at), key: `${code}${hashOf(list)}` }))),
     sitemap: [],

@@ -2,7 +2,7 @@
 // output: the key of every output file (the manifest) and the loaded content.
 // One file, replaced atomically, and only trusted for the output folder it
 // was written for (same path, same folder inode).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +21,18 @@ export interface BuildState {
   load: LoadCache;
   /** The key of each live talk's search record, by the files it is made from (see planSearch). */
   search: Map<string, string>;
+  /**
+   * The manifest's files by the part of the plan that made them (see Part), with the assets'
+   * and the search index's as parts of their own: a build in a process of its own plans again
+   * only the parts whose signature moved (see planParts' `known`). Kept only when they hold every
+   * file of the manifest once; builds that keep their memory (the dev server's) leave it out.
+   */
+  parts?: Map<string, PartFiles>;
+}
+
+export interface PartFiles {
+  signature?: string;
+  files: string[];
 }
 
 /**
@@ -73,14 +85,15 @@ const stateFile = (code: string) => `state-${code}.v8`;
 
 /** The state folder for one output folder: builds of different outputs keep apart. */
 export function stateDirFor(cacheRoot: string, outDir: string): string {
-  const id = createHash('sha1').update(path.resolve(outDir)).digest('hex').slice(0, 12);
+  const id = hash('sha1', path.resolve(outDir), 'hex').slice(0, 12);
   return path.join(cacheRoot, 'video-catalogue', id);
 }
 
 /**
  * The state file is a run of pieces, each a 4-byte length and a V8-serialised
  * value: first `code`, `outIno` and the number of entries, then batches of
- * manifest, load and search entries.
+ * manifest, load and search entries. With `parts`, the manifest comes part by
+ * part, and the parts follow it: their names, signatures and counts of files.
  * It is written and read a piece at a time: at 100,000 talks the state is
  * 150 MB, and serialised whole it would be held twice over while the build
  * that writes it still holds its catalogue and manifest.
@@ -88,6 +101,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
 type StatePiece =
   | { code: string; outIno: number; entries: number }
   | { manifest: [string, string][] }
+  | { parts: [name: string, signature: string | undefined, files: number][] }
   | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] }
   | { search: [string, string][] };
 
@@ -102,9 +116,9 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     return Buffer.concat([length, bytes]);
   };
   yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size + state.search.size });
-  for (const [name, map] of [['manifest', state.manifest], ['load', state.load], ['search', state.search]] as const) {
-    let batch: [string, unknown][] = [];
-    for (const entry of map) {
+  function* batches(name: 'manifest' | 'load' | 'search' | 'parts', entries: Iterable<unknown[]>) {
+    let batch: unknown[][] = [];
+    for (const entry of entries) {
       batch.push(entry);
       if (batch.length === PIECE) {
         yield piece({ [name]: batch } as StatePiece);
@@ -113,6 +127,22 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     }
     if (batch.length > 0) yield piece({ [name]: batch } as StatePiece);
   }
+  const parts = state.parts && coversOnce(state.parts, state.manifest) ? state.parts : undefined;
+  yield* batches('manifest', parts ? byPart(parts, state.manifest) : state.manifest);
+  if (parts) yield* batches('parts', [...parts].map(([name, { signature, files }]) => [name, signature, files.length]));
+  yield* batches('load', state.load);
+  yield* batches('search', state.search);
+}
+
+/** Whether `parts` hold every file of `manifest` (and each once: the reader's count of entries finds one held twice). */
+function coversOnce(parts: Map<string, PartFiles>, manifest: Map<string, string>): boolean {
+  let count = 0;
+  for (const { files } of parts.values()) for (const file of files) if (manifest.has(file)) count++;
+  return count === manifest.size;
+}
+
+function* byPart(parts: Map<string, PartFiles>, manifest: Map<string, string>): Generator<[string, string]> {
+  for (const { files } of parts.values()) for (const file of files) yield [file, manifest.get(file)!];
 }
 
 /** The pieces of a state file, each read from the disk when it is wanted. */
@@ -140,11 +170,24 @@ export function readState(stateDir: string, code: string, outDir: string): Build
       return undefined;
     }
     const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map(), search: new Map() };
+    /** The manifest's files in the order written: by part, if the parts follow. */
+    const files: string[] = [];
+    const parts = new Map<string, PartFiles>();
+    let at = 0;
     for (const piece of pieces) {
-      if ('manifest' in piece) for (const [file, key] of piece.manifest) state.manifest.set(file, key);
-      else if ('load' in piece) for (const [name, entry] of piece.load) state.load.set(name, entry);
+      if ('manifest' in piece) {
+        for (const [file, key] of piece.manifest) {
+          state.manifest.set(file, key);
+          files.push(file);
+        }
+      } else if ('parts' in piece) {
+        for (const [name, signature, count] of piece.parts) {
+          parts.set(name, { signature, files: files.slice(at, (at += count)) });
+        }
+      } else if ('load' in piece) for (const [name, entry] of piece.load) state.load.set(name, entry);
       else if ('search' in piece) for (const [origin, key] of piece.search) state.search.set(origin, key);
     }
+    if (parts.size > 0 && at === files.length) state.parts = parts;
     // Renamed into place once whole, but a file that lacks pieces must not pass for a smaller state.
     return state.manifest.size + state.load.size + state.search.size === head.entries ? state : undefined;
   } catch {

@@ -2,7 +2,7 @@
 // token, its name and the SHA-256 of the token: a leaked file lets nobody in.
 // A plain hash is enough because tokens are 160 random bits, not passwords.
 import { isUtf8 } from 'node:buffer';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './output.ts';
 
@@ -13,7 +13,7 @@ export interface TokenEntry {
 
 const LINE = /^([A-Za-z0-9._@-]{1,64})\s+sha256:([0-9a-f]{64})$/;
 export const isTokenName = (name: string) => /^[A-Za-z0-9._@-]{1,64}$/.test(name);
-const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
+const digest = (token: string) => hash('sha256', token, 'buffer');
 
 /** Reads a tokens file; a line it cannot read is an error that names it, never a token silently ignored. */
 export function parseTokens(text: string, file: string): TokenEntry[] {

@@ -232,6 +232,16 @@ describe('incremental builds', () => {
     expect(await readFile(path.join(out, 'video/900/index.html'), 'utf8')).toContain('/video/900/a-renamed-talk/');
     await expectSameAsClean();
 
+    // Into another event: its record and pages move from one event's part of the plan to another's.
+    const moved = path.join(content, 'pennine-web-2012', 'videos', 'a-renamed-talk.yaml');
+    await cp(path.join(path.dirname(renamed), 'a-renamed-talk.yaml'), moved);
+    await rm(path.join(path.dirname(renamed), 'a-renamed-talk.yaml'));
+    seen(path.join(path.dirname(renamed), 'a-renamed-talk.yaml'));
+    seen(moved);
+    await incremental();
+    expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/900'), 'utf8')).category).toBe('Pennine Web Conference 2012');
+    await expectSameAsClean();
+
     await edit(path.join(content, 'pennine-web-2012', 'category.yaml'), /^title: .*$/m, 'title: Pennine Web Twenty-Twelve');
     const summary = await incremental();
     expect(summary.written).toBeGreaterThan(10);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
-import { planSearch, planSite, PlanMemo, type Fingerprints, type SearchPlan, type SitePlan } from '../src/plan.ts';
+import { planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
 import { searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -80,34 +80,39 @@ describe('planSearch', () => {
   });
 });
 
-describe('planSite with a memo', () => {
-  let revision = 0;
-  /** A talk changed as a new read of its file gives it: a new object with a new rev. */
-  const editTalk = (id: number, change: Partial<CatalogueTalk>) => (c: Catalogue): Catalogue => ({
-    ...c,
-    talks: c.talks.map((t) => (t.id === id ? { ...t, ...change, rev: `${t.rev}-${++revision}` } : t)),
-  });
-  const prints: Fingerprints = { code: 'c', templates: { talk: 't1', listing: 'l1' } };
-  /** Planned from scratch: a new list of the same talks is indexed again, not looked up. */
-  const fresh = (c: Catalogue, p = prints) => JSON.stringify(planSite({ ...c, talks: [...c.talks] }, p, true));
+let revision = 0;
+/** A talk changed as a new read of its file gives it: a new object with a new rev. */
+const editTalk = (id: number, change: Partial<CatalogueTalk>) => (c: Catalogue): Catalogue => ({
+  ...c,
+  talks: c.talks.map((t) => (t.id === id ? { ...t, ...change, rev: `${t.rev}-${++revision}` } : t)),
+});
+const prints: Fingerprints = { code: 'c', templates: { talk: 't1', listing: 'l1' } };
+/** Planned from scratch: a new list of the same talks is indexed again, not looked up. */
+const fresh = (c: Catalogue, p = prints) => JSON.stringify(planSite({ ...c, talks: [...c.talks] }, p, true));
+/** Edits in sequence, each from the catalogue the last one left. */
+const steps = (): [string, (c: Catalogue) => Catalogue][] => {
+  const firstEvent = catalogue.events[0]!;
+  const secondEvent = catalogue.events[1]!;
+  return [
+    ['nothing', (c) => c],
+    ['a duration', editTalk(12, { duration: 12_345 })],
+    ['a title that moves the talk in its lists', editTalk(12, { title: 'Zz: last of all' })],
+    ['tags', editTalk(12, { tags: ['a-tag-of-its-own'] })],
+    ['speakers', editTalk(13, { speakers: ['Someone Else', ...(catalogue.talks.find((t) => t.id === 13)?.speakers ?? [])] })],
+    ['the recording date, which orders every list', editTalk(14, { recorded: '1999-01-01' })],
+    ['a talk made a draft', editTalk(12, { state: 2 })],
+    ['a talk moved to another event', (c) => editTalk(14, { event: c.talks.find((t) => t.id === 14)!.event === secondEvent.slug ? firstEvent.slug : secondEvent.slug })(c)],
+    ['a talk removed', (c) => ({ ...c, talks: c.talks.filter((t) => t.id !== 13) })],
+    ['an event renamed', (c) => ({ ...c, events: c.events.map((e) => (e.slug === firstEvent.slug ? { ...e, title: 'Renamed', rev: `${e.rev}-${++revision}` } : e)) })],
+  ];
+};
 
+describe('planSite with a memo', () => {
   it('plans what a plan without one does, after each change of a sequence', () => {
     const memo = new PlanMemo();
     const withMemo = (c: Catalogue, p = prints) => JSON.stringify(planSite(c, p, true, memo));
-    const firstEvent = catalogue.events[0]!;
-    const steps: [string, (c: Catalogue) => Catalogue][] = [
-      ['nothing', (c) => c],
-      ['a duration', editTalk(12, { duration: 12_345 })],
-      ['a title that moves the talk in its lists', editTalk(12, { title: 'Zz: last of all' })],
-      ['tags', editTalk(12, { tags: ['a-tag-of-its-own'] })],
-      ['speakers', editTalk(13, { speakers: ['Someone Else', ...(catalogue.talks.find((t) => t.id === 13)?.speakers ?? [])] })],
-      ['the recording date, which orders every list', editTalk(14, { recorded: '1999-01-01' })],
-      ['a talk made a draft', editTalk(12, { state: 2 })],
-      ['a talk removed', (c) => ({ ...c, talks: c.talks.filter((t) => t.id !== 13) })],
-      ['an event renamed', (c) => ({ ...c, events: c.events.map((e) => (e === firstEvent ? { ...e, title: 'Renamed', rev: `${e.rev}-${++revision}` } : e)) })],
-    ];
     let current = catalogue;
-    for (const [name, change] of steps) {
+    for (const [name, change] of steps()) {
       current = change(current);
       expect(withMemo(current), name).toBe(fresh(current));
     }
@@ -131,6 +136,55 @@ describe('planSite with a memo', () => {
     expect(listing(second, without12.path)).toBe(without12);
     const ownEvent = `events/${event}/index.html`;
     expect(listing(second, ownEvent).key).not.toBe(listing(first, ownEvent).key);
+  });
+});
+
+describe('planParts with the signatures of the last plan', () => {
+  const plan = (c: Catalogue, known: ReadonlyMap<string, { signature?: string }> = new Map(), p = prints) => [...planParts(c, p, true, undefined, undefined, known)];
+  const byName = (parts: Part[]) => new Map(parts.map((part) => [part.name, part]));
+  /** A part's files and their keys. */
+  const files = (part: Part) => [...part.talks.flatMap((job) => job.outputs), ...part.pages].map((o) => `${o.path} ${o.key}`);
+
+  it("signs the events' and the terms' parts, and keeps them all when nothing changed, gathering from them what a plan gives", () => {
+    const first = plan(catalogue);
+    const signed = first.filter((part) => part.signature);
+    expect(new Set(signed.map((part) => part.name.split('\0')[0]))).toEqual(new Set(['event', 'speaker', 'tag', 'language']));
+    expect(signed.length).toBeGreaterThan(first.length / 2);
+    const again = plan(catalogue, byName(first));
+    expect(again.filter((part) => part.kept).map((part) => part.name)).toEqual(signed.map((part) => part.name));
+    expect(again.filter((part) => part.kept).every((part) => part.talks.length === 0 && part.pages.length === 0)).toBe(true);
+    // The sitemaps and the events page, made from what every part gives, come out the same.
+    expect(JSON.stringify(again.filter((part) => !part.kept))).toBe(JSON.stringify(first.filter((part) => !part.signature)));
+  });
+
+  it('after each change of a sequence, keeps only parts whose files a plan from scratch gives the same keys, and plans the others as it does', () => {
+    let current = catalogue;
+    let last = plan(current);
+    for (const [name, change] of steps()) {
+      current = change(current);
+      const known = byName(last);
+      const next = plan(current, known);
+      const scratch = byName(JSON.parse(fresh(current)).parts as Part[]);
+      for (const part of next) {
+        const made = scratch.get(part.name)!;
+        if (part.kept) expect(files(known.get(part.name)!), `${name}: ${part.name}`).toEqual(files(made));
+        else expect(JSON.stringify(part.talks), `${name}: ${part.name}`).toBe(JSON.stringify(made.talks));
+        expect(part.sitemap, `${name}: ${part.name}`).toEqual(made.sitemap);
+      }
+      expect(next.map((part) => part.name)).toEqual([...scratch.keys()]);
+      if (name === 'a duration') {
+        const event = current.talks.find((t) => t.id === 12)!.event;
+        expect(next.filter((part) => part.name.startsWith('event\0') && !part.kept).map((part) => part.name)).toEqual([`event\0${event}`]);
+      }
+      // The next step's signatures: a kept part keeps the last one's files.
+      last = next.map((part) => (part.kept ? { ...known.get(part.name)!, signature: part.signature } : part));
+    }
+  });
+
+  it('plans every part again under other templates', () => {
+    const first = plan(catalogue);
+    const other = plan(catalogue, byName(first), { ...prints, templates: { ...prints.templates, talk: 't2' } });
+    expect(other.some((part) => part.kept)).toBe(false);
   });
 });
 

@@ -33,6 +33,36 @@ describe('the state file', () => {
     await writeFile(file, bytes);
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
   });
+
+  it("keeps the manifest's files by part, in pieces, when the parts hold each of its files once", async () => {
+    const dir = await tempDir('vc-state-');
+    const out = path.join(dir, 'dist');
+    await mkdir(out);
+    const files = Array.from({ length: 45_001 }, (_, i) => `video/${i}/index.html`);
+    const manifest = new Map(files.map((file, i) => [file, `key-${i}`] as [string, string]));
+    // Parts in another order than the manifest's, one of them over a piece's edge.
+    const parts = new Map([
+      ['event\0b', { signature: 'sig-b', files: files.slice(10, 30_000) }],
+      ['site', { signature: undefined, files: files.slice(30_000) }],
+      ['event\0a', { signature: 'sig-a', files: files.slice(0, 10) }],
+    ]);
+    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load: new Map(), search: new Map(), parts };
+    const stateDir = path.join(dir, 'state');
+    const write = async (written: BuildState) => {
+      const [next, file] = await writeStateNext(stateDir, written);
+      await rename(next, file);
+      return readState(stateDir, 'c0de', out);
+    };
+    const read = await write(state);
+    expect(read).toEqual(state);
+    expect(read!.manifest.get('video/20/index.html')).toBe('key-20');
+    // Parts that miss a file of the manifest, or hold a file twice, are left out, and the manifest is whole.
+    const missing = new Map(parts);
+    missing.delete('event\0a');
+    expect(await write({ ...state, parts: missing })).toEqual({ ...state, parts: undefined });
+    const twice = new Map(parts).set('event\0a', { signature: 'sig-a', files: files.slice(0, 11) });
+    expect(await write({ ...state, parts: twice })).toEqual({ ...state, parts: undefined });
+  });
 });
 
 describe('ManifestPatch', () => {
