@@ -155,12 +155,17 @@ const PAGE_BATCH = 400;
 
 const hash = (data: string | Uint8Array) => digest('sha1', data, 'base64url').slice(0, 10);
 
-/** A fingerprint of this program's own source, so that a changed generator rebuilds everything it makes. */
+/**
+ * A fingerprint of this program's own source and of the versions of the packages it runs with
+ * (the lockfile), so that a changed generator, or a Markdown renderer or slugger updated under
+ * it, rebuilds everything it makes.
+ */
 async function fingerprintCode(): Promise<string> {
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const names = (await readdir(dir)).filter((n) => /\.(ts|mjs)$/.test(n)).sort();
   const h = createHash('sha1');
   for (const name of names) h.update(name).update(await readFile(path.join(dir, name)));
+  h.update(await readFile(path.join(dir, '..', 'package-lock.json')).catch(() => ''));
   return h.digest('base64url').slice(0, 10);
 }
 

@@ -268,7 +268,7 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * state, holds the signatures of the last build's parts (none after a first
  * build): the parts that hold many files are signed, and one whose signature
  * it holds is kept rather than planned. After an edit of one talk, that keeps
- * all but a few of the events' and terms' parts, which hold nine files in ten.
+ * all but a few of the events' and terms' parts, which hold 98% of the files.
  */
 export function* planParts(
   catalogue: Catalogue,
