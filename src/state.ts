@@ -22,17 +22,18 @@ export interface BuildState {
   /** The key of each live talk's search record, by the files it is made from (see planSearch). */
   search: Map<string, string>;
   /**
-   * The manifest's files by the part of the plan that made them (see Part), with the assets'
+   * The manifest's entries by the part of the plan that made them (see Part), with the assets'
    * and the search index's as parts of their own: a build in a process of its own plans again
-   * only the parts whose signature moved (see planParts' `known`). Kept only when they hold every
-   * file of the manifest once; builds that keep their memory (the dev server's) leave it out.
+   * only the parts whose signature moved (see planParts' `known`). Kept only when they hold as
+   * many entries as the manifest; builds that keep their memory (the dev server's) leave it out.
    */
   parts?: Map<string, PartFiles>;
 }
 
 export interface PartFiles {
   signature?: string;
-  files: string[];
+  /** The part's files with their keys, as in the manifest. */
+  entries: [file: string, key: string][];
 }
 
 /**
@@ -101,7 +102,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
 type StatePiece =
   | { code: string; outIno: number; entries: number }
   | { manifest: [string, string][] }
-  | { parts: [name: string, signature: string | undefined, files: number][] }
+  | { parts: [name: string, signature: string | undefined, entries: number][] }
   | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] }
   | { search: [string, string][] };
 
@@ -127,22 +128,12 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     }
     if (batch.length > 0) yield piece({ [name]: batch } as StatePiece);
   }
-  const parts = state.parts && coversOnce(state.parts, state.manifest) ? state.parts : undefined;
-  yield* batches('manifest', parts ? byPart(parts, state.manifest) : state.manifest);
-  if (parts) yield* batches('parts', [...parts].map(([name, { signature, files }]) => [name, signature, files.length]));
+  // Entries held twice where others are missing would pass this count, and make the reader's count of entries fail: the state is not trusted then.
+  const parts = state.parts && [...state.parts.values()].reduce((n, part) => n + part.entries.length, 0) === state.manifest.size ? state.parts : undefined;
+  yield* batches('manifest', parts ? [...parts.values()].flatMap((part) => part.entries) : state.manifest);
+  if (parts) yield* batches('parts', [...parts].map(([name, { signature, entries }]) => [name, signature, entries.length]));
   yield* batches('load', state.load);
   yield* batches('search', state.search);
-}
-
-/** Whether `parts` hold every file of `manifest` (and each once: the reader's count of entries finds one held twice). */
-function coversOnce(parts: Map<string, PartFiles>, manifest: Map<string, string>): boolean {
-  let count = 0;
-  for (const { files } of parts.values()) for (const file of files) if (manifest.has(file)) count++;
-  return count === manifest.size;
-}
-
-function* byPart(parts: Map<string, PartFiles>, manifest: Map<string, string>): Generator<[string, string]> {
-  for (const { files } of parts.values()) for (const file of files) yield [file, manifest.get(file)!];
 }
 
 /** The pieces of a state file, each read from the disk when it is wanted. */
@@ -170,24 +161,22 @@ export function readState(stateDir: string, code: string, outDir: string): Build
       return undefined;
     }
     const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map(), search: new Map() };
-    /** The manifest's files in the order written: by part, if the parts follow. */
-    const files: string[] = [];
+    /** The manifest's entries in the order written: by part, if the parts follow. */
+    const entries: [string, string][] = [];
     const parts = new Map<string, PartFiles>();
     let at = 0;
     for (const piece of pieces) {
       if ('manifest' in piece) {
-        for (const [file, key] of piece.manifest) {
-          state.manifest.set(file, key);
-          files.push(file);
+        for (const entry of piece.manifest) {
+          state.manifest.set(entry[0], entry[1]);
+          entries.push(entry);
         }
       } else if ('parts' in piece) {
-        for (const [name, signature, count] of piece.parts) {
-          parts.set(name, { signature, files: files.slice(at, (at += count)) });
-        }
+        for (const [name, signature, count] of piece.parts) parts.set(name, { signature, entries: entries.slice(at, (at += count)) });
       } else if ('load' in piece) for (const [name, entry] of piece.load) state.load.set(name, entry);
       else if ('search' in piece) for (const [origin, key] of piece.search) state.search.set(origin, key);
     }
-    if (parts.size > 0 && at === files.length) state.parts = parts;
+    if (parts.size > 0 && at === entries.length) state.parts = parts;
     // Renamed into place once whole, but a file that lacks pieces must not pass for a smaller state.
     return state.manifest.size + state.load.size + state.search.size === head.entries ? state : undefined;
   } catch {

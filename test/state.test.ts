@@ -34,17 +34,17 @@ describe('the state file', () => {
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
   });
 
-  it("keeps the manifest's files by part, in pieces, when the parts hold each of its files once", async () => {
+  it("keeps the manifest's entries by part, in pieces, when the parts hold as many as the manifest", async () => {
     const dir = await tempDir('vc-state-');
     const out = path.join(dir, 'dist');
     await mkdir(out);
-    const files = Array.from({ length: 45_001 }, (_, i) => `video/${i}/index.html`);
-    const manifest = new Map(files.map((file, i) => [file, `key-${i}`] as [string, string]));
+    const entries = Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]);
+    const manifest = new Map(entries);
     // Parts in another order than the manifest's, one of them over a piece's edge.
     const parts = new Map([
-      ['event\0b', { signature: 'sig-b', files: files.slice(10, 30_000) }],
-      ['site', { signature: undefined, files: files.slice(30_000) }],
-      ['event\0a', { signature: 'sig-a', files: files.slice(0, 10) }],
+      ['event\0b', { signature: 'sig-b', entries: entries.slice(10, 30_000) }],
+      ['site', { signature: undefined, entries: entries.slice(30_000) }],
+      ['event\0a', { signature: 'sig-a', entries: entries.slice(0, 10) }],
     ]);
     const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load: new Map(), search: new Map(), parts };
     const stateDir = path.join(dir, 'state');
@@ -56,12 +56,15 @@ describe('the state file', () => {
     const read = await write(state);
     expect(read).toEqual(state);
     expect(read!.manifest.get('video/20/index.html')).toBe('key-20');
-    // Parts that miss a file of the manifest, or hold a file twice, are left out, and the manifest is whole.
+    // Parts that miss an entry of the manifest, or hold one twice, are left out, and the manifest is whole.
     const missing = new Map(parts);
     missing.delete('event\0a');
     expect(await write({ ...state, parts: missing })).toEqual({ ...state, parts: undefined });
-    const twice = new Map(parts).set('event\0a', { signature: 'sig-a', files: files.slice(0, 11) });
+    const twice = new Map(parts).set('event\0a', { signature: 'sig-a', entries: entries.slice(0, 11) });
     expect(await write({ ...state, parts: twice })).toEqual({ ...state, parts: undefined });
+    // One held twice where another is missing would lose a file of the manifest: the state is not trusted.
+    const swapped = new Map(parts).set('event\0a', { signature: 'sig-a', entries: [...entries.slice(0, 9), entries[10]!] });
+    expect(await write({ ...state, parts: swapped })).toBeUndefined();
   });
 });
 
