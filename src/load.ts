@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resorted } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
-import { EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
+import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { parseSource, type FieldPath, type Position } from './source.ts';
@@ -205,7 +205,7 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
     value = parsed.doc.value;
   }
-  return { ...talkSchema.parse(value), ...talk };
+  return { ...acceptedTalk(value as Record<string, unknown>), ...talk };
 }
 
 export interface LoadOptions {
