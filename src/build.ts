@@ -529,12 +529,27 @@ export async function saveState(memory: BuildMemory): Promise<void> {
   const unlock = await lockState(unsaved.stateDir);
   try {
     if (!stillOwn(memory, unsaved.stateDir) || !existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
-    await rename(...(await writeStateNext(unsaved.stateDir, state)));
+    const parts = memory.written?.manifest === state.manifest ? partsOf(memory.written) : undefined;
+    await rename(...(await writeStateNext(unsaved.stateDir, { ...state, parts })));
     await writeUnchanged(unsaved.stateDir, unsaved.input, state.outIno, unsaved.totals);
     memory.stamp = stateStamp(unsaved.stateDir);
   } finally {
     await unlock();
   }
+}
+
+/**
+ * The manifest's entries by part (see BuildState.parts) as the builds of a caller that keeps
+ * its memory left it: worked out when its state is saved, not by every build, so that a build
+ * in a process of its own after a dev session keeps the parts that did not change.
+ */
+function partsOf(written: NonNullable<BuildMemory['written']>): Map<string, PartFiles> {
+  const entriesOf = (outputs: OutputSpec[]) => outputs.flatMap((o) => filesOf(o).map((file): [string, string] => [file, o.key]));
+  const parts = new Map<string, PartFiles>();
+  for (const p of written.parts) parts.set(p.name, { signature: p.signature, entries: entriesOf([...p.talks.flatMap((job) => job.outputs), ...p.pages]) });
+  parts.set(ASSETS_PART, { entries: entriesOf(written.assets) });
+  parts.set(SEARCH_PART, { entries: written.search.map((file) => [file, written.manifest.get(file)!]) });
+  return parts;
 }
 
 /**

@@ -264,9 +264,9 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * the events and category lists) is gathered on the way. With `compress`,
  * pages, sitemaps and assets are written with .br and .gz copies.
  *
- * `known`, for a build without a memo (in a process of its own) that keeps a
- * state, holds the signatures of the last build's parts (none after a first
- * build): the parts that hold many files are signed, and one whose signature
+ * The parts that hold many files are signed. `known`, for a build without a
+ * memo (in a process of its own) that keeps a state, holds the signatures of
+ * the last build's parts (none after a first build): a part whose signature
  * it holds is kept rather than planned. After an edit of one talk, that keeps
  * all but a few of the events' and terms' parts, which hold 98% of the files.
  */
@@ -316,13 +316,15 @@ export function* planParts(
   // Every file's key holds the fingerprints and the options, and so does every signature.
   const context = hash('sha1', `${JSON.stringify(prints)}${compress}`, 'base64url');
   /**
-   * A part that holds many files. With `known`, it is signed (`files`: the files it is made from,
-   * as tokens), and kept if the last build made it from the same files: only what the rest of the
-   * plan gathers from it (`facts`) is worked out. Else it is planned, from the memo if there is one.
+   * A part that holds many files, signed with the files it is made from (`files`, as tokens). With
+   * `known`, one the last build made from the same files is kept: only what the rest of the plan
+   * gathers from it (`facts`) is worked out. Else it is planned, from the memo if there is one (which
+   * signs a part only when it makes it again).
    */
   const signed = <F extends { sitemap: SitemapEntry[] }>(name: string, from: () => readonly unknown[], files: () => string, facts: () => F, make: (part: PartOf) => Omit<Part, 'name'> & F): Part & F => {
-    if (!known) return topPart(name, from, make);
-    const signature = hash('sha1', `${context}\0${name}\0${files()}`, 'base64url').slice(0, 16);
+    const sign = () => hash('sha1', `${context}\0${name}\0${files()}`, 'base64url').slice(0, 16);
+    if (!known) return topPart(name, from, (within) => ({ ...make(within), signature: sign() }));
+    const signature = sign();
     if (known.get(name)?.signature === signature) return { ...facts(), name, signature, kept: true, talks: [], pages: [] };
     return { ...make(partOf(undefined)), name, signature };
   };

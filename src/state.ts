@@ -25,7 +25,8 @@ export interface BuildState {
    * The manifest's entries by the part of the plan that made them (see Part), with the assets'
    * and the search index's as parts of their own: a build in a process of its own plans again
    * only the parts whose signature moved (see planParts' `known`). Kept only when they hold as
-   * many entries as the manifest; builds that keep their memory (the dev server's) leave it out.
+   * many entries as the manifest; builds that keep their memory (the dev server's) work it out
+   * when they save the state (see saveState).
    */
   parts?: Map<string, PartFiles>;
 }

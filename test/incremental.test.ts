@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { WatchedListing } from '../src/listing.ts';
 import { Patch } from '../src/output.ts';
-import { hasState, stateDirFor } from '../src/state.ts';
+import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 let root: string;
@@ -115,6 +115,32 @@ describe('incremental builds', () => {
     const next = await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
+    await expectSameAsClean();
+  });
+
+  it("keeps the site's parts in its state, signed, whether a build in a process of its own or saveState wrote it, and builds from them what a clean build does", async () => {
+    const stateDir = stateDirFor(path.join(root, 'cache'), out);
+    const state = async (): Promise<BuildState> => {
+      const [file] = await fg('state-*.v8', { cwd: stateDir });
+      return readState(stateDir, /^state-(.*)\.v8$/.exec(file!)![1]!, out)!;
+    };
+    const signed = (s: BuildState) => [...s.parts!].filter(([name, part]) => name.startsWith('event\0') && part.signature).length;
+    const events = (await readdir(content)).filter((name) => !name.startsWith('_')).length;
+    // Left by the first build, in a process of its own.
+    expect(signed(await state())).toBe(events);
+    expect([...(await state()).parts!.values()].reduce((n, part) => n + part.entries.length, 0)).toBe((await state()).manifest.size);
+
+    memory = { saveLater: true, listing: new WatchedListing(content) };
+    await incremental();
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Saved by the dev server"');
+    await incremental();
+    await saveState(memory);
+    expect(signed(await state())).toBe(events);
+    await memory.search?.close();
+
+    memory = undefined;
+    await edit(await talkFile(14), /^duration: .*$/m, 'duration: 999');
+    expect((await incremental()).written).toBeGreaterThan(0);
     await expectSameAsClean();
   });
 
