@@ -55,9 +55,12 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
   return { ok: true, value: { ...fields.value, body: text.slice(end + closing[0].length).replace(/^\n/, '') } };
 }
 
-/** The navigation's links to the pages that ask for one: by order (0 when not given), then title, then slug. */
+/** The pages the build publishes: all but drafts. */
+export const published = <P extends PageFields>(pages: readonly P[]): P[] => pages.filter((page) => !page.draft);
+
+/** The navigation's links to the published pages that ask for one: by order (0 when not given), then title, then slug. */
 export function navOf(pages: readonly (PageFields & { slug: string })[]): NavLink[] {
-  return pages
+  return published(pages)
     .filter((page) => page.nav)
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) || (a.slug < b.slug ? -1 : 1))
     .map((page) => ({ title: page.title, url: sitePagePath(page.slug) }));

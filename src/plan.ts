@@ -11,7 +11,7 @@ import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
-import { sitePagePath } from './pages.ts';
+import { published, sitePagePath } from './pages.ts';
 import {
   byEventDate,
   byNewest,
@@ -487,7 +487,7 @@ export function* planParts(
   yield give(topPart('category-lists', () => items, categoryLists));
 
   // The site's own pages, after every other part: a page added or removed moves no other sitemap entry. They carry no date.
-  for (const own of catalogue.pages) {
+  for (const own of published(catalogue.pages)) {
     const { slug, title, description, body } = own;
     yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: null }] })));
   }

@@ -347,6 +347,8 @@ export const pageSchema = z
     nav: flag,
     /** Where in the navigation, lowest first; pages of the same order go by title. */
     order: wholeNumber('a whole number', Number.MIN_SAFE_INTEGER).optional(),
+    /** Not published yet: checked as any page, but the build writes no file for it and no link to it. */
+    draft: flag,
   })
   // Also when other fields failed, so one run reports every problem.
   .superRefine(

@@ -329,6 +329,15 @@ describe('incremental builds', () => {
     expect((await step(() => edit(faq, /^order: 3$/m, 'order: 0'))).filter((file) => file.endsWith('.html'))).toEqual(html);
     expect(await step(() => edit(faq, /^Ask/m, 'Please ask'))).toEqual(copies(['faq/index.html']));
 
+    // A draft: its file goes, with its sitemap entry and every page's link to it; published again, all come back as they were.
+    const withNav = await pages();
+    const drafted = await step(() => edit(faq, /^title: Questions$/m, 'title: Questions\ndraft: true'), true);
+    expect(await fg('faq/**', { cwd: out })).toEqual([]);
+    expect(drafted).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemaps/1.xml']), 'index.html']));
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
+    const published = await step(() => edit(faq, /^draft: true\n/m, ''), true);
+    expect(published.filter((file) => file.endsWith('.html'))).toEqual(withNav);
+
     const removed = await step(async () => {
       await rm(faq);
       seen(faq);

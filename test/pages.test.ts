@@ -14,13 +14,13 @@ const problems = (text: string) => {
 
 describe('a page file', () => {
   it('is its front matter, with defaults, and the Markdown after it', () => {
-    expect(parse('---\ntitle: FAQ\n---\n# Questions\n\nAsk away.\n')).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, body: '# Questions\n\nAsk away.\n' } });
-    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\n---\n')).toEqual({ ok: true, value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, body: '' } });
+    expect(parse('---\ntitle: FAQ\n---\n# Questions\n\nAsk away.\n')).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, draft: false, body: '# Questions\n\nAsk away.\n' } });
+    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\n---\n')).toEqual({ ok: true, value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, draft: false, body: '' } });
   });
 
   it('may have Windows line breaks and a byte order mark', () => {
     const result = parse(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('---\r\ntitle: FAQ\r\n---\r\nText.\r\n')]));
-    expect(result).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, body: 'Text.\r\n' } });
+    expect(result).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, draft: false, body: 'Text.\r\n' } });
   });
 
   it('ends its front matter at the first line that is only "---": one further down is Markdown (a rule)', () => {
@@ -29,6 +29,7 @@ describe('a page file', () => {
   });
 
   it("reports every problem of its front matter at the file's own line and column, naming the field and the fix", () => {
+    expect(problems('---\ntitle: FAQ\ndraft: "no"\n---\n')).toEqual([`${FILE}:3:8 draft: expected true or false, got a string`]);
     expect(problems('---\n# comment\ntitel: FAQ\ndescription: [a]\nnav: "yes"\norder: 1.5\n---\nBody\n')).toEqual([
       `${FILE}:3:1 title: required field is missing; add it (a non-empty title)`,
       `${FILE}:3:1 titel: unknown field; did you mean \`title\`?`,
@@ -69,9 +70,9 @@ describe("a page's file name", () => {
 });
 
 describe('the navigation', () => {
-  it('links the pages that ask for it, by order, then title, then slug', () => {
-    const page = (slug: string, title: string, nav: boolean, order?: number) => ({ slug, title, description: '', nav, order });
-    const pages = [page('faq', 'FAQ', true), page('sponsors', 'Sponsors', false), page('about', 'About', true, 1), page('coc', 'Code of conduct', true, -1), page('b', 'Same', true), page('a', 'Same', true)];
+  it('links the published pages that ask for it, by order, then title, then slug', () => {
+    const page = (slug: string, title: string, nav: boolean, order?: number, draft = false) => ({ slug, title, description: '', nav, order, draft });
+    const pages = [page('faq', 'FAQ', true), page('sponsors', 'Sponsors', false), page('about', 'About', true, 1), page('coc', 'Code of conduct', true, -1), page('b', 'Same', true), page('a', 'Same', true), page('soon', 'Coming soon', true, 0, true)];
     expect(navOf(pages)).toEqual([
       { title: 'Code of conduct', url: '/coc/' },
       { title: 'FAQ', url: '/faq/' },

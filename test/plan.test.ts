@@ -225,4 +225,11 @@ describe("planSite: the site's own pages", () => {
     expect(pageJobs(none)).toEqual([]);
     expect(none.parts.flatMap((p) => p.sitemap).some((entry) => entry.path === '/about/')).toBe(false);
   });
+
+  it('plans nothing for a draft: no file, no sitemap entry', () => {
+    const draft = planSite(withAbout({ draft: true }), prints);
+    expect(pageJobs(draft)).toEqual([]);
+    expect(draft.parts.flatMap((p) => p.sitemap).some((entry) => entry.path === '/about/')).toBe(false);
+    expect(JSON.stringify(draft)).toBe(JSON.stringify(planSite({ ...catalogue, pages: [] }, prints)));
+  });
 });
