@@ -95,7 +95,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
  * The state file is a run of pieces, each a 4-byte length and a V8-serialised
  * value: first `code`, `outIno` and the number of entries, then batches of
  * manifest, load and search entries. With `parts`, the manifest comes part by
- * part, and the parts follow it: their names, signatures and counts of files.
+ * part, and the parts follow it: their names, signatures and counts of entries.
  * It is written and read a piece at a time: at 100,000 talks the state is
  * 150 MB, and serialised whole it would be held twice over while the build
  * that writes it still holds its catalogue and manifest.
