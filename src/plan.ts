@@ -486,10 +486,10 @@ export function* planParts(
   });
   yield give(topPart('category-lists', () => items, categoryLists));
 
-  // The site's own pages, after every other part: a page added or removed moves no other sitemap entry. They carry no date.
+  // The site's own pages, after every other part: a page added or removed moves no other sitemap entry.
   for (const own of published(catalogue.pages)) {
     const { slug, title, description, body } = own;
-    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: null }] })));
+    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] })));
   }
 
   const lastmod = lastUpdated(live);

@@ -349,6 +349,8 @@ export const pageSchema = z
     order: wholeNumber('a whole number', Number.MIN_SAFE_INTEGER).optional(),
     /** Not published yet: checked as any page, but the build writes no file for it and no link to it. */
     draft: flag,
+    /** When the page last changed: its sitemap entry's lastmod. */
+    updated: date.optional(),
   })
   // Also when other fields failed, so one run reports every problem.
   .superRefine(

@@ -12,13 +12,13 @@ export const SITEMAP_LIMIT = 50_000;
 export interface SitemapEntry {
   /** Site path of the page. */
   path: string;
-  /** When the newest record on the page was updated, if any. */
+  /** When the newest record on the page was updated (a date-time), or when the page was (a date), if known. */
   lastmod: string | null;
 }
 
 
-/** Record dates carry no zone: they are UTC; the protocol wants W3C date-times. */
-const w3c = (dateTime: string) => `${dateTime.slice(0, 19)}Z`;
+/** Record dates carry no zone: they are UTC; the protocol wants W3C date-times. A page's date stays a date. */
+const w3c = (when: string) => (when.length === 10 ? when : `${when.slice(0, 19)}Z`);
 
 /** Paths must be URL-encoded in a sitemap; the site's are already, except for characters that slugs never hold. */
 const loc = (site: Pick<SiteInfo, 'baseUrl'>, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);

@@ -15,7 +15,10 @@ const problems = (text: string) => {
 describe('a page file', () => {
   it('is its front matter, with defaults, and the Markdown after it', () => {
     expect(parse('---\ntitle: FAQ\n---\n# Questions\n\nAsk away.\n')).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, draft: false, body: '# Questions\n\nAsk away.\n' } });
-    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\n---\n')).toEqual({ ok: true, value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, draft: false, body: '' } });
+    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\nupdated: 2026-11-20\n---\n')).toEqual({
+      ok: true,
+      value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, draft: false, updated: '2026-11-20', body: '' },
+    });
   });
 
   it('may have Windows line breaks and a byte order mark', () => {
@@ -30,6 +33,7 @@ describe('a page file', () => {
 
   it("reports every problem of its front matter at the file's own line and column, naming the field and the fix", () => {
     expect(problems('---\ntitle: FAQ\ndraft: "no"\n---\n')).toEqual([`${FILE}:3:8 draft: expected true or false, got a string`]);
+    expect(problems('---\ntitle: FAQ\nupdated: 2026-02-30\n---\n')).toEqual([`${FILE}:3:10 updated: expected a real calendar date YYYY-MM-DD, got "2026-02-30"`]);
     expect(problems('---\n# comment\ntitel: FAQ\ndescription: [a]\nnav: "yes"\norder: 1.5\n---\nBody\n')).toEqual([
       `${FILE}:3:1 title: required field is missing; add it (a non-empty title)`,
       `${FILE}:3:1 titel: unknown field; did you mean \`title\`?`,

@@ -226,6 +226,11 @@ describe("planSite: the site's own pages", () => {
     expect(none.parts.flatMap((p) => p.sitemap).some((entry) => entry.path === '/about/')).toBe(false);
   });
 
+  it("dates a page's sitemap entry when the page gives its date", () => {
+    const sitemap = planSite(withAbout({ updated: '2026-11-20' }), prints).parts.flatMap((p) => p.sitemap);
+    expect(sitemap.filter((entry) => entry.path === '/about/')).toEqual([{ path: '/about/', lastmod: '2026-11-20' }]);
+  });
+
   it('plans nothing for a draft: no file, no sitemap entry', () => {
     const draft = planSite(withAbout({ draft: true }), prints);
     expect(pageJobs(draft)).toEqual([]);

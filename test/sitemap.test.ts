@@ -22,6 +22,7 @@ describe('sitemaps', () => {
       [
         { path: '/video/1/a/', lastmod: '2024-06-01T10:00:00.123' },
         { path: '/tag/c-plus-plus/?x=1&y=2', lastmod: null },
+        { path: '/about/', lastmod: '2026-11-20' },
       ],
       SITE,
     );
@@ -29,6 +30,7 @@ describe('sitemaps', () => {
     const urls = new XMLParser().parse(xml).urlset.url;
     expect(urls[0]).toEqual({ loc: 'https://talks.example.org/video/1/a/', lastmod: '2024-06-01T10:00:00Z' });
     expect(urls[1]).toEqual({ loc: 'https://talks.example.org/tag/c-plus-plus/?x=1&y=2' });
+    expect(urls[2]).toEqual({ loc: 'https://talks.example.org/about/', lastmod: '2026-11-20' });
     expect(xml).toContain('&amp;y=2');
   });
 
