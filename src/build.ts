@@ -15,7 +15,7 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
-import { FileWriter, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
+import { FileWriter, finishPatch, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -594,6 +594,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
   let patch: ManifestPatch | undefined;
   try {
+    // A patch whose journal an interrupted build left is finished before its state is read: the state on disk
+    // may still be the one before it, which would take the patched files for the older ones.
+    if (stateDir && (await finishPatch(out, stateDir)) && options.memory) options.memory.state = options.memory.written = options.memory.loaded = undefined;
     if (options.memory && stateDir) stillOwn(options.memory, stateDir);
     const code = await (codeFingerprint ??= fingerprintCode());
     const theme = await loadTheme(options.templates);

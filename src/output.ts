@@ -249,6 +249,19 @@ async function removeFile(outDir: string, rel: string): Promise<void> {
   }
 }
 
+/**
+ * What an interrupted patch left, before the state is read: the patch finished if its journal was written (the
+ * state on disk may still be the one before it, and the no-op record is), or else its temporary files removed, as
+ * a build with nothing to write never opens a patch that would. True when a journal was applied.
+ */
+export async function finishPatch(outDir: string, stateDir: string): Promise<boolean> {
+  const journal = existsSync(path.join(stateDir, 'journal.json'));
+  if (!journal && !existsSync(path.join(stateDir, 'pending'))) return false;
+  await recoverPatch(path.resolve(outDir), stateDir);
+  if (journal) await rm(path.join(stateDir, 'unchanged.json'), { force: true });
+  return journal;
+}
+
 /** Finishes a patch whose journal was written, or removes the temporary files of one that never got that far. */
 export async function recoverPatch(outDir: string, stateDir: string): Promise<void> {
   const journalFile = path.join(stateDir, 'journal.json');

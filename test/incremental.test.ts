@@ -1,5 +1,6 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
+import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -8,7 +9,7 @@ import { build, saveState, type BuildMemory, type BuildSummary } from '../src/bu
 import { WatchedListing } from '../src/listing.ts';
 import { Patch } from '../src/output.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
 
 let root: string;
 let content: string;
@@ -544,6 +545,23 @@ describe('incremental builds', () => {
     const next = await incremental();
     expect(next.written).toBeGreaterThan(0);
     expect(JSON.parse(await readFile(path.join(out, 'api/v2/video/12'), 'utf8')).title).toBe('Stopped halfway');
+    await expectSameAsClean();
+  });
+});
+
+describe('a build killed while it commits', () => {
+  it.each(['journal', 'state'])('leaves its patch for the next build to clear or finish before that reads the state (killed at the %s; the edit then taken back)', async (at) => {
+    const file = await talkFile(12);
+    const before = await readFile(file, 'utf8');
+    await edit(file, /^title: .*$/m, 'title: "Killed while committing"');
+    const args = ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs'), '--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts')];
+    const killed = spawnSync(process.execPath, [...args, '--content', content, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache'), '--compress'], {
+      cwd: ROOT,
+      env: { ...process.env, CRASH_AT: at },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    await writeFile(file, before);
+    await incremental();
     await expectSameAsClean();
   });
 });
