@@ -24,7 +24,7 @@ import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
-import { forgetState, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
+import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
 /**
@@ -594,9 +594,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
   let patch: ManifestPatch | undefined;
   try {
-    // A patch whose journal an interrupted build left is finished before its state is read: the state on disk
-    // may still be the one before it, which would take the patched files for the older ones.
-    if (stateDir && (await finishPatch(out, stateDir)) && options.memory) options.memory.state = options.memory.written = options.memory.loaded = undefined;
+    // A patch an interrupted build left is finished before the state is read: the state on disk may still be the
+    // one before it, which would take the patched files for the older ones; so may the no-op record.
+    if (stateDir && (await finishPatch(out, stateDir))) {
+      await forgetUnchanged(stateDir);
+      if (options.memory) options.memory.state = options.memory.written = options.memory.loaded = undefined;
+    }
     if (options.memory && stateDir) stillOwn(options.memory, stateDir);
     const code = await (codeFingerprint ??= fingerprintCode());
     const theme = await loadTheme(options.templates);

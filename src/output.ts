@@ -251,14 +251,13 @@ async function removeFile(outDir: string, rel: string): Promise<void> {
 
 /**
  * What an interrupted patch left, before the state is read: the patch finished if its journal was written (the
- * state on disk may still be the one before it, and the no-op record is), or else its temporary files removed, as
- * a build with nothing to write never opens a patch that would. True when a journal was applied.
+ * state on disk may still be the one before it), or else its temporary files removed, as a build with nothing to
+ * write never opens a patch that would. True when a journal was applied: the output then changed.
  */
 export async function finishPatch(outDir: string, stateDir: string): Promise<boolean> {
   const journal = existsSync(path.join(stateDir, 'journal.json'));
   if (!journal && !existsSync(path.join(stateDir, 'pending'))) return false;
   await recoverPatch(path.resolve(outDir), stateDir);
-  if (journal) await rm(path.join(stateDir, 'unchanged.json'), { force: true });
   return journal;
 }
 

@@ -275,7 +275,6 @@ export function stateStamp(stateDir: string): string | undefined {
 
 export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
   try {
-    if (existsSync(path.join(stateDir, 'journal.json')) || existsSync(path.join(stateDir, 'pending'))) return undefined;
     const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outIno: number };
     if (saved.input !== input || statSync(outDir).ino !== saved.outIno) return undefined;
     return { events: saved.events, talks: saved.talks, drafts: saved.drafts, outputs: saved.outputs };
@@ -283,6 +282,9 @@ export function readUnchanged(stateDir: string, input: string, outDir: string): 
     return undefined;
   }
 }
+
+/** Drops the no-op record, which a patch an interrupted build left and the next finished no longer describes (see finishPatch). */
+export const forgetUnchanged = (stateDir: string) => rm(path.join(stateDir, UNCHANGED_FILE), { force: true });
 
 /** Without `input`, as after a build that left work for the next one (BuildOptions.deferSearch), no build counts as a no-op. */
 export async function writeUnchanged(stateDir: string, input: string | undefined, outIno: number, totals: Totals): Promise<void> {
