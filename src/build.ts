@@ -428,14 +428,14 @@ function diffPlan<A extends OutputSpec>(
    * Enters an output's files in the manifest (and in `into`); true when one of them is not in place with its key
    * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
    */
-  const enterChanged = (o: OutputSpec, into?: [string, string][]) => {
+  const enterChanged = (o: OutputSpec, into?: string[]) => {
     let moved = false;
     for (const file of filesOf(o)) {
       const before = was(file);
       if (before !== o.key) moved = true;
       const size = manifest.size;
       enter(file, o.key);
-      into?.push([file, o.key]);
+      into?.push(file);
       if (before !== undefined && manifest.size > size) again++;
     }
     return moved;
@@ -458,11 +458,11 @@ function diffPlan<A extends OutputSpec>(
         groups!.set(p.name, last!.get(p.name)!);
         continue;
       }
-      const entries = groups && [];
-      groups?.set(p.name, { signature: p.signature, entries: entries! });
+      const files = groups && [];
+      groups?.set(p.name, { signature: p.signature, files: files! });
       for (const job of p.talks) {
         // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
-        const outputs = job.outputs.filter((o) => enterChanged(o, entries));
+        const outputs = job.outputs.filter((o) => enterChanged(o, files));
         if (outputs.length > 0) jobs.push({ ...job, outputs });
         if (jobs.length === BATCH) {
           yield { jobs, pages: [] };
@@ -470,7 +470,7 @@ function diffPlan<A extends OutputSpec>(
         }
       }
       for (const page of p.pages) {
-        if (!enterChanged(page, entries)) continue;
+        if (!enterChanged(page, files)) continue;
         if (page.kind === 'video-list') recordLists.push(page);
         else pages.push(page);
         if (pages.length === PAGE_BATCH) {
@@ -482,18 +482,18 @@ function diffPlan<A extends OutputSpec>(
     if (jobs.length > 0) yield { jobs, pages: [] };
     if (pages.length > 0) yield { jobs: [], pages };
   }
-  const assetEntries: [string, string][] = [];
-  const changedAssets = assets.filter((asset) => enterChanged(asset, assetEntries));
-  groups?.set(ASSETS_PART, { entries: assetEntries });
+  const assetFiles: string[] = [];
+  const changedAssets = assets.filter((asset) => enterChanged(asset, assetFiles));
+  groups?.set(ASSETS_PART, { files: assetFiles });
   /**
    * With `last`, once every file is entered: takes out the last build's files of the parts this
    * plan did not keep (planned anew, or no longer there) that it did not make again.
    */
   const takeOut = () => {
     const keeps = new Set(kept.map(([file]) => file));
-    for (const [name, { entries }] of last!) {
+    for (const [name, { files }] of last!) {
       if (keptParts.has(name)) continue;
-      for (const [file] of entries) if (!entered.has(file) && !(name === SEARCH_PART && keeps.has(file))) patch!.delete(file);
+      for (const file of files) if (!entered.has(file) && !(name === SEARCH_PART && keeps.has(file))) patch!.delete(file);
     }
   };
   /** The last build's files (`listed` in the output, without a state) that this one does not make, once every file is entered. */
@@ -539,16 +539,16 @@ export async function saveState(memory: BuildMemory): Promise<void> {
 }
 
 /**
- * The manifest's entries by part (see BuildState.parts) as the builds of a caller that keeps
+ * The manifest's files by part (see BuildState.parts) as the builds of a caller that keeps
  * its memory left it: worked out when its state is saved, not by every build, so that a build
  * in a process of its own after a dev session keeps the parts that did not change.
  */
 function partsOf(written: NonNullable<BuildMemory['written']>): Map<string, PartFiles> {
-  const entriesOf = (outputs: OutputSpec[]) => outputs.flatMap((o) => filesOf(o).map((file): [string, string] => [file, o.key]));
+  const filesOfAll = (outputs: OutputSpec[]) => outputs.flatMap(filesOf);
   const parts = new Map<string, PartFiles>();
-  for (const p of written.parts) parts.set(p.name, { signature: p.signature, entries: entriesOf([...p.talks.flatMap((job) => job.outputs), ...p.pages]) });
-  parts.set(ASSETS_PART, { entries: entriesOf(written.assets) });
-  parts.set(SEARCH_PART, { entries: written.search.map((file) => [file, written.manifest.get(file)!]) });
+  for (const p of written.parts) parts.set(p.name, { signature: p.signature, files: filesOfAll([...p.talks.flatMap((job) => job.outputs), ...p.pages]) });
+  parts.set(ASSETS_PART, { files: filesOfAll(written.assets) });
+  parts.set(SEARCH_PART, { files: written.search });
   return parts;
 }
 
@@ -650,7 +650,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`, site);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.entries.map(([file]) => file), options.signal);
+    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
@@ -702,7 +702,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     };
     // A build that left the search index behind is not the last word on this content.
     const settled = search.pending ? undefined : input;
-    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys, parts: diff.groups?.set(SEARCH_PART, { entries: searchFiles.map((file) => [file, manifest.get(file)!]) }) });
+    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) });
     /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
     const deferredStateDir = options.memory?.saveLater ? stateDir : undefined;
     /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */

@@ -129,7 +129,7 @@ describe('incremental builds', () => {
     const events = (await readdir(content)).filter((name) => !name.startsWith('_')).length;
     // Left by the first build, in a process of its own.
     expect(signed(await state())).toBe(events);
-    expect([...(await state()).parts!.values()].reduce((n, part) => n + part.entries.length, 0)).toBe((await state()).manifest.size);
+    expect([...(await state()).parts!.values()].reduce((n, part) => n + part.files.length, 0)).toBe((await state()).manifest.size);
 
     memory = { saveLater: true, listing: new WatchedListing(content) };
     await incremental();

@@ -34,17 +34,18 @@ describe('the state file', () => {
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
   });
 
-  it("keeps the manifest's entries by part, in pieces, when the parts hold as many as the manifest", async () => {
+  it("keeps the manifest's files by part, in pieces, when the parts hold as many as the manifest", async () => {
     const dir = await tempDir('vc-state-');
     const out = path.join(dir, 'dist');
     await mkdir(out);
     const entries = Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]);
     const manifest = new Map(entries);
+    const files = entries.map(([file]) => file);
     // Parts in another order than the manifest's, one of them over a piece's edge.
     const parts = new Map([
-      ['event\0b', { signature: 'sig-b', entries: entries.slice(10, 30_000) }],
-      ['site', { signature: undefined, entries: entries.slice(30_000) }],
-      ['event\0a', { signature: 'sig-a', entries: entries.slice(0, 10) }],
+      ['event\0b', { signature: 'sig-b', files: files.slice(10, 30_000) }],
+      ['site', { signature: undefined, files: files.slice(30_000) }],
+      ['event\0a', { signature: 'sig-a', files: files.slice(0, 10) }],
     ]);
     const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load: new Map(), search: new Map(), parts };
     const stateDir = path.join(dir, 'state');
@@ -60,10 +61,13 @@ describe('the state file', () => {
     const missing = new Map(parts);
     missing.delete('event\0a');
     expect(await write({ ...state, parts: missing })).toEqual({ ...state, parts: undefined });
-    const twice = new Map(parts).set('event\0a', { signature: 'sig-a', entries: entries.slice(0, 11) });
+    const twice = new Map(parts).set('event\0a', { signature: 'sig-a', files: files.slice(0, 11) });
     expect(await write({ ...state, parts: twice })).toEqual({ ...state, parts: undefined });
+    // A file the manifest lacks has no key to be written with.
+    const stranger = new Map(parts).set('event\0a', { signature: 'sig-a', files: [...files.slice(0, 9), 'video/none/index.html'] });
+    expect(await write({ ...state, parts: stranger })).toEqual({ ...state, parts: undefined });
     // One held twice where another is missing would lose a file of the manifest: the state is not trusted.
-    const swapped = new Map(parts).set('event\0a', { signature: 'sig-a', entries: [...entries.slice(0, 9), entries[10]!] });
+    const swapped = new Map(parts).set('event\0a', { signature: 'sig-a', files: [...files.slice(0, 9), files[10]!] });
     expect(await write({ ...state, parts: swapped })).toBeUndefined();
   });
 });
