@@ -1,7 +1,7 @@
 // Changing fields of a content file in place, the way a person editing it
 // would: YAML stays YAML with its comments, quoting and key order, JSON stays
 // JSON with its indentation; a changed field keeps its place, a new one goes last.
-import { applyEdits, modify } from 'jsonc-parser';
+import { applyEdits, createScanner, modify, SyntaxKind } from 'jsonc-parser';
 import { Document, isNode, isScalar, parse, parseDocument, visit } from 'yaml';
 
 /** New values by field name; `undefined` removes the field, so that it takes its default. */
@@ -61,11 +61,61 @@ function faithfulYaml(doc: Document, fields: FieldChanges): string {
 }
 
 function editJson(text: string, changes: FieldChanges): string {
+  if (!text.trim().includes('\n')) return editOneLineJson(text, changes);
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
   const formattingOptions = { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: '\n' };
   let out = text;
   for (const [key, value] of Object.entries(changes)) out = applyEdits(out, modify(out, [key], value, { formattingOptions }));
   return out;
+}
+
+/**
+ * A file written on one line (`JSON.stringify`, `jq -c`) stays on one line: values go in as
+ * `JSON.stringify` writes them, and a new field takes the spacing of the file's first colon and
+ * comma, where jsonc-parser would write `, "key": value`.
+ */
+function editOneLineJson(text: string, changes: FieldChanges): string {
+  const spacing = oneLineSpacing(text);
+  let out = text;
+  for (const [key, value] of Object.entries(changes)) {
+    const named = `${JSON.stringify(key)}: `;
+    const edits = modify(out, [key], value, {}).map((edit) => {
+      const comma = edit.content.startsWith(',');
+      if (!edit.content.startsWith(named, comma ? 1 : 0)) return edit;
+      const rest = edit.content.slice((comma ? 1 : 0) + named.length);
+      return { ...edit, content: `${comma ? `,${spacing.afterComma}` : ''}${JSON.stringify(key)}${spacing.beforeColon}:${spacing.afterColon}${rest}` };
+    });
+    out = applyEdits(out, edits);
+  }
+  return out;
+}
+
+/** The white space around the first colon and after the first comma between the fields of a JSON object. */
+function oneLineSpacing(text: string): { beforeColon: string; afterColon: string; afterComma: string } {
+  const spacing: Record<'beforeColon' | 'afterColon' | 'afterComma', string | undefined> = { beforeColon: undefined, afterColon: undefined, afterComma: undefined };
+  const scanner = createScanner(text, false);
+  /** The spacing the next token tells, if it is white space: none, if it is not. */
+  let after: 'afterColon' | 'afterComma' | undefined;
+  let space = '';
+  let depth = 0;
+  for (let token = scanner.scan(); token !== SyntaxKind.EOF; token = scanner.scan()) {
+    const trivia = token === SyntaxKind.Trivia;
+    if (after) spacing[after] = trivia ? scanner.getTokenValue() : '';
+    after = undefined;
+    if (trivia) {
+      space = scanner.getTokenValue();
+      continue;
+    }
+    if (token === SyntaxKind.OpenBraceToken || token === SyntaxKind.OpenBracketToken) depth++;
+    else if (token === SyntaxKind.CloseBraceToken || token === SyntaxKind.CloseBracketToken) depth--;
+    // Only between the fields: a value's own spacing is its own.
+    else if (depth === 1 && token === SyntaxKind.ColonToken && spacing.afterColon === undefined) {
+      spacing.beforeColon = space;
+      after = 'afterColon';
+    } else if (depth === 1 && token === SyntaxKind.CommaToken && spacing.afterComma === undefined) after = 'afterComma';
+    space = '';
+  }
+  return { beforeColon: spacing.beforeColon ?? '', afterColon: spacing.afterColon ?? ' ', afterComma: spacing.afterComma ?? '' };
 }
 
 /** A new content file holding `fields`, in the given order. */

@@ -66,6 +66,14 @@ describe('editing a content file', () => {
     expect(JSON.parse(out)).toEqual({ id: 3, title: 'y <b>', tags: ['t'] });
   });
 
+  it('keeps JSON written on one line on one line, with its spacing', () => {
+    const compact = '{"id":3,"title":"x","tags":["a"],"speakers":["p"]}\n';
+    expect(editSource('talk.json', compact, { title: 'y', tags: ['t', 'u'], duration: 5, speakers: undefined })).toBe('{"id":3,"title":"y","tags":["t","u"],"duration":5}\n');
+    expect(editSource('talk.json', '{"id": 3, "title": "x"}', { duration: 5 })).toBe('{"id": 3, "title": "x", "duration": 5}');
+    expect(editSource('talk.json', '{"id" : 3}', { title: 'T: "quoted"' })).toBe('{"id" : 3,"title" : "T: \\"quoted\\""}');
+    expect(editSource('talk.json', '{"tags":["a", "b"],"id":1}', { duration: 5 })).toBe('{"tags":["a", "b"],"id":1,"duration":5}');
+  });
+
   it('writes a new file in the order given', () => {
     expect(Object.keys(parse(newSource('t.yaml', { id: 1, title: 'T', added: 'x' })))).toEqual(['id', 'title', 'added']);
     expect(newSource('t.json', { id: 1 })).toBe('{\n  "id": 1\n}\n');
