@@ -182,15 +182,16 @@ const AFTER_LAST_PAGE = `(?:&(?!${PAGE_NAME}(?:[=&]|$))[^&]*)*$`;
 /**
  * ?page=N of the list endpoints, read from the raw query as our server reads it (pageParam): the last
  * `page` parameter counts; none, or one without a value, is page 1; `last` is the last page's file;
- * anything else but a positive number of at most 15 digits names no page (""). nginx cannot percent-decode a value, so digits written as
- * escapes (%32) name no page either, where our server reads them.
+ * a positive number of at most 15 digits, maybe with spaces around it (`+`), is that page; anything
+ * else names no page (""). nginx cannot percent-decode a value, so digits, spaces or a plus sign
+ * written as escapes (%32, %20, %2B) name no page either, where our server reads them.
  */
 function nginxPageMap(): string[] {
   return [
     '# ?page=N of the list endpoints, read as Django reads it: the last page parameter counts (the name is case-sensitive),',
-    '# none or an empty one is page 1, "last" is the last page, anything but a number names no page.',
+    '# none or an empty one is page 1, "last" is the last page, anything but a number (spaces around it aside) names no page.',
     'map $args $vc_page {',
-    `    "~(?:^|&)${PAGE_NAME}=(?=[0-9]{1,15}(?:&|$))0*([1-9][0-9]*)${AFTER_LAST_PAGE}" $1;`,
+    `    "~(?:^|&)${PAGE_NAME}=\\+*(?=[0-9]{1,15}\\+*(?:&|$))0*([1-9][0-9]*)\\+*${AFTER_LAST_PAGE}" $1;`,
     `    "~(?:^|&)${PAGE_NAME}=last${AFTER_LAST_PAGE}" last;`,
     `    "~(?:^|&)${PAGE_NAME}=?${AFTER_LAST_PAGE}" 1;`,
     `    "~(?:^|&)${PAGE_NAME}(?:[=&]|$)" "";`,
@@ -439,10 +440,10 @@ const CADDY_PAGE = [
   'vars @first page 1',
   '@last vars {vars.raw} last',
   'vars @last page last',
-  '@numbered vars_regexp page {vars.raw} ^0*([1-9][0-9]*)$',
+  '@numbered vars_regexp page {vars.raw} ^\\+*0*([1-9][0-9]*)\\+*$',
   'vars @numbered page {re.page.1}',
   // At most 15 digits, leading zeros counted, as pageParam reads them.
-  '@long vars_regexp long {vars.raw} ^.{16,}$',
+  '@long vars_regexp long {vars.raw} ^\\+*[0-9]{16,}\\+*$',
   'vars @long page ""',
   '@invalid vars {vars.page} ""',
 ];

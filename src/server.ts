@@ -157,18 +157,24 @@ export interface ApiTarget {
   id?: string;
 }
 
+/** White space as Python's int() strips it around a number (str.isspace). */
+const PYTHON_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*';
+/** A page number as Python's int() reads one (white space around it, a plus sign), of at most 15 digits, leading zeros counted. */
+const PAGE_NUMBER = new RegExp(`^${PYTHON_SPACE}\\+?(?=[0-9]{1,15}${PYTHON_SPACE}$)0*([1-9][0-9]*)${PYTHON_SPACE}$`);
+
 /**
  * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent or empty,
- * `last` as Django REST framework reads it, null when it is not a positive whole number. `format`
- * and any other parameter are ignored.
+ * `last` as Django REST framework reads it, a number as Django's paginator reads it (Python's
+ * int(): `?page=+2`, whose `+` is a space, is page 2; digits of other scripts and underscores
+ * between digits, which int() also takes, are not read), null when it is not a positive whole number. `format` and any other
+ * parameter are ignored.
  */
 export function pageParam(query: string): PageName | null {
   const text = new URLSearchParams(query).getAll('page').at(-1);
   if (text === undefined || text === '') return 1;
   if (text === 'last') return 'last';
-  if (!/^\d{1,15}$/.test(text)) return null;
-  const page = Number(text);
-  return page >= 1 ? page : null;
+  const number = PAGE_NUMBER.exec(text);
+  return number ? Number(number[1]) : null;
 }
 
 /** Resolves a path under /api/v2/ (and its query) to what it addresses; undefined for anything else there. */

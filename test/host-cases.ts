@@ -35,6 +35,10 @@ export const API_CASES: ApiCase[] = [
   ['GET', '/api/v2/video/?pag%65=2'],
   ['GET', '/api/v2/video/?page=2&page=x'],
   ['GET', '/api/v2/video/?page=0000000000000002'],
+  // A number as Python's int() reads it: the `+` of a query is a space.
+  ['GET', '/api/v2/video/?page=+2'],
+  ['GET', '/api/v2/video/?page=++000000000000002+'],
+  ['GET', '/api/v2/video/?page=+0'],
   ['GET', '/api/v2/video/?page=last'],
   ['GET', '/api/v2/speaker?page=1&page=last'],
   ['GET', '/api/v2/category/?page=last&format=json'],

@@ -168,14 +168,15 @@ describe('nginx.conf', () => {
     const queries = [
       '', 'page=2', 'page=1&page=2', 'page=&page=2', 'page=2&page=', 'page=2&page', 'page', 'Page=2', 'PAGE=2&page=3',
       'pag%65=2', '%70%61%67%65=3', 'page=2&pag%65=', 'page=0', 'page=00', 'page=0002', 'page=000000000000002',
-      'page=0000000000000002', 'page=999999999999999', 'page=-1', 'page=x', 'page=2x', 'page=+2', 'page=2+',
+      'page=0000000000000002', 'page=999999999999999', 'page=-1', 'page=x', 'page=2x', 'page=+2', 'page=2+', 'page=++2++', 'page=+', 'page=+0', 'page=+x', 'page=2+x',
+      'page=+000000000000002', 'page=+0000000000000002', 'page=+2&page=x',
       'page=x&page=2', 'page=2&page=x', 'pagex=3', 'x=page=3', 'xpage=3', 'format=json', 'page=3&format=json',
       'format=json&page=3&q=a%20b', '&page=3&&', 'page==2', 'page=2=', 'page=last', 'page=2&page=last', 'page=last&page=2',
       'page=Last', 'page=lastx', 'page=last&format=json',
     ];
     for (const query of queries) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: String(pageParam(`?${query}`) ?? '') });
     // nginx cannot percent-decode a value: digits written as escapes name no page there (README, Hosting).
-    for (const query of ['page=%32', 'page=1%30', 'page=2&page=%33']) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: '' });
+    for (const query of ['page=%32', 'page=1%30', 'page=2&page=%33', 'page=%202', 'page=%2B2']) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: '' });
   });
 
   it('maps ?page=N from the raw query and never gzips the API', () => {

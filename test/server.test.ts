@@ -283,11 +283,13 @@ describe('negotiation and routing helpers', () => {
     expect(pageParam('?page=2&format=json')).toBe(2);
     expect(pageParam('?page=1&page=3')).toBe(3);
     expect(pageParam('?page=%32')).toBe(2);
+    // As Python's int() reads it: white space around it (a `+` in a query), a plus sign.
+    for (const query of ['?page=+2', '?page=%2B2', '?page=+%2B2+', '?page=%092%0A', '?page=%E3%80%802', '?page=%1C2']) expect(pageParam(query), query).toBe(2);
     // Django REST framework's last_page_strings.
     expect(pageParam('?page=2&page=last')).toBe('last');
     expect(pageParam('?page=l%61st')).toBe('last');
     expect(apiTarget('/api/v2/speaker/', '?page=last')).toMatchObject({ file: 'api/v2/speaker/page.last' });
-    for (const bad of ['?page=0', '?page=-1', '?page=abc', '?page=1.0', '?page=1e3', `?page=${'9'.repeat(20)}`, '?page=Last', '?page=last%20']) expect(pageParam(bad), bad).toBeNull();
+    for (const bad of ['?page=0', '?page=-1', '?page=abc', '?page=1.0', '?page=1e3', `?page=${'9'.repeat(20)}`, '?page=Last', '?page=last%20', '?page=+', '?page=+0', '?page=-2', '?page=%2B%2B2', '?page=%2B+2', '?page=1_0', '?page=%EF%BB%BF2', `?page=0${'1'.repeat(15)}`]) expect(pageParam(bad), bad).toBeNull();
   });
 
   it('maps API paths to their files, and internal file names to nothing', () => {
