@@ -17,6 +17,7 @@ import {
   byNewest,
   byProgramme,
   eventPath,
+  isolated,
   languagePath,
   speakerPath,
   tagPath,
@@ -408,7 +409,7 @@ export function* planParts(
   const termParts = function* (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) {
     for (const term of terms) {
       const planned = signed(`${kind}\0${term.slug}`, () => [term], () => `${term.names.join('\0')}\0${term.items.map(origin).join('')}`, () => ({ sitemap: listEntries(pathOf(term.slug), term.items) }), (within) => {
-        const list = { title: heading(term.names[0]!), kind, names: term.names, path: pathOf(term.slug) };
+        const list = { title: heading(isolated(term.names[0]!)), kind, names: term.names, path: pathOf(term.slug) };
         return listPart(list, term.items, within, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
       });
       yield give(planned);

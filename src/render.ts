@@ -196,6 +196,31 @@ export interface TermLink {
  */
 const NOT_IN_HTML = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/g;
 
+/** Bidirectional formatting that reaches past the text it is in: embeddings, overrides, isolates. */
+const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * `text` as a first-strong isolate (FSI … PDI), its own isolates closed, when it holds explicit
+ * bidirectional formatting: text that goes into a line of plain text with others (a `<title>`, a
+ * feed's title), where an override left open (U+202E) would reverse what follows it, the site's
+ * name too. Elements with `dir` isolate their text themselves; other text is left as it is.
+ */
+export function isolated(text: string): string {
+  if (!EXPLICIT_BIDI.test(text)) return text;
+  let open = 0;
+  let out = '';
+  for (const char of text) {
+    if (char === '\u2066' || char === '\u2067' || char === '\u2068') open++;
+    else if (char === '\u2069') {
+      // A closing mark with nothing of the text's to close would close the isolate around it.
+      if (open === 0) continue;
+      open--;
+    }
+    out += char;
+  }
+  return `\u2068${out}${'\u2069'.repeat(open)}\u2069`;
+}
+
 /** The input of each page template. */
 export interface PageInputs {
   home: { totals: { talks: number; events: number; speakers: number; tags: number; languages: number }; newest: TalkLink[]; events: EventSummary[] };
@@ -278,7 +303,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   const video = file ?? playerUrl(player) ?? '';
   return {
     id: talk.id,
-    title: talk.title,
+    title: isolated(talk.title),
     url,
     canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),
@@ -377,7 +402,7 @@ export class SiteRenderer {
 
   /** A page that sends browsers and crawlers on to `target`: short links and old addresses. */
   redirect(title: string, target: string): string {
-    return this.render('redirect', { title, target, canonical: `${this.site.baseUrl}${target}` }, `the redirect to ${target}`);
+    return this.render('redirect', { title: isolated(title), target, canonical: `${this.site.baseUrl}${target}` }, `the redirect to ${target}`);
   }
 
   /** The bytes of a page job: a page, a feed, a sitemap or robots.txt. */
@@ -425,7 +450,7 @@ export class SiteRenderer {
       case 'event': {
         const { event, talks, feeds } = input as PageInputs['event'];
         return {
-          title: event.title,
+          title: isolated(event.title),
           url: eventPath(event.slug),
           canonical: canonical(eventPath(event.slug)),
           start: event.start_date,
@@ -452,7 +477,7 @@ export class SiteRenderer {
         return { ...(input as PageInputs['search']), canonical: canonical('/search/') };
       case 'page': {
         const { slug, title, description, body } = input as PageInputs['page'];
-        return { title, url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body, 2) };
+        return { title: isolated(title), url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body, 2) };
       }
       default:
         return {};
