@@ -58,10 +58,11 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
 /** The pages the build publishes: all but drafts. */
 export const published = <P extends PageFields>(pages: readonly P[]): P[] => pages.filter((page) => !page.draft);
 
-/** The navigation's links to the published pages that ask for one: by order (0 when not given), then title, then slug. */
+/** The navigation's links to the published pages that ask for one: by order (0 when not given), then text, then slug. */
 export function navOf(pages: readonly (PageFields & { slug: string })[]): NavLink[] {
   return published(pages)
     .filter((page) => page.nav)
-    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) || (a.slug < b.slug ? -1 : 1))
-    .map((page) => ({ title: page.title, url: sitePagePath(page.slug) }));
+    .map((page) => ({ order: page.order ?? 0, slug: page.slug, link: { title: page.linkTitle ?? page.title, url: sitePagePath(page.slug) } }))
+    .sort((a, b) => a.order - b.order || (a.link.title < b.link.title ? -1 : a.link.title > b.link.title ? 1 : 0) || (a.slug < b.slug ? -1 : 1))
+    .map(({ link }) => link);
 }

@@ -345,8 +345,10 @@ export const pageSchema = z
     description: text,
     /** Whether the site's navigation links to the page. */
     nav: flag,
-    /** Where in the navigation, lowest first; pages of the same order go by title. */
+    /** Where in the navigation, lowest first; pages of the same order go by their links' text. */
     order: wholeNumber('a whole number', Number.MIN_SAFE_INTEGER).optional(),
+    /** The text of the page's link in the navigation, when it is not the title (Hugo's name for it). */
+    linkTitle: z.string(expecting('a non-empty link text')).refine((v) => v.trim() !== '', { error: 'must not be empty' }).optional(),
     /** Not published yet: checked as any page, but the build writes no file for it and no link to it. */
     draft: flag,
     /** When the page last changed: its sitemap entry's lastmod. */
@@ -357,6 +359,7 @@ export const pageSchema = z
     (page, ctx) => {
       // Not when `nav` is itself wrong ("yes"): its own error says what to write.
       if (page.order !== undefined && page.nav === false) ctx.addIssue({ code: 'custom', path: ['order'], message: 'orders the page in the navigation, which it is not in; add nav: true or remove order' });
+      if (page.linkTitle !== undefined && page.nav === false) ctx.addIssue({ code: 'custom', path: ['linkTitle'], message: "is the text of the page's link in the navigation, which it is not in; add nav: true or remove linkTitle" });
     },
     { when: () => true },
   );

@@ -15,9 +15,9 @@ const problems = (text: string) => {
 describe('a page file', () => {
   it('is its front matter, with defaults, and the Markdown after it', () => {
     expect(parse('---\ntitle: FAQ\n---\n# Questions\n\nAsk away.\n')).toEqual({ ok: true, value: { title: 'FAQ', description: '', nav: false, draft: false, body: '# Questions\n\nAsk away.\n' } });
-    expect(parse('---\ntitle: FAQ\ndescription: Asked often.\nnav: true\norder: -2\nupdated: 2026-11-20\n---\n')).toEqual({
+    expect(parse('---\ntitle: Frequently asked questions\ndescription: Asked often.\nnav: true\norder: -2\nlinkTitle: FAQ\nupdated: 2026-11-20\n---\n')).toEqual({
       ok: true,
-      value: { title: 'FAQ', description: 'Asked often.', nav: true, order: -2, draft: false, updated: '2026-11-20', body: '' },
+      value: { title: 'Frequently asked questions', description: 'Asked often.', nav: true, order: -2, linkTitle: 'FAQ', draft: false, updated: '2026-11-20', body: '' },
     });
   });
 
@@ -42,6 +42,8 @@ describe('a page file', () => {
       `${FILE}:6:8 order: expected a whole number, got a decimal number`,
     ]);
     expect(problems('---\ntitle: "  "\norder: 3\n---\n')).toEqual([`${FILE}:2:8 title: must not be empty`, `${FILE}:3:8 order: orders the page in the navigation, which it is not in; add nav: true or remove order`]);
+    expect(problems('---\ntitle: About us\nlinkTitle: About\n---\n')).toEqual([`${FILE}:3:12 linkTitle: is the text of the page's link in the navigation, which it is not in; add nav: true or remove linkTitle`]);
+    expect(problems('---\ntitle: About us\nnav: true\nlinkTitle: " "\nlink_title: About\n---\n')).toEqual([`${FILE}:4:12 linkTitle: must not be empty`, `${FILE}:5:1 link_title: unknown field; did you mean \`linkTitle\`?`]);
     expect(problems('---\ntitle: A\ntitle: B\n---\n')).toEqual([`${FILE}:3:1 title: duplicate key; keep only one`]);
     expect(problems('---\ntitle: [\n---\n')[0]).toMatch(new RegExp(`^${FILE}:3:1 YAML syntax error: `));
   });
@@ -74,6 +76,15 @@ describe("a page's file name", () => {
 });
 
 describe('the navigation', () => {
+  it("names a link by the page's linkTitle, else its title, and orders links by their text", () => {
+    const page = (slug: string, title: string, linkTitle?: string) => ({ slug, title, linkTitle, description: '', nav: true, draft: false });
+    expect(navOf([page('about', 'About this catalogue', 'About'), page('abc', 'Abbreviations'), page('coc', 'A code of conduct', 'Conduct')])).toEqual([
+      { title: 'Abbreviations', url: '/abc/' },
+      { title: 'About', url: '/about/' },
+      { title: 'Conduct', url: '/coc/' },
+    ]);
+  });
+
   it('links the published pages that ask for it, by order, then title, then slug', () => {
     const page = (slug: string, title: string, nav: boolean, order?: number, draft = false) => ({ slug, title, description: '', nav, order, draft });
     const pages = [page('faq', 'FAQ', true), page('sponsors', 'Sponsors', false), page('about', 'About', true, 1), page('coc', 'Code of conduct', true, -1), page('b', 'Same', true), page('a', 'Same', true), page('soon', 'Coming soon', true, 0, true)];
