@@ -274,7 +274,8 @@ export async function runServer(
     const closed = running.close();
     // Said once the port is closed: whoever reads it may rely on new connections being refused.
     process.stdout.write('stopping: no new connections; finishing the requests in flight\n');
-    void closed.then(() => process.exit(0));
+    // The state the last write left is saved before the process ends: the next build would otherwise load everything again.
+    void closed.then(() => writer?.settled()).then(() => process.exit(0));
   });
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
   process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);

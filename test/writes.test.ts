@@ -48,8 +48,12 @@ async function setUp() {
   server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, writes: writer.handle });
 }
 
-const send = (method: string, id: number | string, body?: unknown, headers: Record<string, string> = {}) =>
-  raw(server.url, method, `/api/v2/video/${id}`, { 'Content-Type': 'application/json', Authorization: `Token ${token}`, ...headers }, body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+/** A request to a record's path, answered, and the state it left saved (the writer saves it after the answer). */
+async function send(method: string, id: number | string, body?: unknown, headers: Record<string, string> = {}) {
+  const answer = await raw(server.url, method, `/api/v2/video/${id}`, { 'Content-Type': 'application/json', Authorization: `Token ${token}`, ...headers }, body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+  await writer.settled();
+  return answer;
+}
 const get = (rel: string) => raw(server.url, 'GET', rel);
 const json = (r: { text: string }) => JSON.parse(r.text);
 
@@ -373,6 +377,11 @@ describe('serve --tokens', () => {
     } finally {
       child.kill('SIGTERM');
     }
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    // The state the write left was saved before the server stopped: the next build finds nothing to do, without loading anything.
+    const next = await build({ content: contentDir, out: path.join(dir, 'dist'), templates: TEMPLATES, cache: path.join(dir, 'cache') });
+    expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
+    expect(next.ok && next.catalogue).toBeUndefined();
     const inside = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--content', contentDir, '--tokens', tokens, '--port', '0'], { cwd: ROOT });
     let err = '';
     inside.stderr.on('data', (c: Buffer) => (err += c));
