@@ -166,8 +166,8 @@ const PAGE_NUMBER = new RegExp(`^${PYTHON_SPACE}\\+?(?=[0-9]{1,15}${PYTHON_SPACE
  * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent or empty,
  * `last` as Django REST framework reads it, a number as Django's paginator reads it (Python's
  * int(): `?page=+2`, whose `+` is a space, is page 2; digits of other scripts and underscores
- * between digits, which int() also takes, are not read), null when it is not a positive whole number. `format` and any other
- * parameter are ignored.
+ * between digits, which int() also takes, are not read), and null for anything else. `format`
+ * and any other parameter are ignored.
  */
 export function pageParam(query: string): PageName | null {
   const text = new URLSearchParams(query).getAll('page').at(-1);
