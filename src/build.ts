@@ -24,7 +24,7 @@ import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
-import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
+import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, markUnsaved, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
 
 /**
@@ -524,9 +524,10 @@ function stillOwn(memory: BuildMemory, stateDir: string): boolean {
 /** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
 export async function saveState(memory: BuildMemory): Promise<void> {
   const { state, unsaved } = memory;
-  memory.unsaved = undefined;
   if (!state || !unsaved) return;
+  // Kept until the lock is held: a save refused while another process builds is still to be made.
   const unlock = await lockState(unsaved.stateDir);
+  memory.unsaved = undefined;
   try {
     if (!stillOwn(memory, unsaved.stateDir) || !existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
     const parts = memory.written?.manifest === state.manifest ? partsOf(memory.written) : undefined;
@@ -713,8 +714,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         options.memory.written = { manifest, parts: memoParts!, assets: assetKeys, search: searchFiles };
         memo!.keep();
       }
-      if (deferredStateDir) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
-      else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
+      if (deferredStateDir) {
+        // Nothing to save when the build read its state from the disk and found nothing changed (a server's first build).
+        const onDisk = previous !== inMemory && loaded.read === 0 && settled !== undefined && readUnchanged(deferredStateDir, settled, out) !== undefined;
+        if (!onDisk) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
+      } else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
     };
 
     if (previous && !indexing && allPlanned && ahead.length === 0 && recordLists.length === 0 && assets.length === 0 && removable().length === 0) {
@@ -776,6 +780,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (deferredStateDir) {
         options.memory!.unsaved = undefined;
         await forgetState(deferredStateDir);
+        await markUnsaved(deferredStateDir);
       }
       const writeState = stateDir && !deferredStateDir;
       if (output instanceof Patch) {

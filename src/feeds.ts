@@ -4,6 +4,7 @@
 // templates: the catalogue has a feed per event, speaker and tag (48,000 on
 // the pyvideo import), and a feed library's object-to-XML pass took 40% of a
 // build's rendering (4.8 s against 0.4 s; see the README's benchmarks).
+import { isolated } from './bidi.ts';
 import { lastUpdated } from './collections.ts';
 import type { Enclosure } from './load.ts';
 import { escapeMarkup } from './markdown.ts';
@@ -58,7 +59,7 @@ const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 const html = (text: string) => x(escapeMarkup(text));
 
 /** What an item says when its talk has no summary. */
-const summaryOf = (item: FeedItem) => item.summary || `${item.title}, a talk at ${item.category}`;
+const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, a talk at ${isolated(item.category)}`;
 
 /** The feed's own date comes from its items, never the clock: the same content gives the same bytes. */
 const feedUpdated = (items: FeedItem[]) => utc(lastUpdated(items) ?? '1970-01-01T00:00:00');

@@ -3,6 +3,7 @@
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
 import { createHash, hash } from 'node:crypto';
+import { isolated } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, type Term } from './collections.ts';
@@ -17,7 +18,6 @@ import {
   byNewest,
   byProgramme,
   eventPath,
-  isolated,
   languagePath,
   speakerPath,
   tagPath,
@@ -361,7 +361,7 @@ export function* planParts(
       return { talk, event: eventInfo, prev, next, others, outputs };
     });
     const newest = [...list].sort(byNewest);
-    const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), event.title, `Talks recorded at ${event.title}`, newest)];
+    const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest)];
     return { ...facts, talks: jobs, pages };
   };
 

@@ -2,6 +2,7 @@
 // records to page strings. Templates arrive as strings; nothing here reads the disk.
 import type { Eta } from 'eta/core';
 import { decodeHTMLAttribute } from 'entities';
+import { isolated } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { named, pagePath, termSlug } from './collections.ts';
@@ -196,31 +197,6 @@ export interface TermLink {
  */
 const NOT_IN_HTML = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/g;
 
-/** Bidirectional formatting that reaches past the text it is in: embeddings, overrides, isolates. */
-const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/;
-
-/**
- * `text` as a first-strong isolate (FSI … PDI), its own isolates closed, when it holds explicit
- * bidirectional formatting: text that goes into a line of plain text with others (a `<title>`, a
- * feed's title), where an override left open (U+202E) would reverse what follows it, the site's
- * name too. Elements with `dir` isolate their text themselves; other text is left as it is.
- */
-export function isolated(text: string): string {
-  if (!EXPLICIT_BIDI.test(text)) return text;
-  let open = 0;
-  let out = '';
-  for (const char of text) {
-    if (char === '\u2066' || char === '\u2067' || char === '\u2068') open++;
-    else if (char === '\u2069') {
-      // A closing mark with nothing of the text's to close would close the isolate around it.
-      if (open === 0) continue;
-      open--;
-    }
-    out += char;
-  }
-  return `\u2068${out}${'\u2069'.repeat(open)}\u2069`;
-}
-
 /** The input of each page template. */
 export interface PageInputs {
   home: { totals: { talks: number; events: number; speakers: number; tags: number; languages: number }; newest: TalkLink[]; events: EventSummary[] };
@@ -297,7 +273,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   const url = talkPath(talk);
   const player = playerFor(talk);
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
-  const description = excerpt(talk.blurb, 160) || `${talk.title}, a talk at ${talk.category}`;
+  const description = excerpt(talk.blurb, 160) || `${isolated(talk.title)}, a talk at ${isolated(talk.category)}`;
   const image = talk.thumbnail_url;
   const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
   const video = file ?? playerUrl(player) ?? '';

@@ -115,7 +115,9 @@ function oneLineSpacing(text: string): { beforeColon: string; afterColon: string
     } else if (depth === 1 && token === SyntaxKind.CommaToken && spacing.afterComma === undefined) after = 'afterComma';
     space = '';
   }
-  return { beforeColon: spacing.beforeColon ?? '', afterColon: spacing.afterColon ?? ' ', afterComma: spacing.afterComma ?? '' };
+  const afterColon = spacing.afterColon ?? ' ';
+  // A file of one field has no comma to go by: written as its colon is (`{"id":3}`, `{"id": 3}`).
+  return { beforeColon: spacing.beforeColon ?? '', afterColon, afterComma: spacing.afterComma ?? afterColon };
 }
 
 /** A new content file holding `fields`, in the given order. */

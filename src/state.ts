@@ -3,7 +3,7 @@
 // One file, replaced atomically, and only trusted for the output folder it
 // was written for (same path, same folder inode).
 import { hash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -153,9 +153,9 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
 }
 
 /**
- * Whether the parts hold each file of the manifest once: a file held twice where another is
- * missing would pass a count, and the reader's count of entries would fail (the state is not
- * trusted then); a file the manifest lacks would be written without a key.
+ * Whether the parts hold as many files as the manifest, each of them one of its files: one the
+ * manifest lacks would be written without a key. One held twice where another is missing passes,
+ * and the reader's count of entries then fails: the state is not trusted, as a bug's should not be.
  */
 function partsHoldManifest(parts: Map<string, PartFiles>, manifest: Map<string, string>): boolean {
   let count = 0;
@@ -289,13 +289,28 @@ const UNCHANGED_FILE = 'unchanged.json';
  */
 /** Whether any build has left its state here. */
 export function hasState(stateDir: string): boolean {
-  return existsSync(path.join(stateDir, UNCHANGED_FILE));
+  try {
+    return readdirSync(stateDir).some((name) => /^state-.*\.v8$/.test(name));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Left by a build whose caller saves its state later (BuildMemory.saveLater), in place of the state
+ * and the no-op record it removes before it changes the output: a stamp of its own (see stateStamp),
+ * so that another such caller (a second dev server, the server's writes) sees that a build came
+ * between, as it sees a build that saves at once. No build takes it for a no-op.
+ */
+export async function markUnsaved(stateDir: string): Promise<void> {
+  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: null, unsaved: true }));
 }
 
 /**
  * Which build last left its state here: every build rewrites its no-op record
- * (a new file) or removes it before changing the output, so a caller that keeps
- * its state in memory can tell whether a build in another process came between.
+ * (a new file), or marks the state unsaved (see markUnsaved), or removes it
+ * before changing the output, so a caller that keeps its state in memory can
+ * tell whether a build in another process came between.
  */
 export function stateStamp(stateDir: string): string | undefined {
   try {

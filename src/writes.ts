@@ -24,6 +24,11 @@ import { parseSource } from './source.ts';
 import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
 import { validate } from './validate.ts';
 
+/**
+ * How long after a write the state is saved when no other comes: a script's writes one after
+ * another save it once, as the dev server's edits do.
+ */
+const SAVE_AFTER = 1000;
 /** Bodies above this are refused before they are read to the end. */
 export const MAX_BODY = 1024 * 1024;
 /** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
@@ -156,6 +161,8 @@ export class RecordWriter {
   private queue: Promise<unknown> = Promise.resolve();
   /** Writes taken and not yet answered. */
   private waiting = 0;
+  /** The save the last write's answer set off, waiting for writes to stop coming (see saveSoon). */
+  private saving: NodeJS.Timeout | undefined;
   private readonly actions = { PUT: putActions() };
   /**
    * The build's state, kept between writes so that each build starts from memory (or from the state a build in
@@ -178,7 +185,7 @@ export class RecordWriter {
     const writer = new RecordWriter(options, { events: [], talks: [], pages: [] });
     const result = await writer.build();
     if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
-    await writer.save();
+    await writer.save(false);
     let catalogue = result.catalogue;
     if (!catalogue) {
       const loaded = await loadContent(options.content);
@@ -223,22 +230,39 @@ export class RecordWriter {
     const method = req.method as 'PUT' | 'PATCH';
     const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'] };
     // One write at a time: each reads the file the previous one left.
+    clearTimeout(this.saving);
     this.waiting++;
     const run = this.queue.then(() => this.write(method, id, body, conditions)).finally(() => this.waiting--);
-    this.queue = run.catch(() => undefined).then(() => (this.waiting === 0 ? this.save() : undefined));
+    this.queue = run.catch(() => undefined).then(() => this.waiting === 0 && this.saveSoon());
     return run;
   }
 
-  /** Resolves once every write taken so far is answered and the state they left is saved. */
+  /** Saves the state once no write has come for SAVE_AFTER. */
+  private saveSoon(): void {
+    clearTimeout(this.saving);
+    this.saving = setTimeout(() => (this.queue = this.queue.then(() => this.save(true))), SAVE_AFTER).unref();
+  }
+
+  /** Resolves once every write taken so far is answered and the state they left is saved (or its save refused). */
   async settled(): Promise<void> {
     for (let queue = this.queue; ; queue = this.queue) {
       await queue;
-      if (queue === this.queue) return;
+      if (this.saving) {
+        clearTimeout(this.saving);
+        this.saving = undefined;
+        this.queue = this.queue.then(() => this.save(false));
+      } else if (queue === this.queue) return;
     }
   }
 
-  private save(): Promise<void> {
-    return saveState(this.memory).catch((err: unknown) => void process.stderr.write(`serve: could not save the build state: ${String(err)}\n`));
+  /** `retry`: when another process's build holds the output, tries again later rather than giving up. */
+  private async save(retry: boolean): Promise<void> {
+    try {
+      await saveState(this.memory);
+    } catch (err) {
+      if (retry && err instanceof OutputLocked) this.saveSoon();
+      else process.stderr.write(`serve: could not save the build state: ${String(err)}\n`);
+    }
   }
 
   private async write(method: 'PUT' | 'PATCH', id: number, body: Record<string, unknown>, conditions: Conditions): Promise<Status> {

@@ -1,6 +1,6 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -117,6 +117,53 @@ describe('incremental builds', () => {
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
     await expectSameAsClean();
+  });
+
+  it('saveState keeps what it has to save while another process builds, and a caller that saves later has nothing to save after a build that changed nothing', async () => {
+    const stateDir = stateDirFor(path.join(root, 'cache'), out);
+    const state = async () => (await fg('state-*.v8', { cwd: stateDir, stats: true }))[0]!.stats!.mtimeMs;
+    // The state a build in a process of its own left is the last word: nothing changed, nothing to save.
+    const saved = await state();
+    memory = { saveLater: true };
+    expect((await incremental()).written).toBe(0);
+    expect(memory.unsaved).toBeUndefined();
+    await saveState(memory);
+    expect(await state()).toBe(saved);
+
+    await edit(await talkFile(12), /^title: .*$/m, 'title: "Saved once the lock is free"');
+    expect((await incremental()).written).toBeGreaterThan(0);
+    expect(hasState(stateDir)).toBe(false);
+    const other = spawn('sleep', ['30']);
+    try {
+      await writeFile(path.join(stateDir, 'lock'), String(other.pid));
+      await expect(saveState(memory)).rejects.toThrow(`process ${other.pid}`);
+      expect(memory.unsaved).toBeDefined();
+    } finally {
+      other.kill();
+      await rm(path.join(stateDir, 'lock'), { force: true });
+    }
+    await saveState(memory);
+    expect(hasState(stateDir)).toBe(true);
+    await memory.search?.close();
+    memory = undefined;
+    expect(await incremental()).toMatchObject({ written: 0, removed: 0 });
+  });
+
+  it('two callers that save their state later (two dev servers, a dev server and the API writer) each see that the other built since', async () => {
+    const first: BuildMemory = { saveLater: true };
+    const second: BuildMemory = { saveLater: true };
+    const file = await talkFile(12);
+    const title = async (to: string, by: BuildMemory) => {
+      await edit(file, /^title: .*$/m, `title: "${to}"`);
+      memory = by;
+      expect((await incremental()).written).toBeGreaterThan(0);
+    };
+    await title('Built by the first', first);
+    await title('Built by the second', second);
+    // The first one's memory says its title is on the page; the second one's build has put another there since.
+    await title('Built by the first', first);
+    await expectSameAsClean();
+    for (const m of [first, second]) await m.search?.close();
   });
 
   it("keeps the site's parts in its state, signed, whether a build in a process of its own or saveState wrote it, and builds from them what a clean build does", async () => {

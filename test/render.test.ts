@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
 import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { blurb, renderMarkdown } from '../src/markdown.ts';
-import { formatBytes, formatDuration, isolated, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
+import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { termSlug } from '../src/collections.ts';
 import { talkSchema } from '../src/schema.ts';
@@ -121,32 +121,36 @@ describe('listed talks', () => {
 });
 
 describe('titles in a line of plain text', () => {
-  const [LRI, RLI, FSI, PDI, RLO, PDF] = ['\u2066', '\u2067', '\u2068', '\u2069', '\u202e', '\u202c'];
+  const [FSI, PDI, RLO] = ['\u2068', '\u2069', '\u202e'];
+  const evil = `Evil${RLO} talk`;
 
-  it('are isolated when they hold bidirectional formatting, their own isolates closed and stray closing marks dropped', () => {
-    expect(isolated('Plain title')).toBe('Plain title');
-    expect(isolated('שלום עולם')).toBe('שלום עולם');
-    expect(isolated(`a${RLO}bc`)).toBe(`${FSI}a${RLO}bc${PDI}`);
-    expect(isolated(`a${RLO}b${PDF}c`)).toBe(`${FSI}a${RLO}b${PDF}c${PDI}`);
-    expect(isolated(`${RLI}a${LRI}b`)).toBe(`${FSI}${RLI}a${LRI}b${PDI}${PDI}${PDI}`);
-    expect(isolated(`${PDI}a${RLI}b${PDI}${PDI}c`)).toBe(`${FSI}a${RLI}b${PDI}c${PDI}`);
-  });
-
-  it("keep a right-to-left override in a talk's, a speaker's or a tag's name from turning round the rest of the page's <title>", async () => {
+  it("keep a right-to-left override in a talk's, an event's, a speaker's, a tag's or a page's name from turning round the rest of the line", async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const first = catalogue.talks[0]!;
-    const evil = `Evil${RLO} talk`;
-    const changed = { ...catalogue, talks: [{ ...first, title: evil, speakers: [evil], tags: [evil] }, ...catalogue.talks.slice(1)] };
-    const pages = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const changed: Catalogue = {
+      events: catalogue.events.map((e) => (e.slug === first.event ? { ...e, title: evil } : e)),
+      talks: [{ ...first, title: evil, speakers: [evil], tags: [evil], category: evil, blurb: '' }, ...catalogue.talks.slice(1)],
+      pages: catalogue.pages.map((page) => ({ ...page, title: evil })),
+    };
+    const plan = planSite(changed, { code: '', templates: {} });
+    const pages = plan.parts.flatMap((p) => p.pages);
     const renderer = new SiteRenderer(templates, SITE);
+    const output = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
     const titleOf = (html: string) => /<title>(.*)<\/title>/.exec(html)![1]!;
-    const job = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.talks).find((j) => j.talk.id === first.id)!;
-    expect(titleOf(renderer.talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, first), title: evil } }))).toBe(`${FSI}${evil}${PDI} · Video catalogue`);
-    const listing = (file: string) => titleOf(renderer.output(pages.find((p) => p.path === file)!));
+    const inLine = `${FSI}${evil}${PDI}`;
+    const job = plan.parts.flatMap((p) => p.talks).find((j) => j.talk.id === first.id)!;
+    const talkPage = renderer.talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, first), title: evil, category: evil, blurb: '', summary: '', description: '' } });
+    expect(titleOf(talkPage)).toBe(`${inLine} · Video catalogue`);
+    expect(talkPage).toContain(`<meta name="description" content="${inLine}, a talk at ${inLine}">`);
+    expect(titleOf(renderer.redirect(evil, '/video/1/x/'))).toBe(`${inLine} · Video catalogue`);
     const slug = termSlug(evil);
-    expect(listing(`speaker/${slug}/index.html`)).toBe(`${FSI}${evil}${PDI} · Video catalogue`);
-    expect(listing(`tag/${slug}/index.html`)).toBe(`Talks tagged “${FSI}${evil}${PDI}” · Video catalogue`);
+    expect(titleOf(output(`speaker/${slug}/index.html`))).toBe(`${inLine} · Video catalogue`);
+    expect(titleOf(output(`tag/${slug}/index.html`))).toBe(`Talks tagged “${inLine}” · Video catalogue`);
+    expect(titleOf(output(`events/${first.event}/index.html`))).toBe(`${inLine} · Video catalogue`);
+    expect(output(`events/${first.event}/feed.atom`)).toContain(`<title>${inLine}</title>`);
+    expect(output(`events/${first.event}/feed.atom`)).toContain(`${inLine}, a talk at ${inLine}`);
+    expect(titleOf(output(`${catalogue.pages[0]!.slug}/index.html`))).toBe(`${inLine} · Video catalogue`);
   });
 });
 

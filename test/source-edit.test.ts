@@ -70,8 +70,11 @@ describe('editing a content file', () => {
     const compact = '{"id":3,"title":"x","tags":["a"],"speakers":["p"]}\n';
     expect(editSource('talk.json', compact, { title: 'y', tags: ['t', 'u'], duration: 5, speakers: undefined })).toBe('{"id":3,"title":"y","tags":["t","u"],"duration":5}\n');
     expect(editSource('talk.json', '{"id": 3, "title": "x"}', { duration: 5 })).toBe('{"id": 3, "title": "x", "duration": 5}');
-    expect(editSource('talk.json', '{"id" : 3}', { title: 'T: "quoted"' })).toBe('{"id" : 3,"title" : "T: \\"quoted\\""}');
+    expect(editSource('talk.json', '{"id" : 3}', { title: 'T: "quoted"' })).toBe('{"id" : 3, "title" : "T: \\"quoted\\""}');
     expect(editSource('talk.json', '{"tags":["a", "b"],"id":1}', { duration: 5 })).toBe('{"tags":["a", "b"],"id":1,"duration":5}');
+    expect(editSource('talk.json', '{"id": 3}', { duration: 5 })).toBe('{"id": 3, "duration": 5}');
+    expect(editSource('talk.json', '{"id":3}', { duration: 5 })).toBe('{"id":3,"duration":5}');
+    expect(editSource('talk.json', '\ufeff{"id":3,"title":"x"}\r\n', { title: 'y', duration: 5 })).toBe('\ufeff{"id":3,"title":"y","duration":5}\r\n');
   });
 
   it('writes a new file in the order given', () => {

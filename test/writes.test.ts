@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { build } from '../src/build.ts';
 import { RECORD_ALLOW } from '../src/headers.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
-import { stateDirFor } from '../src/state.ts';
+import { hasState, stateDirFor } from '../src/state.ts';
 import { addToken, readTokens } from '../src/tokens.ts';
 import { RecordWriter } from '../src/writes.ts';
 import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
@@ -327,6 +327,19 @@ describe('writes through the API', () => {
     expect(put.status).toBe(200);
     expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).title).toBe('Put by Hand');
     expect(existsSync(path.join(content, 'tidewater-python-2024/videos/put-by-hand.yaml'))).toBe(false);
+  });
+
+  it('saves the build state after the answer, once writes stop coming', async () => {
+    const stateDir = stateDirFor(path.join(root, 'cache'), out);
+    const patch = (whiteboard: string) => raw(server.url, 'PATCH', '/api/v2/video/12', { 'Content-Type': 'application/json', Authorization: `Token ${token}` }, JSON.stringify({ whiteboard }));
+    expect(hasState(stateDir)).toBe(true);
+    expect((await patch('first of two')).status).toBe(200);
+    expect(hasState(stateDir)).toBe(false);
+    expect((await patch('second of two')).status).toBe(200);
+    expect(hasState(stateDir)).toBe(false);
+    await writer.settled();
+    expect(hasState(stateDir)).toBe(true);
+    expect((await build({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache') })).ok && json(await get('/api/v2/video/12')).whiteboard).toBe('second of two');
   });
 
   it('follows a build of the same output in another process: the next write leaves no file of it behind', async () => {

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { isolated } from '../src/bidi.ts';
+
+const [LRI, RLI, FSI, PDI, RLO, PDF] = ['\u2066', '\u2067', '\u2068', '\u2069', '\u202e', '\u202c'];
+
+describe('isolated', () => {
+  it('leaves text without explicit bidirectional formatting as it is, right-to-left text too', () => {
+    expect(isolated('Plain title')).toBe('Plain title');
+    expect(isolated('שלום עולם')).toBe('שלום עולם');
+    expect(isolated('Two\u2029paragraphs')).toBe('Two\u2029paragraphs');
+  });
+
+  it('isolates text that holds it, its own isolates closed and stray closing marks dropped', () => {
+    expect(isolated(`a${RLO}bc`)).toBe(`${FSI}a${RLO}bc${PDI}`);
+    expect(isolated(`a${RLO}b${PDF}c`)).toBe(`${FSI}a${RLO}b${PDF}c${PDI}`);
+    expect(isolated(`${RLI}a${LRI}b`)).toBe(`${FSI}${RLI}a${LRI}b${PDI}${PDI}${PDI}`);
+    expect(isolated(`${PDI}a${RLI}b${PDI}${PDI}c`)).toBe(`${FSI}a${RLI}b${PDI}c${PDI}`);
+  });
+
+  // A paragraph separator ends the isolate, and an override after it would be open again past the text.
+  it('turns paragraph separators into spaces', () => {
+    for (const separator of ['\n', '\r', '\u001c', '\u001d', '\u001e', '\u0085', '\u2029']) {
+      expect(isolated(`Evil${separator}${RLO}talk`), JSON.stringify(separator)).toBe(`${FSI}Evil ${RLO}talk${PDI}`);
+    }
+  });
+});
