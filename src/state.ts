@@ -221,7 +221,11 @@ export function readState(stateDir: string, code: string, outDir: string): Build
 /** Writes the state under a temporary name; the build moves it into place when its output is in place. */
 export async function writeStateNext(stateDir: string, state: BuildState): Promise<[string, string]> {
   await mkdir(stateDir, { recursive: true });
-  for (const name of await readdir(stateDir)) if (/^state-.*\.v8$/.test(name) && name !== stateFile(state.code)) await rm(path.join(stateDir, name), { force: true });
+  for (const name of await readdir(stateDir)) {
+    // Another version's state, or the temporary file of a process killed while it wrote one (see writeFileAtomic).
+    const killed = /^\.state-.*\.tmp-(\d+)-/.exec(name);
+    if ((/^state-.*\.v8$/.test(name) && name !== stateFile(state.code)) || (killed && !running(Number(killed[1])))) await rm(path.join(stateDir, name), { force: true });
+  }
   const next = path.join(stateDir, `${stateFile(state.code)}.next`);
   await writeFileAtomic(next, statePieces(state));
   return [next, path.join(stateDir, stateFile(state.code))];

@@ -166,6 +166,31 @@ describe('incremental builds', () => {
     for (const m of [first, second]) await m.search?.close();
   });
 
+  it("a caller's save after another's build came between is skipped: the state on disk is never an older output's (helper-25)", async () => {
+    const server: BuildMemory = { saveLater: true };
+    const dev: BuildMemory = { saveLater: true };
+    const file = await talkFile(12);
+    for (const m of [server, dev]) {
+      memory = m;
+      await incremental();
+      await saveState(m);
+    }
+    await edit(file, /^title: .*$/m, 'title: "T1"');
+    const t1 = await readFile(file);
+    memory = server;
+    await incremental();
+    await edit(file, /^title: .*$/m, 'title: "T2"');
+    memory = dev;
+    await incremental();
+    await saveState(server);
+    await saveState(dev);
+    await writeFile(file, t1);
+    memory = undefined;
+    await incremental();
+    await expectSameAsClean();
+    for (const m of [server, dev]) await m.search?.close();
+  });
+
   it("keeps the site's parts in its state, signed, whether a build in a process of its own or saveState wrote it, and builds from them what a clean build does", async () => {
     const stateDir = stateDirFor(path.join(root, 'cache'), out);
     const state = async (): Promise<BuildState> => {

@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
@@ -32,6 +33,20 @@ describe('the state file', () => {
     expect(readState(stateDir, 'c0de', out)).toBeUndefined();
     await writeFile(file, bytes);
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
+  });
+
+  it('clears the temporary state files of processes killed while they wrote one, not those of a live one', async () => {
+    const dir = await tempDir('vc-state-');
+    const out = path.join(dir, 'dist');
+    await mkdir(out);
+    const stateDir = path.join(dir, 'state');
+    await mkdir(stateDir);
+    const dead = spawnSync('true').pid;
+    const left = [`.state-c0de.v8.next.tmp-${dead}-abc`, `.state-c0de.v8.next.tmp-${process.pid}-def`];
+    for (const name of left) await writeFile(path.join(stateDir, name), 'partial');
+    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest: new Map(), load: new Map(), search: new Map() };
+    await writeStateNext(stateDir, state);
+    expect((await readdir(stateDir)).filter((name) => name.includes('.tmp-'))).toEqual([left[1]]);
   });
 
   it("keeps the manifest's files by part, in pieces, when the parts hold as many as the manifest", async () => {
