@@ -123,33 +123,29 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     return Buffer.concat([length, bytes]);
   };
   yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size + state.search.size });
-  function* batches(name: 'load' | 'parts', entries: Iterable<unknown[]>) {
-    let batch: unknown[][] = [];
-    for (const entry of entries) {
-      batch.push(entry);
-      if (batch.length === PIECE) {
+  function* batches(name: 'manifest' | 'parts' | 'load' | 'search', items: Iterable<unknown>, size = PIECE) {
+    let batch: unknown[] = [];
+    for (const item of items) {
+      batch.push(item);
+      if (batch.length === size) {
         yield piece({ [name]: batch } as StatePiece);
         batch = [];
       }
     }
     if (batch.length > 0) yield piece({ [name]: batch } as StatePiece);
   }
-  function* pairs(name: 'manifest' | 'search', keys: Iterable<string>, keyOf: Map<string, string>) {
-    let batch: string[] = [];
+  /** The pairs of `keyOf` in the order of `keys`, flat. */
+  function* flat(keys: Iterable<string>, keyOf: Map<string, string>) {
     for (const key of keys) {
-      batch.push(key, keyOf.get(key)!);
-      if (batch.length === 2 * PIECE) {
-        yield piece({ [name]: batch } as StatePiece);
-        batch = [];
-      }
+      yield key;
+      yield keyOf.get(key)!;
     }
-    if (batch.length > 0) yield piece({ [name]: batch } as StatePiece);
   }
   const parts = state.parts && partsHoldManifest(state.parts, state.manifest) ? state.parts : undefined;
-  yield* pairs('manifest', parts ? [...parts.values()].flatMap((part) => part.files) : state.manifest.keys(), state.manifest);
+  yield* batches('manifest', flat(parts ? [...parts.values()].flatMap((part) => part.files) : state.manifest.keys(), state.manifest), 2 * PIECE);
   if (parts) yield* batches('parts', [...parts].map(([name, { signature, files }]) => [name, signature, files.length]));
   yield* batches('load', state.load);
-  yield* pairs('search', state.search.keys(), state.search);
+  yield* batches('search', flat(state.search.keys(), state.search), 2 * PIECE);
 }
 
 /**
