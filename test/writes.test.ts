@@ -6,12 +6,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { build } from '../src/build.ts';
 import { RECORD_ALLOW } from '../src/headers.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
-import { hasState, stateDirFor } from '../src/state.ts';
+import { hasState, readState, stateDirFor } from '../src/state.ts';
 import { addToken, readTokens } from '../src/tokens.ts';
 import { RecordWriter } from '../src/writes.ts';
 import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
@@ -339,6 +340,10 @@ describe('writes through the API', () => {
     expect(hasState(stateDir)).toBe(false);
     await writer.settled();
     expect(hasState(stateDir)).toBe(true);
+    // Saved with the site's parts, signed, as the dev server saves it: a build in a process of its own keeps them.
+    const [file] = await fg('state-*.v8', { cwd: stateDir });
+    const saved = readState(stateDir, /^state-(.*)\.v8$/.exec(file!)![1]!, out);
+    expect([...saved!.parts!].filter(([name, part]) => name.startsWith('event\0') && part.signature).length).toBeGreaterThan(0);
     expect((await build({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache') })).ok && json(await get('/api/v2/video/12')).whiteboard).toBe('second of two');
   });
 
