@@ -521,6 +521,9 @@ function stillOwn(memory: BuildMemory, stateDir: string): boolean {
   return false;
 }
 
+/** How long a caller that saves its state later (the dev server, the server's writes) waits after its last build: a burst of edits or writes saves it once. */
+export const SAVE_AFTER = 1000;
+
 /** Writes the state a caller's builds left for later (BuildMemory.saveLater), if the output is still the one it describes. */
 export async function saveState(memory: BuildMemory): Promise<void> {
   const { state, unsaved } = memory;

@@ -7,15 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar from 'chokidar';
-import { build, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
+import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { OutputLocked } from './state.ts';
 
 export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
-/** Quiet time after the last build before the build state is written. */
-const SAVE_AFTER = 1000;
 /** How soon a build refused because another process was writing the output is tried again. */
 const LOCKED_RETRY = 500;
 

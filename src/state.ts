@@ -84,6 +84,8 @@ export class ManifestPatch {
 
 /** Named by the code fingerprint, so a build of another version does not even read it. */
 const stateFile = (code: string) => `state-${code}.v8`;
+/** A state file of any version. */
+const ANY_STATE_FILE = /^state-.*\.v8$/;
 
 /** The state folder for one output folder: builds of different outputs keep apart. */
 export function stateDirFor(cacheRoot: string, outDir: string): string {
@@ -220,7 +222,7 @@ export async function writeStateNext(stateDir: string, state: BuildState): Promi
   for (const name of await readdir(stateDir)) {
     // Another version's state, or the temporary file of a process killed while it wrote one (see writeFileAtomic).
     const killed = /^\.state-.*\.tmp-(\d+)-/.exec(name);
-    if ((/^state-.*\.v8$/.test(name) && name !== stateFile(state.code)) || (killed && !running(Number(killed[1])))) await rm(path.join(stateDir, name), { force: true });
+    if ((ANY_STATE_FILE.test(name) && name !== stateFile(state.code)) || (killed && !running(Number(killed[1])))) await rm(path.join(stateDir, name), { force: true });
   }
   const next = path.join(stateDir, `${stateFile(state.code)}.next`);
   await writeFileAtomic(next, statePieces(state));
@@ -229,7 +231,7 @@ export async function writeStateNext(stateDir: string, state: BuildState): Promi
 
 /** Removes the state and the no-op record (see writeUnchanged) before the output they describe changes. */
 export async function forgetState(stateDir: string): Promise<void> {
-  for (const name of await readdir(stateDir).catch(() => [])) if (/^state-.*\.v8$/.test(name) || name === UNCHANGED_FILE) await rm(path.join(stateDir, name), { force: true });
+  for (const name of await readdir(stateDir).catch(() => [])) if (ANY_STATE_FILE.test(name) || name === UNCHANGED_FILE) await rm(path.join(stateDir, name), { force: true });
 }
 
 /** Another live process's build holds the output's lock. */
@@ -279,18 +281,18 @@ export interface Totals {
   outputs: number;
 }
 
-const UNCHANGED_FILE = 'unchanged.json';
-
 /**
  * A small record of the last build's input signature (code, templates, and the
  * stat of every content file) and its totals. When nothing of that changed and
  * the output folder is the one it wrote, a build has nothing to do, and can
  * say so without loading the state or the content.
  */
+const UNCHANGED_FILE = 'unchanged.json';
+
 /** Whether any build has left its state here. */
 export function hasState(stateDir: string): boolean {
   try {
-    return readdirSync(stateDir).some((name) => /^state-.*\.v8$/.test(name));
+    return readdirSync(stateDir).some((name) => ANY_STATE_FILE.test(name));
   } catch {
     return false;
   }

@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
-import { build, saveState, type BuildOptions, type BuildResult } from './build.ts';
+import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
 import { timestamps } from './importer.ts';
@@ -24,11 +24,6 @@ import { parseSource } from './source.ts';
 import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
 import { validate } from './validate.ts';
 
-/**
- * How long after a write the state is saved when no other comes: a script's writes one after
- * another save it once, as the dev server's edits do.
- */
-const SAVE_AFTER = 1000;
 /** Bodies above this are refused before they are read to the end. */
 export const MAX_BODY = 1024 * 1024;
 /** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
