@@ -349,7 +349,7 @@ async function startSearchIndex(
   if (building.length === 0) return { keys, recordKeys, kept, pending };
   const dir = await scratchFolder(out, 'search');
   const input = building.map((shard) => ({ records: recordsOf(shard), dir: path.join(dir, shard.dir) }));
-  const records = building.reduce((n, shard) => n + shard.talks.length, 0);
+  const records = building.reduce((n, shard) => n + shard.talks.length + shard.pages.length, 0);
   // The files of each shard, as paths in the output.
   const indexing = w
     .buildSearchIndex(input, records >= SEARCH_THREAD_FROM ? thread() : undefined, signal)

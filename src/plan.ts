@@ -10,7 +10,7 @@ import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, ty
 import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
-import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CatalogueTalk } from './load.ts';
+import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
 import {
@@ -29,8 +29,8 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
-import { SEARCH_SHARD_SIZE, searchIndexes, shardCount, shardDir } from './search-shards.ts';
-import { searchRecord, type SearchRecord } from './search.ts';
+import { PAGES_INDEX, SEARCH_SHARD_SIZE, searchIndexes, shardCount, shardDir } from './search-shards.ts';
+import { pageSearchRecord, searchRecord, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
 
 /** One file of the output, and the key of what it is made from. */
@@ -90,7 +90,7 @@ export interface Part {
   sitemap: SitemapEntry[];
 }
 
-/** What the search index is built from: its shards (see searchIndexes). */
+/** What the search index is built from: the talks' shards (see searchIndexes), then the pages' index if the site has pages (PAGES_INDEX). */
 export interface SearchPlan {
   shards: SearchShard[];
   /**
@@ -102,11 +102,12 @@ export interface SearchPlan {
   records(shard: SearchShard): SearchRecord[];
 }
 
-/** A shard of the search index: its folder in the output, the key of its files and the talks they are made from. */
+/** A shard of the search index: its folder in the output, the key of its files and the talks or pages they are made from. */
 export interface SearchShard {
   dir: string;
   key: string;
   talks: CatalogueTalk[];
+  pages: CataloguePage[];
 }
 
 /** Short fingerprints of the code and templates each kind of output is made with. */
@@ -466,7 +467,8 @@ export function* planParts(
   );
   const example = newestFirst[0];
   pages.push(page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
-  pages.push(page('/search/', 'search', { total: live.length, indexes: searchIndexes(live.length, shardSize) }));
+  const pagesIndex = published(catalogue.pages).length > 0 ? `/${PAGES_INDEX}/` : null;
+  pages.push(page('/search/', 'search', { total: live.length, indexes: searchIndexes(live.length, shardSize), pages: pagesIndex }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
   const items: CategoryItem[] = [];
@@ -537,9 +539,11 @@ export function planSearch(catalogue: Catalogue, code: string, known: ReadonlyMa
   for (let n = 0; n < shardCount(total, shardSize); n++) {
     const talks = newestFirst.slice(Math.max(0, total - (n + 1) * shardSize), total - n * shardSize);
     // Hashed at once: an update per record costs more than the hashing.
-    shards.push({ dir: shardDir(n), key: `${code}${hash('sha1', talks.map(keyOf).join(''), 'base64url').slice(0, 16)}`, talks });
+    shards.push({ dir: shardDir(n), key: `${code}${hash('sha1', talks.map(keyOf).join(''), 'base64url').slice(0, 16)}`, talks, pages: [] });
   }
-  return { shards, keys, records: (shard) => shard.talks.map((talk) => made.get(talk) ?? searchRecord(talk)) };
+  const pages = published(catalogue.pages);
+  if (pages.length > 0) shards.push({ dir: PAGES_INDEX, key: `${code}${hashOf(pages.map(pageSearchRecord))}`, talks: [], pages });
+  return { shards, keys, records: (shard) => [...shard.talks.map((talk) => made.get(talk) ?? searchRecord(talk)), ...shard.pages.map(pageSearchRecord)] };
 }
 
 /** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */

@@ -215,8 +215,8 @@ export interface PageInputs {
     feeds?: string;
   };
   terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
-  /** `indexes`: the search index's shards, newest first (see searchIndexes). */
-  search: { total: number; indexes: string[] };
+  /** `indexes`: the search index's shards, newest first (see searchIndexes); `pages`: the site's pages' index, if it has pages. */
+  search: { total: number; indexes: string[]; pages: string | null };
   api: { example: { id: number; title: string } | null; total: number };
   'not-found': Record<string, never>;
   /** One of the site's own pages; `body` is its Markdown. */

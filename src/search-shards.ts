@@ -29,6 +29,13 @@ export function searchIndexes(total: number, size = SEARCH_SHARD_SIZE): string[]
   return Array.from({ length: count }, (_, i) => `/${shardDir(count - 1 - i)}/`);
 }
 
+/**
+ * The index of the site's own pages (About and the like), beside the talks' shards: an index of its
+ * own, so that editing a page does not index a shard of 25,000 talks again, and the search page
+ * can tell a page found from a talk.
+ */
+export const PAGES_INDEX = `${SEARCH_DIR}/pages`;
+
 /** Shard `n`'s folder in the output. */
 export const shardDir = (n: number) => `${SEARCH_DIR}/${n}`;
 

@@ -5,7 +5,9 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import fg from 'fast-glob';
 import * as pagefind from 'pagefind';
-import type { CatalogueTalk } from './load.ts';
+import type { CataloguePage, CatalogueTalk } from './load.ts';
+import { blurb } from './markdown.ts';
+import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './render.ts';
 
@@ -57,6 +59,20 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
       year: talk.recorded ? [talk.recorded.slice(0, 4)] : [],
       language: [talk.language],
     },
+  };
+}
+
+/**
+ * One of the site's own pages, whole: pages are few. It has none of the talks' filters, so a search
+ * narrowed to an event, a year or a language leaves it out; `kind` is what its result shows in the
+ * line where a talk's shows its speakers and event.
+ */
+export function pageSearchRecord(page: CataloguePage): SearchRecord {
+  return {
+    url: sitePagePath(page.slug),
+    content: spaceCjkWords([page.title, page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n')),
+    meta: { title: page.title, kind: 'Page' },
+    filters: {},
   };
 }
 

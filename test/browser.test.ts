@@ -204,6 +204,30 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it("finds the site's own pages beside the talks, counts them apart, and leaves them out once a filter narrows the search", async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await search(page, 'mistake');
+    expect(await page.locator('#results li h2').allTextContents()).toEqual(['About this catalogue']);
+    expect(await page.locator('#results li p.muted').allTextContents()).toEqual(['Page']);
+    expect(await page.locator('#search-status').textContent()).toBe('1 page found.');
+    expect(await page.locator('#results a').getAttribute('href')).toBe('/about/');
+
+    await search(page, 'python');
+    const status = (await page.locator('#search-status').textContent()) ?? '';
+    expect(status).toMatch(/^\d+ talks? and 1 page found\.$/);
+    while (await page.locator('#more').isVisible()) await page.locator('#more').click();
+    await expect.poll(() => page.locator('#results li h2').allTextContents()).toContain('About this catalogue');
+    await page.selectOption('#f-event', 'Kamogawa Python Meetup 2025');
+    await expect.poll(() => page.locator('#search-status').textContent()).toMatch(/^\d+ talks? found\.$/);
+    expect(await page.locator('#results li h2').allTextContents()).not.toContain('About this catalogue');
+
+    await page.selectOption('#f-event', '');
+    await search(page, 'zzyzxnothing');
+    expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
+    expect(problems).toEqual([]);
+  });
+
   it('finds talks by speaker, deep-links the query, and filters narrow the results', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/?q=Raghunathan`);
@@ -267,7 +291,8 @@ describe('search', () => {
     const single = await openPage();
     await single.page.goto(`${base}/search/?q=pyth`);
     await single.page.locator('#search-status[data-query="q=pyth"]').waitFor();
-    const pythonTalks = Number(/(\d+)/.exec((await single.page.locator('#search-status').textContent()) ?? '')?.[1]);
+    const pythonFound = (await single.page.locator('#search-status').textContent()) ?? '';
+    const pythonTalks = Number(/(\d+)/.exec(pythonFound)?.[1]);
     await single.page.close();
     expect(pythonTalks).toBeGreaterThan(SHARD_SIZE);
     const { page, problems } = await openPage();
@@ -311,7 +336,7 @@ describe('search', () => {
       // A start of a word finds the talks of every shard that has words it starts.
       await page.locator('#q').fill('pyth');
       await page.locator(`#search-status[data-query="q=pyth"]`).waitFor();
-      expect(await page.locator('#search-status').textContent()).toBe(`${pythonTalks} talks found.`);
+      expect(await page.locator('#search-status').textContent()).toBe(pythonFound);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -241,9 +241,11 @@ describe('commands', () => {
     const talks = Number(/^built (\d+) talks/.exec(result.stdout)?.[1]);
     const shards = Math.ceil(talks / 10);
     expect(shards).toBeGreaterThan(1);
-    expect((await fg('pagefind/*/pagefind-entry.json', { cwd: out })).sort()).toEqual(Array.from({ length: shards }, (_, n) => `pagefind/${n}/pagefind-entry.json`).sort());
+    // Beside the talks' shards, the index of the site's pages.
+    expect((await fg('pagefind/*/pagefind-entry.json', { cwd: out })).sort()).toEqual([...Array.from({ length: shards }, (_, n) => `pagefind/${n}/pagefind-entry.json`), 'pagefind/pages/pagefind-entry.json'].sort());
     const page = await readFile(path.join(out, 'search/index.html'), 'utf8');
     expect(/data-indexes="([^"]+)"/.exec(page)?.[1]).toBe(Array.from({ length: shards }, (_, i) => `/pagefind/${shards - 1 - i}/`).join(' '));
+    expect(/data-pages="([^"]+)"/.exec(page)?.[1]).toBe('/pagefind/pages/');
     const bad = cli('build', [...buildArgs(out), '--search-shard', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--search-shard must be a whole number from 1, got "0"');

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { WatchedListing } from '../src/listing.ts';
 import { Patch } from '../src/output.ts';
+import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -370,17 +371,23 @@ describe('incremental builds', () => {
     const copies = (files: string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]);
     const about = path.join(content, '_pages', 'about.md');
     const faq = path.join(content, '_pages', 'faq.md');
+    /** Whether the last step rewrote the pages' search index (pagefind/pages/), whose files step leaves out. */
+    let reindexed = false;
     /** The files a change touched; `compare` also holds the output to a clean build's (a few times: each is a whole build). */
     const step = async (change: () => Promise<void>, compare = false) => {
       const before = await fingerprint(out);
       await change();
       await incremental();
       if (compare) await expectSameAsClean();
-      return touched(before, await fingerprint(out));
+      const files = touched(before, await fingerprint(out));
+      reindexed = files.some((file) => file.startsWith(`${PAGES_INDEX}/`));
+      return files.filter((file) => !file.startsWith(`${PAGES_INDEX}/`));
     };
 
     expect(await step(() => edit(about, /^This catalogue gathers/m, 'This catalogue, kept by volunteers, gathers'), true)).toEqual(copies(['about/index.html']));
     expect(await readFile(path.join(out, 'about/index.html'), 'utf8')).toContain('kept by volunteers');
+    // Its words are found by search: the pages' index is made again, and no shard of the talks'.
+    expect(reindexed).toBe(true);
 
     // Added outside the navigation: its page, and the sitemap that lists it.
     const added = await step(async () => {
@@ -399,8 +406,10 @@ describe('incremental builds', () => {
     expect(await readFile(path.join(out, 'video/12/asyncio-in-production-lessons/index.html'), 'utf8')).toContain('<li><a href="/faq/">Questions</a></li>');
     // Its place in the navigation is the same under another order: nothing moves.
     expect(await step(() => edit(faq, /^order: 2$/m, 'order: 3'))).toEqual([]);
+    expect(reindexed).toBe(false);
     expect((await step(() => edit(faq, /^order: 3$/m, 'order: 0'))).filter((file) => file.endsWith('.html'))).toEqual(html);
     expect(await step(() => edit(faq, /^Ask/m, 'Please ask'))).toEqual(copies(['faq/index.html']));
+    expect(reindexed).toBe(true);
 
     // A draft: its file goes, with its sitemap entry and every page's link to it; published again, all come back as they were.
     const withNav = await pages();
@@ -483,7 +492,8 @@ describe('incremental builds', () => {
   it('a search index in shards: an edit rebuilds the shard of its talk alone, a new talk the newest shard', async () => {
     searchShardSize = 5;
     await incremental();
-    const shards = async () => (await readdir(path.join(out, 'pagefind'))).sort();
+    /** The talks' shards; beside them is the pages' index. */
+    const shards = async () => (await readdir(path.join(out, 'pagefind'))).filter((dir) => `${SEARCH_DIR}/${dir}` !== PAGES_INDEX).sort();
     const count = (await shards()).length;
     expect(count).toBeGreaterThan(3);
     const shardsTouched = (before: Record<string, string>, after: Record<string, string>) =>
@@ -521,17 +531,17 @@ describe('incremental builds', () => {
     // The newest talk of all starts shard 1 and leaves shard 0 as it was: nothing is left for later.
     await add('the-newest-talk', 991, '2099-01-01');
     expect((await defer()).searchPending).toBe(false);
-    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1']);
+    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1', 'pages']);
     expect(await readFile(path.join(out, 'search/index.html'), 'utf8')).toContain('data-indexes="/pagefind/1/ /pagefind/0/"');
     await expectSameAsClean();
     await rm(path.join(path.dirname(dirOf12), 'the-newest-talk.yaml'));
     await incremental();
-    expect(await readdir(path.join(out, 'pagefind'))).toEqual(['0']);
+    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', 'pages']);
 
     // An old talk moves the newest talk into a new shard 1: shard 1 is built, shard 0 waits.
     await add('an-old-talk', 992, '2001-01-01');
     expect((await defer()).searchPending).toBe(true);
-    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1']);
+    expect((await readdir(path.join(out, 'pagefind'))).sort()).toEqual(['0', '1', 'pages']);
     expect(await readFile(path.join(out, 'search/index.html'), 'utf8')).toContain('data-indexes="/pagefind/1/ /pagefind/0/"');
     expect((await incremental()).searchPending).toBe(false);
     await expectSameAsClean();

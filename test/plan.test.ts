@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
 import { planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
-import { searchIndexes } from '../src/search-shards.ts';
+import { PAGES_INDEX, searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
 let catalogue: Catalogue;
@@ -18,8 +18,10 @@ const withTalk12 = (change: Partial<CatalogueTalk>): Catalogue => ({
   talks: catalogue.talks.map((t) => (t.id === 12 ? { ...t, rev: `${t.rev}-edited`, ...change } : t)),
 });
 
-/** A search plan's records, newest first: the shards run from the oldest talks, each newest first. */
-const recordsOf = (plan: SearchPlan) => [...plan.shards].reverse().flatMap((shard) => plan.records(shard));
+/** The talks' shards of a search plan, without the pages' index. */
+const talkShards = (plan: SearchPlan) => plan.shards.filter((shard) => shard.dir !== PAGES_INDEX);
+/** A search plan's talks' records, newest first: the shards run from the oldest talks, each newest first. */
+const recordsOf = (plan: SearchPlan) => [...talkShards(plan)].reverse().flatMap((shard) => plan.records(shard));
 const keyOf = (plan: SearchPlan) => plan.shards.map((shard) => shard.key).join(' ');
 
 describe('planSearch', () => {
@@ -68,15 +70,35 @@ describe('planSearch', () => {
   it('splits the records into shards counted from the oldest talk, and an edit moves the key of its shard alone', () => {
     const whole = recordsOf(planSearch(catalogue, 'c'));
     const plan = planSearch(catalogue, 'c', undefined, undefined, 3);
-    expect(plan.shards.map((shard) => shard.dir)).toEqual(Array.from({ length: Math.ceil(whole.length / 3) }, (_, n) => `pagefind/${n}`));
-    expect(plan.shards.slice(0, -1).every((shard) => plan.records(shard).length === 3)).toBe(true);
+    const shards = talkShards(plan);
+    expect(shards.map((shard) => shard.dir)).toEqual(Array.from({ length: Math.ceil(whole.length / 3) }, (_, n) => `pagefind/${n}`));
+    expect(shards.slice(0, -1).every((shard) => plan.records(shard).length === 3)).toBe(true);
     expect(recordsOf(plan)).toEqual(whole);
     // The last shard holds the newest talks; talk 12's shard is the one whose key moves.
-    expect(plan.records(plan.shards.at(-1)!)[0]).toEqual(whole[0]);
+    expect(plan.records(shards.at(-1)!)[0]).toEqual(whole[0]);
     const edited = planSearch(withTalk12({ title: 'Another title' }), 'c', undefined, undefined, 3);
     const moved = edited.shards.filter((shard, n) => shard.key !== plan.shards[n]!.key);
     expect(moved.map((shard) => edited.records(shard).some((r) => r.url.startsWith('/video/12/')))).toEqual([true]);
-    expect(searchIndexes(whole.length, 3)).toEqual(plan.shards.map((shard) => `/${shard.dir}/`).reverse());
+    expect(searchIndexes(whole.length, 3)).toEqual(shards.map((shard) => `/${shard.dir}/`).reverse());
+  });
+
+  it("indexes the site's published pages apart, whose edits move the key of their index alone", () => {
+    const plan = planSearch(catalogue, 'c');
+    const pagesIndex = plan.shards.find((shard) => shard.dir === PAGES_INDEX)!;
+    const about = catalogue.pages.find((page) => page.slug === 'about')!;
+    expect(plan.records(pagesIndex)).toEqual([
+      { url: '/about/', content: expect.stringContaining('get a mistake fixed'), meta: { title: about.title, kind: 'Page' }, filters: {} },
+    ]);
+    // The Markdown's marks are not words: the link's text is, its address is not.
+    expect(plan.records(pagesIndex)[0]!.content).toMatch(/by event, by speaker/);
+    expect(plan.records(pagesIndex)[0]!.content).not.toContain('](/events/)');
+
+    const edited: Catalogue = { ...catalogue, pages: catalogue.pages.map((page) => (page === about ? { ...page, body: `${page.body}\nOne more line.` } : page)) };
+    const again = planSearch(edited, 'c');
+    expect(again.shards.filter((shard, n) => shard.key !== plan.shards[n]!.key).map((shard) => shard.dir)).toEqual([PAGES_INDEX]);
+    // A draft is not searched; without a published page there is no pages' index.
+    const drafted = planSearch({ ...catalogue, pages: catalogue.pages.map((page) => ({ ...page, draft: true })) }, 'c');
+    expect(drafted.shards.map((shard) => shard.dir)).toEqual(talkShards(plan).map((shard) => shard.dir));
   });
 });
 

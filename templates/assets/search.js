@@ -28,14 +28,18 @@ for (const select of selects) {
 // copy of Pagefind in its own folder: a copy keeps one WebAssembly state, which instances of it share.
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
+// The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched as one more shard.
+const pagesDir = form.dataset.pages;
+const dirs = form.dataset.indexes.split(' ');
 const shards = await Promise.all(
-  form.dataset.indexes.split(' ').map(async (dir) => {
+  (pagesDir ? [...dirs, pagesDir] : dirs).map(async (dir) => {
     const shard = await import(`${dir}pagefind.js`);
     await shard.options({ excerptLength: 30, noWorker: true });
     shard.init();
     return shard;
   }),
 );
+const pagesShard = pagesDir ? shards.at(-1) : undefined;
 
 /** The filter counts of every shard, added up; kept without a prototype, as the values are events' titles ("constructor", "__proto__"). */
 function addCounts(all) {
@@ -75,7 +79,7 @@ async function searchAll(term, filters) {
   const answers = await Promise.all(shards.map((shard) => shard.search(term || null, { filters })));
   const words = term.split(/\s+/).map(bare).filter(Boolean);
   const found = shards.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
-  if (words.length === 0 || shards.length === 1 || found.length === 0) return found.flatMap(({ results }) => results).sort((a, b) => b.score - a.score);
+  if (words.length === 0 || shards.length === 1 || found.length === 0) return merged(found);
   const reach = await Promise.all(found.map(({ results }) => reachOf(results[0], words)));
   // Asked once per shard and word, and only of a shard whose best result might have fallen back to a start.
   const asked = new Map();
@@ -106,8 +110,14 @@ async function searchAll(term, filters) {
       return true;
     }),
   );
-  return found.filter((_, n) => stands[n]).flatMap(({ results }) => results).sort((a, b) => b.score - a.score);
+  return merged(found.filter((_, n) => stands[n]));
 }
+
+/** The shards' results in one list by score, each marked with whether it is one of the site's pages. */
+const merged = (found) => found.flatMap(({ shard, results }) => results.map((result) => Object.assign(result, { page: shard === pagesShard }))).sort((a, b) => b.score - a.score);
+
+/** "3 talks", "1 page"; nothing for none. */
+const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`);
 
 // The filter lists come from the index itself, so they always match what can be found.
 async function loadFilters() {
@@ -145,7 +155,7 @@ function resultItem(data) {
   h.append(a);
   const meta = document.createElement('p');
   meta.className = 'muted';
-  meta.textContent = [data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).join(' · ');
+  meta.textContent = [data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).join(' · ');
   li.append(h, meta, excerptNode(data.excerpt));
   return li;
 }
@@ -203,7 +213,10 @@ async function run() {
   await showMore();
   if (ticket !== latest) return;
   const n = results.length;
-  status.textContent = n === 0 ? 'No talks found.' : `${n} ${n === 1 ? 'talk' : 'talks'} found.`;
+  const pages = results.filter((result) => result.page).length;
+  // Filters leave the pages out: they have no event, year or language.
+  const none = pagesShard && Object.keys(filters).length === 0 ? 'No talks or pages found.' : 'No talks found.';
+  status.textContent = n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`;
   // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
   status.dataset.query = qs;
 }
