@@ -56,7 +56,7 @@ describe('bench', () => {
       noop: step(600),
       oneTalk: step(8000),
       oneField: step(2400),
-      dev: { ...step(0), pagesMs: 290, pagesBuildMs: 160, searchMs: 7000 },
+      dev: { ...step(0), pagesMs: 290, pagesBuildMs: 160, searchMs: 7000, editBuildsMs: [240, 150, 180, 170, 200] },
       compressed: { ...step(20_000), files: 10, bytes: 1e6 },
       output: { files: 10, bytes: 1e6 },
       pages: { files: 5, bytes: 5e5 },
@@ -65,6 +65,8 @@ describe('bench', () => {
     const table = formatTable([figures('pyvideo', step(3000, 64e6)), figures('synthetic-5x')]);
     expect(table).toContain('| pyvideo | 21,713 | 3.00 s | 64 MB | 2.40 s, 300 MB |');
     expect(table.match(/yardstick/g)).toHaveLength(1);
+    // The dev server's title save, then the median and range of its builds after each duration save.
+    expect(table).toContain('| 0.29 s (0.16 s) / 7.00 s | 0.18 s (0.15–0.24) |');
     expect(formatTable([figures('synthetic-5x')])).not.toContain('yardstick');
   });
 });
