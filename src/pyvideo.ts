@@ -1,6 +1,7 @@
 // Converting pyvideo/data records into our content format: pure functions
 // from one source record to one talk file, with every repair reported.
 import slugify from '@sindresorhus/slugify';
+import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import type * as z from 'zod';
 import { aliasProblem, FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
@@ -125,12 +126,20 @@ export interface TalkContext {
   slug: string;
 }
 
+/**
+ * A pyvideo title as text. A few were scraped with their HTML's character references ("Python &amp; PySide"),
+ * which pyvideo.org's pages left to the browser to decode; ours show a title as it is written.
+ */
+export const plainTitle = (title: string) => decodeHTMLStrict(title);
+
 /** Converts one pyvideo video record; notes say what was repaired or moved. */
 export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFile> {
   if (!isObject(source)) return { ok: false, error: 'not a JSON object' };
   const notes: ImportNote[] = [];
   const note = (kind: string) => notes.push({ kind, source: ctx.source });
   if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
+  const title = plainTitle(source.title);
+  if (title !== source.title) note('title: HTML character references decoded (&amp; → &)');
 
   for (const key of Object.keys(source)) if (!KNOWN_FIELDS.has(key)) note(`field "${key}" ignored (not in pyvideo's schema)`);
 
@@ -265,7 +274,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     } else if (HOSTED.has(type) && isHttpUrl(video.url)) {
       // The record's own source_url comes first; the player is the first hosted video's that has one.
       const player = embed === '' ? playerUrl(type, video.url) : undefined;
-      if (player) embed = embedFor(player, source.title);
+      if (player) embed = embedFor(player, title);
       else if (embed === '') note(`videos: ${type} URL without a recognisable video id, no embed`);
       if (sourceUrl === '' || sourceUrl === video.url) {
         note(`videos: ${type} → ${sourceUrl === '' ? 'source_url' : 'the source_url it repeats'}${player ? ' + embed' : ''}`);
@@ -311,7 +320,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const talk: TalkFile = {
     id: ctx.id,
     state: ctx.draft ? 2 : 1,
-    title: source.title,
+    title,
     language,
     speakers: strings('speakers'),
     tags: strings('tags'),
@@ -377,7 +386,7 @@ export function convertEvent(source: unknown, where: string): Converted<EventFil
 
 /** The slug for a talk that has none yet: its file name when that is a valid slug, else one made from its title. */
 export function chooseSlug(stem: string, title: string, id: number, taken: Set<string>): string {
-  const base = isSlug(stem) ? stem : slugFromTitle(title) || `talk-${id}`;
+  const base = isSlug(stem) ? stem : slugFromTitle(plainTitle(title)) || `talk-${id}`;
   if (!taken.has(base)) return base;
   // Another file of the event may be named as the base and the id make it (`foo-1.json`): two talks under one slug would lose one.
   let slug = `${base}-${id}`;

@@ -76,6 +76,18 @@ describe('convertTalk', () => {
     expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['recorded: time of day dropped', 'summary null → ""', 'thumbnail_url null → ""']));
   });
 
+  it('decodes the HTML character references a title was scraped with, and says so', () => {
+    const { value, notes } = convert({ ...record, title: 'Python &amp; PySide: &quot;&lt;user&gt;&quot; &#8212; It&apos;s' });
+    expect(value.title).toBe('Python & PySide: "<user>" — It\'s');
+    expect(value.embed).toContain('title="Python &amp; PySide: &quot;&lt;user&gt;&quot; — It\'s"');
+    expect(notes.map((n) => n.kind)).toContain('title: HTML character references decoded (&amp; → &)');
+    // Text that only looks like one stays: no semicolon, or no such reference.
+    const plain = convert({ ...record, title: 'AT&T &copy 2010 &nosuch; R&D' });
+    expect(plain.value.title).toBe('AT&T &copy 2010 &nosuch; R&D');
+    expect(plain.notes.map((n) => n.kind)).not.toContain('title: HTML character references decoded (&amp; → &)');
+    expect(chooseSlug('Not A Slug', 'Python &amp; PySide', 1, new Set())).toBe('python-and-pyside');
+  });
+
   it('keeps speakers and tags exactly as stored', () => {
     const { value } = convert();
     expect(value.speakers).toEqual(['Ada', 'Ada']);
