@@ -192,13 +192,23 @@ export function sanitiseEmbed(html: string, title: string): string {
   return sanitizeHtml(html, { ...EMBED_POLICY, transformTags: { iframe: embedFrame(title) } }).trim();
 }
 
+/** Elements whose content sanitize-html drops with them (its default nonTextTags): their text is not the page's. */
+const HIDDEN_ELEMENTS = /<(script|style|textarea|option|xmp)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+/** CommonMark's autolinks, <https://…> and <name@host>: a link whose text is its address. */
+const AUTOLINK = /<([a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)>/gi;
+
 /**
- * An excerpt of Markdown for the search index and feeds: its marks and tags are
- * dropped rather than rendered (the excerpt is escaped wherever it is shown).
+ * An excerpt of Markdown for the search index and feeds, of the text its page shows: its marks and
+ * tags are dropped rather than rendered (the excerpt is escaped wherever it is shown), and so are
+ * comments and what the sanitiser drops with its element (a script's code), which the page does not show.
  */
 export function blurb(markdown: string, length: number): string {
   return excerpt(
     markdown
+      // A comment left open runs to the end, as it does in HTML.
+      .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+      .replace(HIDDEN_ELEMENTS, ' ')
+      .replace(AUTOLINK, '$1')
       .replace(/<\/?[a-z][^>]*>/gi, ' ')
       .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
       .replace(/^\s{0,3}(?:#+|>+)\s*/gm, '')

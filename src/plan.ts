@@ -468,7 +468,8 @@ export function* planParts(
   const example = newestFirst[0];
   pages.push(page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
   const pagesIndex = published(catalogue.pages).length > 0 ? `/${PAGES_INDEX}/` : null;
-  pages.push(page('/search/', 'search', { total: live.length, indexes: searchIndexes(live.length, shardSize), pages: pagesIndex }));
+  // Without talks their one shard is an empty index, which Pagefind cannot search: a site of pages alone lists none.
+  pages.push(page('/search/', 'search', { total: live.length, indexes: live.length > 0 ? searchIndexes(live.length, shardSize) : [], pages: pagesIndex }));
   pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
 
   const items: CategoryItem[] = [];

@@ -225,7 +225,34 @@ describe('search', () => {
     await page.selectOption('#f-event', '');
     await search(page, 'zzyzxnothing');
     expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
+    // A word the pages lack: Pagefind answers it with a start of it they have ("as"), and those results are left out.
+    await search(page, 'asyncio');
+    expect(await page.locator('#search-status').textContent()).toMatch(/^\d+ talks found\.$/);
     expect(problems).toEqual([]);
+  });
+
+  it('searches a site of pages alone, with no talks and no filters', async () => {
+    const content = path.join(dir, 'pages-only');
+    await mkdir(content);
+    await cp(path.join(DEMO_CONTENT, '_pages'), path.join(content, '_pages'), { recursive: true });
+    const site = path.join(dir, 'pages-only-dist');
+    const result = await build({ content, out: site, templates: TEMPLATES });
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    const own = await startServer({ dir: site, host: '127.0.0.1', port: 0, quiet: true });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      expect(await page.locator('#search-form select').count()).toBe(0);
+      await search(page, 'mistake');
+      expect(await page.locator('#search-status').textContent()).toBe('1 page found.');
+      expect(await page.locator('#results li h2').allTextContents()).toEqual(['About this catalogue']);
+      await search(page, 'outages');
+      expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
   });
 
   it('finds talks by speaker, deep-links the query, and filters narrow the results', async () => {

@@ -100,6 +100,14 @@ describe('excerpts', () => {
     expect(blurb('C# and snake_case, where a < b and c > d', 100)).toBe('C# and snake_case, where a < b and c > d');
   });
 
+  it('of Markdown hold the text its page shows: not its comments, nor what the sanitiser drops with its element; an autolink is its address', () => {
+    const source = 'Hi <!-- internal: Acmecorp pays --> there.\n\n<script>hiddenscript()</script>\n\n<style>.hiddenstyle{}</style>\n\nWrite to <volunteers@example.org> or see <https://example.org/signup>.\n\n<!-- left open\n\nsecret';
+    expect(blurb(source, 500)).toBe('Hi there. Write to volunteers@example.org or see https://example.org/signup.');
+    const shown = renderMarkdown(source, 2).replace(/<[^>]*>/g, '');
+    for (const word of ['Acmecorp', 'hiddenscript', 'hiddenstyle', 'secret']) expect(shown).not.toContain(word);
+    for (const word of blurb(source, 500).split(' ')) expect(shown).toContain(word);
+  });
+
   it('of plain text keep it as written, on one line, cut at a word', () => {
     expect(excerpt('use `__init__` in C#,\n a < b <script>x</script>', 100)).toBe('use `__init__` in C#, a < b <script>x</script>');
     expect(excerpt('one two three', 9)).toBe('one two…');

@@ -28,18 +28,15 @@ for (const select of selects) {
 // copy of Pagefind in its own folder: a copy keeps one WebAssembly state, which instances of it share.
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
-// The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched as one more shard.
-const pagesDir = form.dataset.pages;
-const dirs = form.dataset.indexes.split(' ');
-const shards = await Promise.all(
-  (pagesDir ? [...dirs, pagesDir] : dirs).map(async (dir) => {
-    const shard = await import(`${dir}pagefind.js`);
-    await shard.options({ excerptLength: 30, noWorker: true });
-    shard.init();
-    return shard;
-  }),
-);
-const pagesShard = pagesDir ? shards.at(-1) : undefined;
+// The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched apart (see searchPages).
+async function openIndex(dir) {
+  const index = await import(`${dir}pagefind.js`);
+  await index.options({ excerptLength: 30, noWorker: true });
+  index.init();
+  return index;
+}
+// A site with pages and no talks lists no shard.
+const [shards, pagesIndex] = await Promise.all([Promise.all(form.dataset.indexes.split(' ').filter(Boolean).map(openIndex)), form.dataset.pages && openIndex(form.dataset.pages)]);
 
 /** The filter counts of every shard, added up; kept without a prototype, as the values are events' titles ("constructor", "__proto__"). */
 function addCounts(all) {
@@ -67,7 +64,7 @@ async function reachOf(result, words) {
 }
 
 /**
- * Every shard's results, sorted by score; shards newest first and a stable sort keep equal scores
+ * Every shard's results, shards newest first: searchAll's stable sort by score then keeps equal scores
  * (a search by filters alone) newest first. Pagefind answers a word an index lacks with the longest
  * start of it that the index has ("outages" finds "out"): one index over the whole catalogue does so
  * only when no talk has the word (then with the longest start any talk has), a shard whenever it lacks
@@ -75,11 +72,10 @@ async function reachOf(result, words) {
  * result matched a word that starts with the whole of it, or the shard has the word (an exact search
  * finds its stem), or no shard has the word and none, filters aside, has a longer start of it.
  */
-async function searchAll(term, filters) {
+async function searchTalks(term, words, filters) {
   const answers = await Promise.all(shards.map((shard) => shard.search(term || null, { filters })));
-  const words = term.split(/\s+/).map(bare).filter(Boolean);
   const found = shards.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
-  if (words.length === 0 || shards.length === 1 || found.length === 0) return merged(found);
+  if (words.length === 0 || shards.length === 1 || found.length === 0) return found.flatMap(({ results }) => results);
   const reach = await Promise.all(found.map(({ results }) => reachOf(results[0], words)));
   // Asked once per shard and word, and only of a shard whose best result might have fallen back to a start.
   const asked = new Map();
@@ -110,11 +106,29 @@ async function searchAll(term, filters) {
       return true;
     }),
   );
-  return merged(found.filter((_, n) => stands[n]));
+  return found.filter((_, n) => stands[n]).flatMap(({ results }) => results);
 }
 
-/** The shards' results in one list by score, each marked with whether it is one of the site's pages. */
-const merged = (found) => found.flatMap(({ shard, results }) => results.map((result) => Object.assign(result, { page: shard === pagesShard }))).sort((a, b) => b.score - a.score);
+/**
+ * The site's pages that have every word of the query, or a word that starts with it: none for a search
+ * by filters, which pages have none of. Pagefind answers a word the pages lack with the longest start of
+ * it they have, which would find the About page for "outages" by its "out"; such results are left out.
+ */
+async function searchPages(term, words, filters) {
+  if (!pagesIndex || words.length === 0 || Object.keys(filters).length > 0) return [];
+  const { results } = await pagesIndex.search(term);
+  if (results.length === 0) return [];
+  const reach = await reachOf(results[0], words);
+  const whole = await Promise.all(words.map(async (word, i) => reach[i] >= word.length || (await pagesIndex.search(`"${word}"`)).results.length > 0));
+  return whole.every(Boolean) ? results : [];
+}
+
+/** The talks' and the pages' results in one list by score (a stable sort: see searchTalks), each page's marked. */
+async function searchAll(term, filters) {
+  const words = term.split(/\s+/).map(bare).filter(Boolean);
+  const [talks, pages] = await Promise.all([searchTalks(term, words, filters), searchPages(term, words, filters)]);
+  return [...talks, ...pages.map((result) => Object.assign(result, { page: true }))].sort((a, b) => b.score - a.score);
+}
 
 /** "3 talks", "1 page"; nothing for none. */
 const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`);
@@ -215,7 +229,7 @@ async function run() {
   const n = results.length;
   const pages = results.filter((result) => result.page).length;
   // Filters leave the pages out: they have no event, year or language.
-  const none = pagesShard && Object.keys(filters).length === 0 ? 'No talks or pages found.' : 'No talks found.';
+  const none = pagesIndex && Object.keys(filters).length === 0 ? 'No talks or pages found.' : 'No talks found.';
   status.textContent = n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`;
   // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
   status.dataset.query = qs;
