@@ -225,9 +225,13 @@ describe('search', () => {
     await page.selectOption('#f-event', '');
     await search(page, 'zzyzxnothing');
     expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
-    // A word the pages lack: Pagefind answers it with a start of it they have ("as"), and those results are left out.
+    // The pages' index is one more shard (see the shards' test below): a word the pages lack, Pagefind answers with
+    // a start of it they have ("as" for "asyncio"), and a word only the pages have, the talks' shard with a start of
+    // it ("C" for "catalogue"); those results are left out, as one index of talks and pages would not give them.
     await search(page, 'asyncio');
     expect(await page.locator('#search-status').textContent()).toMatch(/^\d+ talks found\.$/);
+    await search(page, 'catalogue');
+    expect(await page.locator('#search-status').textContent()).toBe('1 page found.');
     expect(problems).toEqual([]);
   });
 

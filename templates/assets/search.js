@@ -28,7 +28,7 @@ for (const select of selects) {
 // copy of Pagefind in its own folder: a copy keeps one WebAssembly state, which instances of it share.
 // Measured on the pyvideo catalogue: starting Pagefind's worker doubles the time to a first result,
 // while a search on the main thread still answers a keystroke in about 50 ms.
-// The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched apart (see searchPages).
+// The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched as one more shard.
 async function openIndex(dir) {
   const index = await import(`${dir}pagefind.js`);
   await index.options({ excerptLength: 30, noWorker: true });
@@ -37,6 +37,8 @@ async function openIndex(dir) {
 }
 // A site with pages and no talks lists no shard.
 const [shards, pagesIndex] = await Promise.all([Promise.all(form.dataset.indexes.split(' ').filter(Boolean).map(openIndex)), form.dataset.pages && openIndex(form.dataset.pages)]);
+/** What a query searches: the talks' shards, then the pages' index (which a filter leaves empty: pages have none of the talks' fields). */
+const indexes = pagesIndex ? [...shards, pagesIndex] : shards;
 
 /** The filter counts of every shard, added up; kept without a prototype, as the values are events' titles ("constructor", "__proto__"). */
 function addCounts(all) {
@@ -59,37 +61,40 @@ async function reachOf(result, words) {
   const data = await result.data();
   // Split as Pagefind counts the words its locations point at.
   const text = data.content.includes('\u200B') ? data.content.split('\u200B') : data.content.split(/[^\S\uFEFF]+/);
-  const matched = data.locations.map((i) => bare(text[i] ?? ''));
+  // Pagefind indexes a word's parts too ("by" of "step-by-step"), at the word's location.
+  const matched = data.locations.flatMap((i) => [text[i] ?? '', ...(text[i] ?? '').split(/[^\p{L}\p{N}]+/u)].map(bare));
   return words.map((word) => Math.max(0, ...matched.map((m) => sharedStart(m, word))));
 }
 
 /**
- * Every shard's results, shards newest first: searchAll's stable sort by score then keeps equal scores
+ * Every index's results, sorted by score; shards newest first and a stable sort keep equal scores
  * (a search by filters alone) newest first. Pagefind answers a word an index lacks with the longest
- * start of it that the index has ("outages" finds "out"): one index over the whole catalogue does so
- * only when no talk has the word (then with the longest start any talk has), a shard whenever it lacks
+ * start of it that the index has ("outages" finds "out"): one index over the whole site does so
+ * only when no talk or page has the word (then with the longest start any has), a shard whenever it lacks
  * it. So a shard's results stand, as if the shards were one index, only if for each word its best
  * result matched a word that starts with the whole of it, or the shard has the word (an exact search
- * finds its stem), or no shard has the word and none, filters aside, has a longer start of it.
+ * finds its stem), or no shard has the word and none, filters aside, has a longer start of it. The
+ * pages' results are marked as such.
  */
-async function searchTalks(term, words, filters) {
-  const answers = await Promise.all(shards.map((shard) => shard.search(term || null, { filters })));
-  const found = shards.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
-  if (words.length === 0 || shards.length === 1 || found.length === 0) return found.flatMap(({ results }) => results);
+async function searchAll(term, filters) {
+  const words = term.split(/\s+/).map(bare).filter(Boolean);
+  const answers = await Promise.all(indexes.map((shard) => shard.search(term || null, { filters })));
+  const found = indexes.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
+  if (words.length === 0 || indexes.length === 1 || found.length === 0) return merged(found);
   const reach = await Promise.all(found.map(({ results }) => reachOf(results[0], words)));
   // Asked once per shard and word, and only of a shard whose best result might have fallen back to a start.
   const asked = new Map();
   const has = (shard, word) => {
-    const key = `${shards.indexOf(shard)} ${word}`;
+    const key = `${indexes.indexOf(shard)} ${word}`;
     if (!asked.has(key)) asked.set(key, shard.search(`"${word}"`).then((answer) => answer.results.length > 0));
     return asked.get(key);
   };
-  const anywhere = (i) => found.some((_, n) => reach[n][i] >= words[i].length) || Promise.all(shards.map((shard) => has(shard, words[i]))).then((all) => all.includes(true));
+  const anywhere = (i) => found.some((_, n) => reach[n][i] >= words[i].length) || Promise.all(indexes.map((shard) => has(shard, words[i]))).then((all) => all.includes(true));
   // For a word no talk has: the longest start of it any shard has, filters aside (a shard the filters leave empty counts too).
   const furthest = new Map();
   const longest = (word) => {
     if (!furthest.has(word)) {
-      const each = shards.map(async (shard) => {
+      const each = indexes.map(async (shard) => {
         const { results } = await shard.search(word);
         return results.length > 0 ? (await reachOf(results[0], [word]))[0] : 0;
       });
@@ -106,29 +111,11 @@ async function searchTalks(term, words, filters) {
       return true;
     }),
   );
-  return found.filter((_, n) => stands[n]).flatMap(({ results }) => results);
+  return merged(found.filter((_, n) => stands[n]));
 }
 
-/**
- * The site's pages that have every word of the query, or a word that starts with it: none for a search
- * by filters, which pages have none of. Pagefind answers a word the pages lack with the longest start of
- * it they have, which would find the About page for "outages" by its "out"; such results are left out.
- */
-async function searchPages(term, words, filters) {
-  if (!pagesIndex || words.length === 0 || Object.keys(filters).length > 0) return [];
-  const { results } = await pagesIndex.search(term);
-  if (results.length === 0) return [];
-  const reach = await reachOf(results[0], words);
-  const whole = await Promise.all(words.map(async (word, i) => reach[i] >= word.length || (await pagesIndex.search(`"${word}"`)).results.length > 0));
-  return whole.every(Boolean) ? results : [];
-}
-
-/** The talks' and the pages' results in one list by score (a stable sort: see searchTalks), each page's marked. */
-async function searchAll(term, filters) {
-  const words = term.split(/\s+/).map(bare).filter(Boolean);
-  const [talks, pages] = await Promise.all([searchTalks(term, words, filters), searchPages(term, words, filters)]);
-  return [...talks, ...pages.map((result) => Object.assign(result, { page: true }))].sort((a, b) => b.score - a.score);
-}
+/** The indexes' results in one list by score, the pages' marked as such. */
+const merged = (found) => found.flatMap(({ shard, results }) => (shard === pagesIndex ? results.map((result) => Object.assign(result, { page: true })) : results)).sort((a, b) => b.score - a.score);
 
 /** "3 talks", "1 page"; nothing for none. */
 const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`);
