@@ -53,13 +53,18 @@ beforeAll(async () => {
   const content = path.join(dir, 'content');
   await cp(DEMO_CONTENT, content, { recursive: true });
   await writeFile(path.join(content, 'tidewater-python-2024', 'videos', 'hostile-talk.yaml'), `id: ${HOSTILE_ID}\n${HOSTILE_TALK}`);
-  const result = await build({ content, out: path.join(dir, 'dist'), templates: TEMPLATES });
-  if (!result.ok) throw new Error(result.errors.join('\n'));
-  server = await startServer({ dir: path.join(dir, 'dist'), host: '127.0.0.1', port: 0, quiet: true });
+  server = await serveBuilt(content, 'dist');
   base = server.url.replace(/\/$/, '');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   await mkdir(SHOTS, { recursive: true });
 }, 60_000);
+
+/** Builds `content` into the folder `name` of the test's own and serves it on an ephemeral port. */
+async function serveBuilt(content: string, name: string, options: { searchShardSize?: number } = {}): Promise<RunningServer> {
+  const result = await build({ content, out: path.join(dir, name), templates: TEMPLATES, ...options });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return startServer({ dir: path.join(dir, name), host: '127.0.0.1', port: 0, quiet: true });
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -239,10 +244,7 @@ describe('search', () => {
     const content = path.join(dir, 'pages-only');
     await mkdir(content);
     await cp(path.join(DEMO_CONTENT, '_pages'), path.join(content, '_pages'), { recursive: true });
-    const site = path.join(dir, 'pages-only-dist');
-    const result = await build({ content, out: site, templates: TEMPLATES });
-    if (!result.ok) throw new Error(result.errors.join('\n'));
-    const own = await startServer({ dir: site, host: '127.0.0.1', port: 0, quiet: true });
+    const own = await serveBuilt(content, 'pages-only-dist');
     const { page, problems } = await openPage();
     try {
       await page.goto(`${own.url}search/`);
@@ -314,10 +316,7 @@ describe('search', () => {
 
   it('searches every shard of the index: filter counts add up, and talks found by a filter alone come newest first', async () => {
     // Small shards: the search page searches several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
-    const sharded = path.join(dir, 'sharded');
-    const result = await build({ content: path.join(dir, 'content'), out: sharded, templates: TEMPLATES, searchShardSize: SHARD_SIZE });
-    if (!result.ok) throw new Error(result.errors.join('\n'));
-    const own = await startServer({ dir: sharded, host: '127.0.0.1', port: 0, quiet: true });
+    const own = await serveBuilt(path.join(dir, 'content'), 'sharded', { searchShardSize: SHARD_SIZE });
     // What one index finds for the start of a word, on the site built with the default shard size.
     const single = await openPage();
     await single.page.goto(`${base}/search/?q=pyth`);
@@ -407,10 +406,7 @@ describe('hostile text', () => {
       await writeFile(path.join(content, slug, 'category.yaml'), `title: "${title}"\n`);
       await writeFile(path.join(content, slug, 'videos', 'a-talk.yaml'), `id: ${id}\ntitle: A talk\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n`);
     }
-    const site = path.join(dir, 'proto');
-    const result = await build({ content, out: site, templates: TEMPLATES });
-    if (!result.ok) throw new Error(result.errors.join('\n'));
-    const own = await startServer({ dir: site, host: '127.0.0.1', port: 0, quiet: true });
+    const own = await serveBuilt(content, 'proto');
     const { page, problems } = await openPage();
     try {
       // A deep link's event the index lacks is listed with no talks, even one named like a property.
