@@ -130,7 +130,7 @@ export interface TalkContext {
  * A pyvideo title as text. A few were scraped with their HTML's character references ("Python &amp; PySide"),
  * which pyvideo.org's pages left to the browser to decode; ours show a title as it is written.
  */
-export const plainTitle = (title: string) => decodeHTMLStrict(title);
+const plainTitle = (title: string) => decodeHTMLStrict(title);
 
 /** Converts one pyvideo video record; notes say what was repaired or moved. */
 export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFile> {
