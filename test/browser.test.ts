@@ -237,6 +237,10 @@ describe('search', () => {
     expect(await page.locator('#search-status').textContent()).toMatch(/^\d+ talks found\.$/);
     await search(page, 'catalogue');
     expect(await page.locator('#search-status').textContent()).toBe('1 page found.');
+    // No index has "bytecode": a talk and the page both answer with "by", the talk's a part of "step-by-step", and
+    // both stand, as in one index.
+    await search(page, 'bytecode');
+    expect(await page.locator('#results li h2').allTextContents()).toEqual(['From setup.py to pyproject.toml Without Tears', 'About this catalogue']);
     expect(problems).toEqual([]);
   });
 
