@@ -241,6 +241,12 @@ describe('search', () => {
     // both stand, as in one index.
     await search(page, 'bytecode');
     expect(await page.locator('#results li h2').allTextContents()).toEqual(['From setup.py to pyproject.toml Without Tears', 'About this catalogue']);
+    // As one index of talks and pages gives them: the talks with "Conference", which the talks' first result (with
+    // "confidentialité") falls short of; "English", which only a result's meta holds; a kana with its voicing mark.
+    for (const [query, found] of [['confe', '12 talks and 1 page found.'], ['today eng', '2 talks found.'], ['all グ', 'No talks or pages found.']]) {
+      await search(page, query!);
+      expect(await page.locator('#search-status').textContent(), query).toBe(found);
+    }
     expect(problems).toEqual([]);
   });
 
@@ -327,6 +333,14 @@ describe('search', () => {
     await single.page.locator('#search-status[data-query="q=pyth"]').waitFor();
     const pythonFound = (await single.page.locator('#search-status').textContent()) ?? '';
     const pythonTalks = Number(/(\d+)/.exec(pythonFound)?.[1]);
+    // Words found only in fields a result has no location in (its language), or by a part of a word ("params" of
+    // "rcParams"): found by the shards as by one index.
+    const across = ['eng', 'japanes', 'para'];
+    const acrossFound: string[] = [];
+    for (const word of across) {
+      await search(single.page, word);
+      acrossFound.push((await single.page.locator('#search-status').textContent()) ?? '');
+    }
     await single.page.close();
     expect(pythonTalks).toBeGreaterThan(SHARD_SIZE);
     const { page, problems } = await openPage();
@@ -371,6 +385,10 @@ describe('search', () => {
       await page.locator('#q').fill('pyth');
       await page.locator(`#search-status[data-query="q=pyth"]`).waitFor();
       expect(await page.locator('#search-status').textContent()).toBe(pythonFound);
+      for (const [i, word] of across.entries()) {
+        await search(page, word);
+        expect(await page.locator('#search-status').textContent(), word).toBe(acrossFound[i]);
+      }
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -47,8 +47,14 @@ function addCounts(all) {
   return sum;
 }
 
-/** A word as the index compares it: lower case, without accents or punctuation. */
-const bare = (word) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+/** A word as the index compares it: lower case, without accents or punctuation; kana keep their voicing marks (グ is not ク). */
+const bare = (word) =>
+  word
+    .normalize('NFD')
+    .replace(/(?![\u3099\u309a])\p{M}/gu, '')
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
 
 function sharedStart(a, b) {
   let n = 0;
@@ -61,9 +67,24 @@ async function reachOf(result, words) {
   const data = await result.data();
   // Split as Pagefind counts the words its locations point at.
   const text = data.content.includes('\u200B') ? data.content.split('\u200B') : data.content.split(/[^\S\uFEFF]+/);
-  // Pagefind indexes a word's parts too ("by" of "step-by-step"), at the word's location.
-  const matched = data.locations.flatMap((i) => [text[i] ?? '', ...(text[i] ?? '').split(/[^\p{L}\p{N}]+/u)].map(bare));
+  // Pagefind indexes a word's parts too, at the word's location: "by" of "step-by-step", "params" of "rcParams".
+  const parts = (word) => [word, ...word.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u)];
+  // It also finds the words of the fields that are only in a result's meta, which have no location.
+  const meta = [data.meta.language, data.meta.recorded, data.meta.kind].filter(Boolean).join(' ').split(/\s+/);
+  const matched = [...data.locations.map((i) => text[i] ?? ''), ...meta].flatMap(parts).map(bare);
   return words.map((word) => Math.max(0, ...matched.map((m) => sharedStart(m, word))));
+}
+
+/**
+ * How far a shard's results reach into each word of the query: its first result's, or, when that falls short of a
+ * word, the best of its first PAGE (Pagefind ranks a result that matched a start of the word, "confidentialité" for
+ * "confe", above one that has the word, "conference").
+ */
+async function reachOfShard(results, words) {
+  const first = await reachOf(results[0], words);
+  if (first.every((r, i) => r >= words[i].length)) return first;
+  const each = await Promise.all(results.slice(1, PAGE).map((result) => reachOf(result, words)));
+  return words.map((_, i) => Math.max(first[i], ...each.map((r) => r[i])));
 }
 
 /**
@@ -81,8 +102,8 @@ async function searchAll(term, filters) {
   const answers = await Promise.all(indexes.map((shard) => shard.search(term || null, { filters })));
   const found = indexes.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
   if (words.length === 0 || indexes.length === 1 || found.length === 0) return merged(found);
-  const reach = await Promise.all(found.map(({ results }) => reachOf(results[0], words)));
-  // Asked once per shard and word, and only of a shard whose best result might have fallen back to a start.
+  const reach = await Promise.all(found.map(({ results }) => reachOfShard(results, words)));
+  // Asked once per shard and word, and only of a shard whose results might have fallen back to a start.
   const asked = new Map();
   const has = (shard, word) => {
     const key = `${indexes.indexOf(shard)} ${word}`;
