@@ -92,8 +92,8 @@ async function reachOfShard(results, words) {
  * (a search by filters alone) newest first. Pagefind answers a word an index lacks with the longest
  * start of it that the index has ("outages" finds "out"): one index over the whole site does so
  * only when no talk or page has the word (then with the longest start any has), a shard whenever it lacks
- * it. So a shard's results stand, as if the shards were one index, only if for each word its best
- * result matched a word that starts with the whole of it, or the shard has the word (an exact search
+ * it. So a shard's results stand, as if the shards were one index, only if for each word its results
+ * (reachOfShard) matched a word that starts with the whole of it, or the shard has the word (an exact search
  * finds its stem), or no shard has the word and none, filters aside, has a longer start of it. The
  * pages' results are marked as such.
  */
