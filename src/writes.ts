@@ -235,7 +235,11 @@ export class RecordWriter {
   /** Saves the state once no write has come for SAVE_AFTER. */
   private saveSoon(): void {
     clearTimeout(this.saving);
-    this.saving = setTimeout(() => (this.queue = this.queue.then(() => this.save(true))), SAVE_AFTER).unref();
+    this.saving = setTimeout(() => {
+      // Fired: settled() need not set off another save.
+      this.saving = undefined;
+      this.queue = this.queue.then(() => this.save(true));
+    }, SAVE_AFTER).unref();
   }
 
   /** Resolves once every write taken so far is answered and the state they left is saved (or its save refused). */
