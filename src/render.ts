@@ -12,7 +12,7 @@ import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
-import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME } from './schema.ts';
+import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
 import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
@@ -124,7 +124,15 @@ export function playerFor(talk: FullTalk): Player | null {
   return null;
 }
 
-export function downloadsFor(talk: FullTalk) {
+/** A file of the talk to download; `size` as formatBytes writes it. */
+export interface Download {
+  format: string;
+  url: string;
+  size: string;
+  downloadOnly: FullTalk[`video_${Format}_download_only`];
+}
+
+export function downloadsFor(talk: FullTalk): Download[] {
   return FORMATS.filter((f) => talk[`video_${f}_url`]).map((f) => ({
     format: f.toUpperCase(),
     url: talk[`video_${f}_url`]!,
@@ -223,12 +231,78 @@ export interface PageInputs {
   page: Pick<CataloguePage, 'slug' | 'title' | 'description' | 'body'>;
 }
 
+/** A talk in a template's list: `home`'s `newest`, `event`'s and `listing`'s `talks`, `talk`'s `others`, `prev` and `next`. */
+export type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> & {
+  url: string;
+  /** The BCP 47 tag of the talk's language. */
+  lang: string;
+  /** H:MM:SS, or '' when unknown. */
+  duration: string;
+  eventUrl: string;
+};
+
+/** An event in a template's list: `home`'s `events`, each of `events`' `series[].events`. */
+export type EventItem = Pick<EventSummary, 'title' | 'talkCount'> & { url: string; start: EventSummary['start_date']; end: EventSummary['end_date'] };
+
+/** A page's input as its template gets it: the fields in `Changed` remade for the page, and its absolute address. */
+type Viewed<Input, Changed = Record<never, never>> = Omit<Input, keyof Changed> & Changed & { canonical: string };
+
+export type HomeView = Viewed<PageInputs['home'], { newest: TalkItem[]; events: EventItem[] }>;
+export type EventsView = Viewed<PageInputs['events'], { series: (Omit<PageInputs['events']['series'][number], 'events'> & { events: EventItem[] })[] }>;
+export interface EventView {
+  title: string;
+  url: string;
+  canonical: string;
+  start: CatalogueEvent['start_date'];
+  end: CatalogueEvent['end_date'];
+  website: CatalogueEvent['url'];
+  /** HTML, from the event's Markdown. */
+  description: string;
+  talks: TalkItem[];
+  feeds: PageInputs['event']['feeds'];
+}
+export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[] }>;
+export type TermsView = Viewed<PageInputs['terms']>;
+export type SearchView = Viewed<PageInputs['search']>;
+export type ApiView = Viewed<PageInputs['api'], { example: (NonNullable<PageInputs['api']['example']> & { url: string }) | null; origin: string; fields: typeof API_FIELDS }>;
+export type NotFoundView = PageInputs['not-found'];
+export interface SitePageView extends Pick<PageInputs['page'], 'description'> {
+  title: string;
+  url: string;
+  canonical: string;
+  /** HTML, from the page's Markdown. */
+  content: string;
+}
+export interface RedirectView {
+  title: string;
+  target: string;
+  canonical: string;
+}
+
+/**
+ * Each template's `it`, by the template's name, without the `site` every one also gets. The layout
+ * is not here: it gets the page's `it`, with the page's HTML as `body` and what the page passed to layout().
+ */
+export interface TemplateData {
+  home: HomeView;
+  events: EventsView;
+  event: EventView;
+  listing: ListingView;
+  terms: TermsView;
+  talk: TalkView;
+  redirect: RedirectView;
+  search: SearchView;
+  api: ApiView;
+  'not-found': NotFoundView;
+  page: SitePageView;
+}
+
 export const eventPath = (slug: string) => `/events/${slug}/`;
 export const speakerPath = (slug: string) => `/speaker/${slug}/`;
 export const tagPath = (slug: string) => `/tag/${slug}/`;
 export const languagePath = (slug: string) => `/language/${slug}/`;
 
-function listItem(link: TalkLink) {
+function listItem(link: TalkLink): TalkItem {
   return {
     title: link.title,
     url: talkPath(link),
@@ -269,7 +343,41 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
   });
 }
 
-export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo) {
+/** A speaker or tag of a talk, linked to its page. */
+export type TalkTerm = Pick<TermLink, 'name' | 'url'>;
+
+export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' | 'language'> {
+  title: string;
+  url: string;
+  canonical: string;
+  apiUrl: string;
+  speakers: TalkTerm[];
+  eventUrl: string;
+  duration: string;
+  languageUrl: string;
+  lang: string;
+  summary: string[][];
+  /** HTML, from the talk's Markdown. */
+  description: string;
+  metaDescription: string;
+  player: Player | null;
+  downloads: Download[];
+  thumbnail: FullTalk['thumbnail_url'];
+  sourceUrl: FullTalk['source_url'];
+  tags: TalkTerm[];
+  related: FullTalk['related_urls'];
+  copyright: FullTalk['copyright_text'];
+  qualityNotes: FullTalk['quality_notes'];
+  prev: TalkItem | undefined;
+  next: TalkItem | undefined;
+  others: TalkItem[];
+  /** `[property, content]` pairs. */
+  openGraph: string[][];
+  /** Inert JSON for a `<script type="application/ld+json">`. */
+  jsonLd: string;
+}
+
+export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo): TalkView {
   const url = talkPath(talk);
   const player = playerFor(talk);
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
@@ -318,8 +426,6 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   };
 }
 
-export type TalkView = ReturnType<typeof talkView>;
-
 /** Programme order within an event: by recording date (undated first), then title, then id. */
 export function byProgramme(a: TalkLink, b: TalkLink): number {
   const ra = a.recorded ?? '';
@@ -363,7 +469,7 @@ export class SiteRenderer {
   }
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
-  private render(name: (typeof TEMPLATE_NAMES)[number], data: object, page?: string): string {
+  private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
     const input = { ...data, site: this.site };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
@@ -409,58 +515,35 @@ export class SiteRenderer {
 
   /** `file`, the output path, names the page in an error. */
   page<T extends PageTemplate>(template: T, input: PageInputs[T], file?: string): string {
-    return this.render(template, this.view(template, input), file);
-  }
-
-  private view<T extends PageTemplate>(template: T, input: PageInputs[T]): object {
-    const canonical = (p: string) => `${this.site.baseUrl}${p}`;
-    switch (template) {
-      case 'home': {
-        const home = input as PageInputs['home'];
-        return { ...home, canonical: canonical('/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) };
-      }
-      case 'events': {
-        const events = input as PageInputs['events'];
-        return { ...events, canonical: canonical('/events/'), series: events.series.map((s) => ({ ...s, events: s.events.map((e) => eventItem(e)) })) };
-      }
-      case 'event': {
-        const { event, talks, feeds } = input as PageInputs['event'];
-        return {
-          title: isolated(event.title),
-          url: eventPath(event.slug),
-          canonical: canonical(eventPath(event.slug)),
-          start: event.start_date,
-          end: event.end_date,
-          website: event.url,
-          description: renderMarkdown(event.description),
-          talks: talks.map(listItem),
-          feeds,
-        };
-      }
-      case 'listing': {
-        const listing = input as PageInputs['listing'];
-        return { ...listing, canonical: canonical(pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) };
-      }
-      case 'terms': {
-        const terms = input as PageInputs['terms'];
-        return { ...terms, canonical: canonical(terms.path) };
-      }
-      case 'api': {
-        const api = input as PageInputs['api'];
-        return { ...api, canonical: canonical('/api/'), origin: this.site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } };
-      }
-      case 'search':
-        return { ...(input as PageInputs['search']), canonical: canonical('/search/') };
-      case 'page': {
-        const { slug, title, description, body } = input as PageInputs['page'];
-        return { title: isolated(title), url: sitePagePath(slug), canonical: canonical(sitePagePath(slug)), description, content: renderMarkdown(body, 2) };
-      }
-      default:
-        return {};
-    }
+    return this.render(template, pageViews[template](input, this.site), file);
   }
 }
 
-function eventItem(e: EventSummary) {
+const canonical = (site: SiteInfo, p: string) => `${site.baseUrl}${p}`;
+
+/** What each page template is given of its input: a map rather than a switch, so that each view is checked against its template's type. */
+const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) => TemplateData[T] } = {
+  home: (home, site) => ({ ...home, canonical: canonical(site, '/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) }),
+  events: (events, site) => ({ ...events, canonical: canonical(site, '/events/'), series: events.series.map((s) => ({ ...s, events: s.events.map((e) => eventItem(e)) })) }),
+  event: ({ event, talks, feeds }, site) => ({
+    title: isolated(event.title),
+    url: eventPath(event.slug),
+    canonical: canonical(site, eventPath(event.slug)),
+    start: event.start_date,
+    end: event.end_date,
+    website: event.url,
+    description: renderMarkdown(event.description),
+    talks: talks.map(listItem),
+    feeds,
+  }),
+  listing: (listing, site) => ({ ...listing, canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
+  terms: (terms, site) => ({ ...terms, canonical: canonical(site, terms.path) }),
+  api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } }),
+  search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
+  page: ({ slug, title, description, body }, site) => ({ title: isolated(title), url: sitePagePath(slug), canonical: canonical(site, sitePagePath(slug)), description, content: renderMarkdown(body, 2) }),
+  'not-found': () => ({}),
+};
+
+function eventItem(e: EventSummary): EventItem {
   return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, talkCount: e.talkCount };
 }
