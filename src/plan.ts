@@ -617,14 +617,19 @@ const entryKeys = new WeakMap<SitemapEntry[], string>();
 
 const termLink = (term: Term<unknown>, pathOf: (slug: string) => string): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
 
-/** Terms in A–Z sections; letters link to anchors on the same page, or to `/<base><letter>/` pages. */
+/**
+ * Terms in A–Z sections, 0-9 first and Other last; letters link to anchors on the same page, or to
+ * `/<base><letter>/` pages. Sections are gathered, not cut where the initial changes: the slugs of
+ * names not spelt in Latin letters (`u-…`) sort among the U's but belong to Other.
+ */
 function byInitial(terms: Term<unknown>[], pathOf: (slug: string) => string, pageBase: string) {
-  const groups: { heading: string; id: string; terms: TermLink[] }[] = [];
+  const sections = new Map<string, { heading: string; id: string; terms: TermLink[] }>();
   for (const term of terms) {
     const id = initialOf(term.slug);
-    if (groups.at(-1)?.id !== id) groups.push({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] });
-    groups.at(-1)!.terms.push(termLink(term, pathOf));
+    cached(sections, id, () => ({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] })).terms.push(termLink(term, pathOf));
   }
+  const rank = (id: string) => (id === '0-9' ? '' : id === 'other' ? '~' : id);
+  const groups = [...sections.values()].sort((a, b) => (rank(a.id) < rank(b.id) ? -1 : 1));
   return { letters: groups.map((g) => ({ label: g.heading, url: pageBase ? `${pageBase}${g.id}/` : `#${g.id}`, count: g.terms.length })), groups };
 }
 

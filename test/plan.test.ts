@@ -224,6 +224,41 @@ describe('planSite', () => {
   });
 });
 
+describe('planSite: the A–Z indexes', () => {
+  /** The terms pages of a catalogue whose talks have these speakers and tags, by path. */
+  const termsPages = (speakers: (i: number) => string[], tags: string[]) => {
+    const c: Catalogue = { ...catalogue, talks: catalogue.talks.map((t, i) => ({ ...t, speakers: speakers(i), tags })) };
+    const pages = planSite(c, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    return new Map(pages.flatMap((p) => (p.kind === 'page' && p.template === 'terms' ? [[p.path, p.input as { letters: { label: string }[]; groups: { heading: string; terms: { name: string }[] }[] }] as const] : [])));
+  };
+  // Names not spelt in Latin letters have slugs `u-<hash>`, which sort among the U's.
+  const unspelt = ['山田 太郎', '木村 優子', '王 小明'];
+
+  it('gathers each section once, 0-9 first and Other last, on one page', () => {
+    const tags = termsPages(() => ['U Ba Win'], ['U-Boot', '日本語', 'tests', '3d', 'unicode', '中文', 'zope']).get('tags/index.html')!;
+    expect(tags.letters.map((l) => l.label)).toEqual(['0-9', 'T', 'U', 'Z', 'Other']);
+    expect(tags.groups.map((g) => [g.heading, g.terms.map((t) => t.name)])).toEqual([
+      ['0-9', ['3d']],
+      ['T', ['tests']],
+      ['U', ['U-Boot', 'unicode']],
+      ['Z', ['zope']],
+      ['Other', expect.arrayContaining(['日本語', '中文'])],
+    ]);
+  });
+
+  it('writes one page per section, each speaker on one of them, past one page of speakers', () => {
+    const many = (i: number) => [...Array.from({ length: 12 }, (_, n) => `u${String.fromCharCode(97 + n)} ${i}`), `U Ba Win ${i}`, unspelt[i % 3]!];
+    const pages = termsPages(many, []);
+    const index = pages.get('speakers/index.html')!;
+    expect(index.letters.map((l) => l.label)).toEqual(['U', 'Other']);
+    const sections = [...pages].filter(([path]) => /^speakers\/[^/]+\/index\.html$/.test(path));
+    expect(sections.map(([path]) => path)).toEqual(['speakers/u/index.html', 'speakers/other/index.html']);
+    const listed = sections.flatMap(([, page]) => page.groups.flatMap((g) => g.terms.map((t) => t.name)));
+    expect(listed.length).toBe(new Set(listed).size);
+    expect(new Set(listed)).toEqual(new Set(catalogue.talks.flatMap((t, i) => (t.state === 1 ? many(i) : []))));
+  });
+});
+
 describe("planSite: the site's own pages", () => {
   const prints: Fingerprints = { code: 'c', templates: { page: 't' } };
   const pageJobs = (plan: SitePlan) => plan.parts.flatMap((p) => p.pages).filter((job) => job.kind === 'page' && job.template === 'page');
