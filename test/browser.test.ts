@@ -165,6 +165,32 @@ describe('every page type in Chromium', () => {
     await context.close();
   });
 
+  it('no page scrolls sideways at 320 px, even with words longer than the screen is wide', async () => {
+    const content = path.join(dir, 'long-words');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const long = 'sqlalchemy.ext.declarative.declarative_base_metaclass_internals';
+    await writeFile(
+      path.join(content, 'tidewater-python-2024', 'videos', 'long-words.yaml'),
+      `id: 991\ntitle: "Understanding ${long}"\nspeakers: [Wolfeschlegelsteinhausenbergerdorffvoralternwarengewissenhaftschaferswessenschafewarenwohlgepflegeundsorgfaltigkeitbeschutzenvonangreifendurchihrraubgierigfeinde]\ntags: [${long}]\nrelated_urls: ["https://example.org/${long}/${long}"]\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`,
+    );
+    const own = await serveBuilt(content, 'long-words-dist');
+    const { page, problems } = await openPage(320);
+    try {
+      const talk = '/video/991/long-words/';
+      for (const sitePath of ['/', '/talks/', '/events/tidewater-python-2024/', talk, '/tags/', `/tag/${long.replace(/[._]/g, '-')}/`, '/speakers/']) {
+        expect((await page.goto(`${own.url}${sitePath.slice(1)}`))?.status(), sitePath).toBe(200);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), sitePath).toBeLessThanOrEqual(320);
+      }
+      await page.goto(`${own.url}${talk.slice(1)}`);
+      await page.locator('.details a[href^="/speaker/"]').click();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), 'speaker page').toBeLessThanOrEqual(320);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
   it('old addresses redirect to the talk page', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/video/12/`);
