@@ -60,10 +60,17 @@ export const filesOf = (o: OutputSpec): readonly string[] =>
 /** Kept with the output, which a memo of the plan (PlanMemo) gives again to the next build. */
 const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
 
+/**
+ * What a slug may be (an event's folder, a talk's slug): the schema checks content by it, and the
+ * server and the hosts' rules match category URLs by it, so that every event the build accepts has
+ * its API address. Looser than the usual `a-b-c`: real file names have `--` and a trailing hyphen.
+ */
+export const SLUG_PATTERN = '[a-z0-9-]+';
+
 /** Record files: `api/v2/video/<id>`. */
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
-export const LIST_FILE = /^api\/v2\/(?:(?:video|category|speaker)\/page\.(?:[1-9][0-9]*|last)|category\/[a-z0-9]+(?:-[a-z0-9]+)*)$/;
+export const LIST_FILE = new RegExp(`^api/v2/(?:(?:video|category|speaker)/page\\.(?:[1-9][0-9]*|last)|category/${SLUG_PATTERN})$`);
 /** Pagefind's index chunks, named by their content: by extension, in whichever shard's folder they are. */
 export const IMMUTABLE_EXTENSIONS = ['pf_fragment', 'pf_index', 'pf_filter'] as const;
 /** Feeds, sitemaps and robots.txt, by extension. */

@@ -17,6 +17,7 @@ import {
   NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
+  SLUG_PATTERN,
   TEXT_EXTENSIONS,
   type FileKind,
   type ListName,
@@ -25,7 +26,6 @@ import { inertJson } from './record.ts';
 
 /** The URL patterns of the API's files (headers.ts names the files; test/hosting.test.ts checks the two agree). */
 export const ID_PATTERN = '[1-9][0-9]*';
-export const SLUG_PATTERN = '[a-z0-9]+(?:-[a-z0-9]+)*';
 export const LIST_NAMES: readonly ListName[] = ['video', 'category', 'speaker'];
 /** What OPTIONS calls each list, as our server does. */
 

@@ -2,6 +2,7 @@
 // record must meet lives here, so the build, `check` and later writers agree.
 import { iso6393 } from 'iso-639-3';
 import * as z from 'zod';
+import { SLUG_PATTERN } from './headers.ts';
 import { closest } from './suggest.ts';
 
 export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
@@ -112,7 +113,7 @@ export const date = z
   .refine(isRealDate, { error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"` })
   .meta({ format: 'date' });
 
-const slugPattern = /^[a-z0-9-]+$/;
+const slugPattern = new RegExp(`^${SLUG_PATTERN}$`);
 export const isSlug = (value: string) => slugPattern.test(value);
 /** Filesystems stop a file or folder name at 255 bytes: past it, check passed and the build failed (ENAMETOOLONG). */
 const NAME_MAX = 255;

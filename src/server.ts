@@ -31,6 +31,7 @@ import {
   NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
+  SLUG_PATTERN,
   type FileKind,
   type ListName,
   type PageName,
@@ -43,7 +44,7 @@ const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
 const LIST_PATH = /^\/api\/v2\/(video|category|speaker)\/?$/;
 const CATEGORY_PATH = /^\/api\/v2\/category\/([^/]+)\/?$/;
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SLUG = new RegExp(`^${SLUG_PATTERN}$`);
 
 
 

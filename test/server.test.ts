@@ -300,6 +300,8 @@ describe('negotiation and routing helpers', () => {
     expect(apiTarget('/api/v2/speaker/', '')).toMatchObject({ file: 'api/v2/speaker/page.1', name: 'Speaker List' });
     expect(apiTarget('/api/v2/category/pycon-2024/', '?page=9')).toMatchObject({ file: 'api/v2/category/pycon-2024', name: 'Category Instance' });
     expect(apiTarget('/api/v2/category/page.1', '')).toMatchObject({ file: null });
+    // Every folder name the schema takes for an event has its address: real ones have `--` and a trailing hyphen.
+    for (const slug of ['conf--2020', '-lead', 'sprint-']) expect(apiTarget(`/api/v2/category/${slug}`, ''), slug).toMatchObject({ file: `api/v2/category/${slug}` });
     expect(apiTarget('/api/v2/speaker/ada', '')).toBeUndefined();
     expect(apiTarget('/api/v2/video/1/extra', '')).toBeUndefined();
   });
