@@ -4,17 +4,21 @@ import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities';
 import { naughtyHref } from 'launder';
 import { Marked, type RendererObject, type Token } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { cached } from './memo.ts';
 
 const OPTIONS = { gfm: true, breaks: false, async: false } as const;
 const marked = new Marked(OPTIONS);
 
 /**
- * The level authored headings start at, so that the page's own outline stays intact: a talk's or
- * an event's description sits under the page's h1 and an h2 of its own (3), a site page's text
- * right under its h1 (2). Deeper headings follow, down to h6.
+ * The level authored headings start at, so that the page's own outline stays intact: a talk's
+ * description sits under the page's h1 and an h2 of its own (3), an event's description and a
+ * site page's text right under the h1 (2). The text's shallowest heading takes that level, whichever
+ * it is (many descriptions start at `##`, which would skip one), and deeper ones follow, down to h6.
  */
 export type HeadingTop = 2 | 3;
-const demoted = (level: number, top: HeadingTop) => Math.min(level + top - 1, 6);
+/** How many levels a text's headings move: from its shallowest, `shallowest`, to `top`. */
+type Shift = number;
+const shifted = (level: number, shift: Shift) => Math.min(Math.max(level + shift, 1), 6);
 const LINK_REL = 'nofollow ugc noopener';
 const LINK_CHECK = { allowedSchemes: ['http', 'https', 'mailto'], allowProtocolRelative: false };
 const CODE_CLASS = /^language-[\w-]+$/;
@@ -40,7 +44,7 @@ const IN_PAGE_FOLDER = /^(?![a-z][a-z\d+.-]*:|[/\\#?]|\.\.(?:[/\\]|$))/i;
  */
 const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK) && !IN_PAGE_FOLDER.test(href.trim());
 
-const markdownPolicy = (top: HeadingTop): sanitizeHtml.IOptions => ({
+const markdownPolicy = (shift: Shift): sanitizeHtml.IOptions => ({
   allowedTags: [
     'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'kbd', 'samp',
     'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small',
@@ -51,7 +55,7 @@ const markdownPolicy = (top: HeadingTop): sanitizeHtml.IOptions => ({
   ...LINK_CHECK,
   disallowedTagsMode: 'discard',
   transformTags: {
-    ...Object.fromEntries([1, 2, 3, 4, 5].map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${demoted(level, top)}`, {})])),
+    ...Object.fromEntries([1, 2, 3, 4, 5, 6].map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${shifted(level, shift)}`, {})])),
     th: alignedCell,
     td: alignedCell,
     a: (tagName, { rel: _authored, ...attribs }) => {
@@ -79,9 +83,9 @@ export function escapeMarkup(text: string): string {
  * them (6 of the pyvideo import's 18,675). A test renders both ways and
  * compares.
  */
-const policyRenderer = (top: HeadingTop): RendererObject<string, string> => ({
+const policyRenderer = (shift: Shift): RendererObject<string, string> => ({
   heading({ tokens, depth }) {
-    const level = demoted(depth, top);
+    const level = shifted(depth, shift);
     return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
   },
   image: () => '',
@@ -114,19 +118,25 @@ const policyRenderer = (top: HeadingTop): RendererObject<string, string> => ({
   },
 });
 
-/** Each heading start's policy and fast-path parser, made once. */
-const WAYS = Object.fromEntries(([2, 3] as const).map((top) => [top, { policy: markdownPolicy(top), fast: new Marked({ ...OPTIONS, renderer: policyRenderer(top) }) }])) as Record<
-  HeadingTop,
-  { policy: sanitizeHtml.IOptions; fast: Marked }
->;
+/** Each shift's policy and fast-path parser, made once. */
+const ways = new Map<Shift, { policy: sanitizeHtml.IOptions; fast: Marked }>();
+const wayOf = (shift: Shift) => cached(ways, shift, () => ({ policy: markdownPolicy(shift), fast: new Marked({ ...OPTIONS, renderer: policyRenderer(shift) }) }));
 
-const hasHtml = (tokens: Token[]) => {
-  let found = false;
+const HTML_HEADING = /<h([1-6])[\s/>]/gi;
+
+/** Whether the text has raw HTML, and the shift that puts its shallowest heading, Markdown's or HTML's, at `top` (a text without headings takes any). */
+function survey(tokens: Token[], top: HeadingTop): { html: boolean; shift: Shift } {
+  let html = false;
+  let shallowest = 6;
   marked.walkTokens(tokens, (token) => {
-    found ||= token.type === 'html';
+    if (token.type === 'heading') shallowest = Math.min(shallowest, token.depth);
+    else if (token.type === 'html') {
+      html = true;
+      for (const [, level] of token.raw.matchAll(HTML_HEADING)) shallowest = Math.min(shallowest, Number(level));
+    }
   });
-  return found;
-};
+  return { html, shift: top - shallowest };
+}
 
 /**
  * marked passes on any `&word;` in text as a character reference, known or not
@@ -138,13 +148,15 @@ const escapeUnknownReferences = (html: string) => html.replace(/&\w+;/g, (ref) =
 export function renderMarkdown(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);
-  return hasHtml(tokens) ? sanitizeHtml(marked.parser(tokens), WAYS[top].policy) : escapeUnknownReferences(WAYS[top].fast.parser(tokens));
+  const { html, shift } = survey(tokens, top);
+  return html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens));
 }
 
 /** Every Markdown source through sanitize-html, as renderMarkdown does with those that have HTML in them: what its fast path must match. */
 export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
-  return sanitizeHtml(marked.parse(source) as string, WAYS[top].policy);
+  const tokens = marked.lexer(source);
+  return sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy);
 }
 
 const isHttps = (src: string | undefined) => !!src && /^https:\/\/[^/\s]+/i.test(src);

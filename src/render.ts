@@ -532,7 +532,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     start: event.start_date,
     end: event.end_date,
     website: event.url,
-    description: renderMarkdown(event.description),
+    description: renderMarkdown(event.description, 2),
     talks: talks.map(listItem),
     feeds,
   }),

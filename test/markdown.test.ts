@@ -23,6 +23,18 @@ describe('renderMarkdown', () => {
     for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml], top)).toEqual([]);
   });
 
+  it("puts a text's shallowest heading at the start, so that a text starting at ## skips no level", () => {
+    const source = 'Intro\n\n## Two\n\n### Three\n\n- a list\n\n  #### Four in a list\n';
+    expect(renderMarkdown(source).match(/<h\d>/g)).toEqual(['<h3>', '<h4>', '<h5>']);
+    expect(renderMarkdown(source, 2).match(/<h\d>/g)).toEqual(['<h2>', '<h3>', '<h4>']);
+    expect(renderMarkdown('#### Deep\n\n###### Deeper\n').match(/<h\d>/g)).toEqual(['<h3>', '<h5>']);
+    // A raw HTML heading counts as a Markdown one does.
+    const withHtml = `${source}\n<h1>Raw</h1>\n`;
+    expect(renderMarkdown(withHtml).match(/<h\d>/g)).toEqual(['<h4>', '<h5>', '<h6>', '<h3>']);
+    expect(renderMarkdown('<h2>Raw</h2>\n\n### Three\n').match(/<h\d>/g)).toEqual(['<h3>', '<h4>']);
+    for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml, '#### Deep\n'], top)).toEqual([]);
+  });
+
   it('removes scripts, event handlers and javascript: links', () => {
     const html = renderMarkdown(
       '<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n[click](javascript:alert(3))\n\n<a href="JaVaScRiPt:alert(4)">x</a> <b onclick="alert(5)">bold</b>\n\n<iframe src="https://evil.example"></iframe>',

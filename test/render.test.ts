@@ -120,6 +120,18 @@ describe('listed talks', () => {
   });
 });
 
+describe("an event's page", () => {
+  it('starts its description\'s headings at h2, right under its h1, as the talks\' h2 that follows', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const [event] = catalogue.events;
+    const changed: Catalogue = { ...catalogue, events: [{ ...event!, description: '# About the event\n\nText.\n\n## Venue\n' }, ...catalogue.events.slice(1)] };
+    const job = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'event' && p.path === `events/${event!.slug}/index.html`)!;
+    const html = new SiteRenderer(templates, SITE).output(job);
+    expect(html.match(/<h\d[ >]/g)).toEqual(['<h1>', '<h2>', '<h3>', '<h2 ']);
+  });
+});
+
 describe('titles in a line of plain text', () => {
   const [FSI, PDI, RLO] = ['\u2068', '\u2069', '\u202e'];
   const evil = `Evil${RLO} talk`;
@@ -173,8 +185,8 @@ describe("the site's own pages", () => {
     expect(html).toContain('<meta name="description" content="Who &quot;we&quot; are">');
     expect(html).toContain('<link rel="canonical" href="https://talks.example.org/about/">');
     expect(main).toContain(renderMarkdown(body, 2));
-    // Right under the page's h1: its headings start at h2.
-    expect(main).toContain('<h3>Hello </h3>');
+    // Right under the page's h1: its headings start at h2, the shallowest (`##` here) first.
+    expect(main).toContain('<h2>Hello </h2>');
     expect(main).toContain('<p>Clicked</p>');
     expect(main).toContain('<a href="/talks/" rel="nofollow ugc noopener">the talks</a>');
     expect(html).not.toMatch(/<script|alert|onerror|onclick|<iframe|<img|javascript:/);
