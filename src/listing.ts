@@ -10,11 +10,12 @@ import type { LoadCache } from './load.ts';
 import { cached } from './memo.ts';
 
 export const DATA_FILE = /\.(ya?ml|json)$/;
+/** Listed too, so that the loader can say how to name them: a talk in `talk.YAML` would otherwise vanish without a word. */
+const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
 /** The folder of the site's own pages (src/pages.ts); no event folder can be named so, as a slug has no underscore. */
 export const PAGES_DIR = '_pages';
-/** Markdown under it is content too: any other Markdown in the content folder is not read. */
-const PAGE_FILE = new RegExp(`^${PAGES_DIR}/.+\\.md$`);
-const isContent = (name: string) => DATA_FILE.test(name) || PAGE_FILE.test(name);
+/** Every file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */
+const isContent = (name: string) => ANY_CASE_DATA_FILE.test(name) || name.startsWith(`${PAGES_DIR}/`);
 
 export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
 

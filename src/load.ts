@@ -124,6 +124,15 @@ export type ReadTalkResult =
 
 const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 
+/** Why a data file at `parts` is neither an event's nor a talk's, and where it would be one. */
+function misplaced(parts: string[]): string {
+  if (parts.length === 2) {
+    return `an event folder holds its category file and a videos folder, nothing else; if this file describes the event, name it category${parts[1]!.match(DATA_FILE)![0]}, and if it is a talk, move it into ${parts[0]}/videos/`;
+  }
+  if (parts.length > 3 && parts[1] === 'videos') return `talks go directly in ${parts[0]}/videos/, not in a folder below it; move the file there`;
+  return 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml';
+}
+
 export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
 }
@@ -295,14 +304,16 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const parts = entry.path.split('/');
     if (parts[0] === PAGES_DIR) {
       pageFiles.push(entry);
+    } else if (!DATA_FILE.test(entry.path)) {
+      const name = parts.at(-1)!;
+      const lower = name.replace(/\.[^.]+$/, (ext) => ext.toLowerCase());
+      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', `a content file's extension is written in lower case; rename the file to ${lower}`));
     } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
       eventFiles.set(parts[0]!, [...(eventFiles.get(parts[0]!) ?? []), entry]);
     } else if (parts.length === 3 && parts[1] === 'videos') {
       talkFiles.push(entry);
     } else {
-      errors.push(
-        new ContentError(shown(entry.path), { line: 1, col: 1 }, '', 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml'),
-      );
+      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', misplaced(parts)));
     }
   }
 

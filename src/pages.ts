@@ -23,6 +23,9 @@ const RESERVED: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES, 'video']);
 /** The slug of the page at `name` (its path in the content folder), or why the file cannot be a page. */
 export function pageSlug(name: string): { ok: true; slug: string } | { ok: false; problem: string } {
   const [, file, ...deeper] = name.split('/');
+  if (deeper.length === 0 && /\.md$/i.test(file!) && !file!.endsWith('.md')) {
+    return { ok: false, problem: `a page's extension is written in lower case; rename the file to ${file!.slice(0, -3)}.md` };
+  }
   if (deeper.length > 0 || !file!.endsWith('.md')) {
     return { ok: false, problem: `the ${PAGES_DIR} folder holds pages, a Markdown file each directly in it (${PAGES_DIR}/<slug>.md); move this file out, or make it one` };
   }
