@@ -106,7 +106,7 @@ function within(inner: string, outer: string): boolean {
  * The folders a command reads, and the one it writes, checked before any work: a mistyped content
  * folder must not pass for an empty catalogue (whose build would empty the site), and a build
  * replaces its output folder whole, so it must not hold the content, the templates, the working
- * folder, or files that no build wrote.
+ * folder, the build's cache, or files that no build wrote.
  */
 export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
@@ -123,6 +123,10 @@ export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): v
     if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
   }
   if (within(process.cwd(), out)) throw new OptionError(`${named} holds the working folder: the build replaces its output folder whole; name a folder of its own, such as dist`);
+  // The state would be published with the site, and swapped away with the old output under the build that reads it.
+  if (values.cache !== undefined && within(path.resolve(values.cache), out)) {
+    throw new OptionError(`${named} holds the cache folder (--cache ${values.cache}): the build replaces its output folder whole, and the site would publish the build's state; keep the cache outside it, as the default .cache is`);
+  }
   // An output folder an earlier build wrote has the API's records; one without them is someone else's.
   if (isFolder(out) && !isFolder(path.join(out, 'api', 'v2'))) {
     const first = readdirSync(out).sort()[0];
@@ -355,7 +359,7 @@ function mustExist(tokens: string): void {
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
   if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
   // A write rebuilds the served folder from the content folder.
-  checkFolders({ content: values.content, templates: values.templates, out: values.dir }, '--dir');
+  checkFolders({ content: values.content, templates: values.templates, out: values.dir, cache: values.cache }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
   mustExist(values.tokens);
   const tokens = await readTokens(values.tokens);

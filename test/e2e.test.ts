@@ -122,6 +122,10 @@ describe('commands', () => {
     refused('check', ['--content', 'site/README.md'], '--content site/README.md: is a file, not a folder');
     const cacheFile = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', 'site/README.md'], root);
     expect([cacheFile.status, cacheFile.stderr]).toEqual([2, expect.stringContaining('--cache site/README.md: is a file, not a folder')]);
+    for (const cache of ['dist', 'dist/.cache']) {
+      const inside = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', cache], root);
+      expect([inside.status, inside.stderr]).toEqual([2, expect.stringContaining(`--out dist holds the cache folder (--cache ${cache})`)]);
+    }
     expect({ content: await fingerprint(content), foreign: await fingerprint(foreign) }).toEqual(before);
     // start checked its port before it built anything.
     expect(fg.sync('*', { cwd: root, onlyDirectories: true }).sort()).toEqual(['content', 'site']);
