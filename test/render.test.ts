@@ -130,6 +130,16 @@ describe("an event's page", () => {
     const html = new SiteRenderer(templates, SITE).output(job);
     expect(html.match(/<h\d[ >]/g)).toEqual(['<h1>', '<h2>', '<h3>', '<h2 ']);
   });
+
+  it('marks the link to the events page as its section, not as the page itself', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, SITE);
+    const current = (file: string) => renderer.output(pages.find((p) => p.path === file)!).match(/<a href="[^"]*" aria-current="[^"]*">/g);
+    expect(current(`events/${catalogue.events[0]!.slug}/index.html`)).toEqual(['<a href="/events/" aria-current="true">']);
+    expect(current('events/index.html')).toEqual(['<a href="/events/" aria-current="page">']);
+  });
 });
 
 describe('titles in a line of plain text', () => {
