@@ -142,6 +142,19 @@ describe("an event's page", () => {
   });
 });
 
+describe('counts', () => {
+  it('are singular for one: "1 talk", not "1 talks"', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const first = catalogue.talks.find((t) => t.state === 1 && t.speakers.length === 1 && t.tags.length > 0)!;
+    const one: Catalogue = { ...catalogue, events: catalogue.events.filter((e) => e.slug === first.event), talks: [{ ...first, tags: [first.tags[0]!] }] };
+    const renderer = new SiteRenderer(templates, SITE);
+    const pages = planSite(one, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.kind === 'page' && p.template !== 'page');
+    expect(pages.length).toBeGreaterThan(8);
+    for (const page of pages) expect(renderer.output(page), page.path).not.toMatch(/\b1 (recorded )?(talks|events|speakers|tags|languages)\b|of the 1 /);
+  });
+});
+
 describe('titles in a line of plain text', () => {
   const [FSI, PDI, RLO] = ['\u2068', '\u2069', '\u202e'];
   const evil = `Evil${RLO} talk`;
