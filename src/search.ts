@@ -10,6 +10,7 @@ import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './render.ts';
+import { languageTag } from './schema.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -58,6 +59,8 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
       event: [talk.category],
       year: talk.recorded ? [talk.recorded.slice(0, 4)] : [],
       language: [talk.language],
+      // The language's BCP 47 tag, for the result's `lang`: a filter the page never offers, as in meta it would be a word found by "ja".
+      lang: [languageTag(talk.language)],
     },
   };
 }

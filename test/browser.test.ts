@@ -207,6 +207,19 @@ describe('search', () => {
     await page.locator(`#search-status[data-query="${new URLSearchParams({ q: text })}"]`).waitFor();
   }
 
+  it("shows a result in its talk's language, its names isolated, as every other page does", async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await search(page, 'ハンズオン');
+    const title = page.locator('#results li h2 a', { hasText: 'はじめての Python 入門ハンズオン' });
+    expect(await title.evaluate((a) => [a.lang, a.dir, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['ja', 'auto', 'ja']);
+    expect(await page.locator('#results li p.muted bdi').count()).toBeGreaterThan(1);
+    // The site's own pages are in the site's language.
+    await search(page, 'catalogue');
+    expect(await page.locator('#results li h2 a', { hasText: 'About this catalogue' }).evaluate((a) => a.lang)).toBe('');
+    expect(problems).toEqual([]);
+  });
+
   it('finds a talk by a word of its title, as you type, from the keyboard', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/`);

@@ -168,17 +168,26 @@ function excerptNode(html) {
   return p;
 }
 
+/** Text isolated from its neighbours, so that a right-to-left name cannot turn round the line around it. */
+const bdi = (text) => Object.assign(document.createElement('bdi'), { textContent: text });
+
 function resultItem(data) {
   const li = document.createElement('li');
   const a = document.createElement('a');
   a.href = data.url;
   a.textContent = data.meta.title;
+  a.dir = 'auto';
   const h = document.createElement('h2');
   h.append(a);
   const meta = document.createElement('p');
   meta.className = 'muted';
-  meta.textContent = [data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).join(' · ');
-  li.append(h, meta, excerptNode(data.excerpt));
+  meta.append(...[data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).flatMap((text, i) => (i ? [' · ', bdi(text)] : [bdi(text)])));
+  const excerpt = excerptNode(data.excerpt);
+  excerpt.dir = 'auto';
+  // A talk's title and text are in its language, as on every other page: a page's are the site's.
+  const lang = data.filters.lang?.[0];
+  if (lang) a.lang = excerpt.lang = lang;
+  li.append(h, meta, excerpt);
   return li;
 }
 
