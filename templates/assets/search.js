@@ -156,11 +156,14 @@ async function loadFilters() {
   }
 }
 
+/** A space between two Chinese or Japanese characters: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
+const INDEX_SPACE = new RegExp(`(?<=${CJK.source}(?:</mark>)?) (?=(?:<mark>)?${CJK.source})`, 'gu');
+
 /** Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. */
 function excerptNode(html) {
   const p = document.createElement('p');
   p.className = 'excerpt';
-  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const doc = new DOMParser().parseFromString(html.replace(INDEX_SPACE, ''), 'text/html');
   for (const node of doc.body.childNodes) {
     if (node.nodeName === 'MARK') p.append(Object.assign(document.createElement('mark'), { textContent: node.textContent }));
     else p.append(document.createTextNode(node.textContent));
