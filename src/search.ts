@@ -44,10 +44,18 @@ export function spaceCjkWords(text: string): string {
   return text.replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `).replace(/ {2,}/g, ' ');
 }
 
+/**
+ * Between the fields of a record's text. A result's excerpt is its text around a match, one line
+ * to Pagefind, so the fields are told apart by a dash (not a dot: "·" is also a Chinese
+ * character's mark, and the page takes out the spaces between those). A match in the title starts
+ * the text, so the summary follows the title, and the fields a result shows of its own come last.
+ */
+const FIELD_BREAK = '\n—\n';
+
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
   return {
     url: talkPath(talk),
-    content: spaceCjkWords([talk.title, talk.speakers.join(', '), talk.tags.join(', '), talk.category, talk.blurb].filter(Boolean).join('\n')),
+    content: spaceCjkWords([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK)),
     meta: {
       title: talk.title,
       speakers: talk.speakers.join(', '),

@@ -215,7 +215,7 @@ describe('search', () => {
     expect(await title.evaluate((a) => [a.lang, a.dir, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['ja', 'auto', 'ja']);
     expect(await page.locator('#results li p.muted bdi').count()).toBeGreaterThan(1);
     // Its text as written, without the spaces the index puts between Chinese and Japanese words.
-    expect(await title.evaluate((a) => a.closest('li')!.querySelector('.excerpt')!.textContent)).toContain('プログラミングが初めての方向けのハンズオンです。');
+    expect(await title.evaluate((a) => a.closest('li')!.querySelector('.excerpt')!.textContent)).toContain('入門ハンズオン — プログラミングが初めての方向けのハンズオンです。');
     // The site's own pages are in the site's language.
     await search(page, 'catalogue');
     expect(await page.locator('#results li h2 a', { hasText: 'About this catalogue' }).evaluate((a) => a.lang)).toBe('');

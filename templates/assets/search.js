@@ -156,8 +156,8 @@ async function loadFilters() {
   }
 }
 
-/** A space between two Chinese or Japanese characters: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
-const INDEX_SPACE = new RegExp(`(?<=${CJK.source}(?:</mark>)?) (?=(?:<mark>)?${CJK.source})`, 'gu');
+/** A space after a Chinese or Japanese character, before another or a comma: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
+const INDEX_SPACE = new RegExp(`(?<=${CJK.source}(?:</mark>)?) (?=(?:<mark>)?${CJK.source}|[,.;:!?)])`, 'gu');
 
 /** Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. */
 function excerptNode(html) {
