@@ -142,6 +142,17 @@ describe("an event's page", () => {
   });
 });
 
+describe('every HTML page', () => {
+  it('names its icon, so that no browser asks for /favicon.ico, which the site has not', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const renderer = new SiteRenderer(templates, SITE);
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.path.endsWith('.html'));
+    const html = [...pages.map((p) => renderer.output(p)), renderer.redirect('A talk', '/video/1/a-talk/')];
+    expect(html.filter((page) => !page.includes('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">'))).toEqual([]);
+  });
+});
+
 describe('counts', () => {
   it('are singular for one: "1 talk", not "1 talks"', async () => {
     const { templates } = await loadTheme(TEMPLATES);
