@@ -30,6 +30,15 @@ const siteOptions = {
   },
 } as const;
 
+/**
+ * `start` and `dev` build the site they serve: its links (canonical, feeds, the API lists' next and
+ * previous) name the address they listen at, unless --base-url names another.
+ */
+const servedSiteOptions = {
+  ...siteOptions,
+  'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps (default: the address it listens at)' },
+} as const;
+
 const listenOptions = {
   port: { type: 'string', value: 'N', description: 'port to listen on ($PORT when set); 0 picks a free one', default: process.env.PORT || '8080' },
   host: { type: 'string', value: 'H', description: 'address to listen on', default: '127.0.0.1' },
@@ -86,7 +95,7 @@ export const serveCommand = {
 export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
-  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
+  options: { ...contentOptions, ...servedSiteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
   notes: `${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option.`,
 };
 
@@ -187,11 +196,33 @@ export function checkBaseUrl(text: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) throw new OptionError(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
+  if (!url || !/^https?:$/.test(url.protocol)) throw new OptionError(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
+  if (url.search || url.hash) throw new OptionError(`--base-url must be the root of a host, without a query or fragment (https://talks.example.org), got "${text}"`);
   // The site's links are from its root (/video/12/…, /assets/…), as its API's addresses are.
   if (url.pathname !== '/') throw new OptionError(`--base-url must be the root of a host (https://talks.example.org), not a folder on it ("${url.pathname}"): the site's links and API addresses start at the root, so serve it from a host or subdomain of its own`);
   // As URL reads it (a trailing "?" or "#" gone, a host in punycode), without the slash: links are written after it.
   return url.origin;
+}
+
+/**
+ * Where `start` or `dev` will listen, and the base URL of the site it builds: --base-url if given,
+ * else that address. Port 0 is resolved to a free port first, so that the links can name it.
+ */
+export async function servedAt<V extends SiteValues & { host: string; port: string }>(values: V): Promise<V> {
+  let port = parsePort(values.port);
+  if (port === 0) port = await freePort(values.host);
+  const host = values.host === '0.0.0.0' ? '127.0.0.1' : values.host === '::' ? '::1' : values.host;
+  return { ...values, port: String(port), 'base-url': values['base-url'] ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+}
+
+/** A port nothing listens on at `host` now; another process may take it before we do, which listening then reports. */
+async function freePort(host: string): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, host, resolve));
+  const { port } = probe.address() as import('node:net').AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /** Prints a build's errors, or its one-line summary; returns the exit code. */
@@ -328,12 +359,13 @@ export const devCommand = {
   name: 'dev',
   summary:
     'Build, serve, and rebuild incrementally whenever a file under the content or templates folder changes; open pages reload by themselves.\nA content error is shown in the terminal and on the page, and the last good build stays served.',
-  options: { ...contentOptions, ...siteOptions, ...incrementalOptions, ...listenOptions },
+  options: { ...contentOptions, ...servedSiteOptions, ...incrementalOptions, ...listenOptions },
   notes: 'With --clean, its first build ignores the cache and writes every file; those after it write what changed.\nExit code: 0 once stopped by SIGINT or SIGTERM (content errors do not stop it), 1 when it cannot start, 2 for a bad option.',
 } as const;
 
-export async function runDev(values: BuildValues & SiteValues & { cache: string; clean?: boolean; host: string; port: string }): Promise<void> {
-  checkFolders(values, '--out');
+export async function runDev(given: BuildValues & SiteValues & { cache: string; clean?: boolean; host: string; port: string }): Promise<void> {
+  checkFolders(given, '--out');
+  const values = await servedAt(given);
   const { startDev } = await import('./dev.ts');
   const dev = await startDev({
     ...siteSettings(values),

@@ -212,13 +212,13 @@ describe('search', () => {
     await page.goto(`${base}/search/`);
     await search(page, 'ハンズオン');
     const title = page.locator('#results li h2 a', { hasText: 'はじめての Python 入門ハンズオン' });
-    expect(await title.evaluate((a) => [a.lang, a.dir, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['ja', 'auto', 'ja']);
+    expect(await title.evaluate((a: HTMLAnchorElement) => [a.lang, a.dir, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['ja', 'auto', 'ja']);
     expect(await page.locator('#results li p.muted bdi').count()).toBeGreaterThan(1);
     // Its text as written, without the spaces the index puts between Chinese and Japanese words.
     expect(await title.evaluate((a) => a.closest('li')!.querySelector('.excerpt')!.textContent)).toContain('入門ハンズオン — プログラミングが初めての方向けのハンズオンです。');
     // The site's own pages are in the site's language.
     await search(page, 'catalogue');
-    expect(await page.locator('#results li h2 a', { hasText: 'About this catalogue' }).evaluate((a) => a.lang)).toBe('');
+    expect(await page.locator('#results li h2 a', { hasText: 'About this catalogue' }).evaluate((a: HTMLAnchorElement) => a.lang)).toBe('');
     expect(problems).toEqual([]);
   });
 

@@ -324,6 +324,11 @@ describe('serve and start', () => {
     const home = await raw(url, 'GET', '/');
     expect(home.status).toBe(200);
     expect(home.text).toContain('<h1>Recorded talks</h1>');
+    // Its links name the port it got, so that the API's next page is on this server.
+    expect(home.text).toContain(`<link rel="canonical" href="${url}">`);
+    const next = JSON.parse((await raw(url, 'GET', '/api/v2/video/')).text).next;
+    expect((await raw(url, 'GET', new URL(next).pathname + new URL(next).search)).status).toBe(200);
+    expect(next.startsWith(url)).toBe(true);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
