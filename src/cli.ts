@@ -1,6 +1,7 @@
 // What every command shares: option parsing with --help, and how results and
 // failures reach the terminal.
 import { parseArgs } from 'node:util';
+import { closest } from './suggest.ts';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -41,7 +42,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.args !== undefined }));
   } catch (err) {
-    process.stderr.write(`${spec.name}: ${(err as Error).message}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
+    process.stderr.write(`${spec.name}: ${parseFailure(err as Error & { code?: string }, Object.keys(options))}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
     process.exit(2);
   }
   if (values.help) {
@@ -49,6 +50,17 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
     process.exit(0);
   }
   return { ...(values as Values<O>), _: positionals };
+}
+
+/**
+ * Node's reason an argument list does not parse, with the option meant when one is near: for an unknown
+ * option it is told what to do with a positional that starts with a dash, which no command here takes.
+ */
+function parseFailure(err: Error & { code?: string }, known: string[]): string {
+  const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(-{1,2})([^'=]*)/.exec(err.message) : null;
+  if (!unknown) return err.message;
+  const meant = closest(unknown[2]!, known);
+  return `unknown option ${unknown[1]}${unknown[2]}${meant ? `; did you mean --${meant}?` : ''}`;
 }
 
 /** An option's value that its command cannot take: exit code 2, as for an unknown option. */

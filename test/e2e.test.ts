@@ -134,7 +134,10 @@ describe('commands', () => {
   it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
     const result = cli('build', ['--contnet', 'x']);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain("Unknown option '--contnet'");
+    expect(result.stderr).toContain('build: unknown option --contnet; did you mean --content?');
+    // A command that takes arguments is not told how to pass one that starts with a dash: none does.
+    const token = cli('token', ['--bogus']);
+    expect([token.status, token.stderr]).toEqual([2, 'token: unknown option --bogus\nRun "npm run token -- --help" for the options.\n']);
     const url = cli('build', ['--base-url', 'talks.example.org']);
     expect(url.status).toBe(2);
     expect(url.stderr).toBe('build: --base-url must be an absolute http or https URL such as https://talks.example.org, got "talks.example.org"\nRun "npm run build -- --help" for the options.\n');
