@@ -513,9 +513,9 @@ export class SiteRenderer {
     }
   }
 
-  /** `file`, the output path, names the page in an error. */
+  /** `file`, the output path, names the page in an error by its address, as a talk's is named. */
   page<T extends PageTemplate>(template: T, input: PageInputs[T], file?: string): string {
-    return this.render(template, pageViews[template](input, this.site), file);
+    return this.render(template, pageViews[template](input, this.site), file && `/${file.replace(/(^|\/)index\.html$/, '$1')}`);
   }
 }
 

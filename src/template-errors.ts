@@ -58,7 +58,8 @@ export function syntaxErrorAt(source: string): { line: number; col?: number } | 
     const own = source.split('\n');
     for (let n = mark; n <= own.length; n++) {
       const found = own[n - 1]!.indexOf(text);
-      if (found >= 0) return { line: n, col: found + Math.max(0, caret.indexOf('^') - at) + 1 };
+      // V8 may stop just past the text, at Eta's wrapping (`<%= ) %>` closes its call early): the column stays within the tag's text.
+      if (found >= 0) return { line: n, col: found + Math.min(Math.max(0, caret.indexOf('^') - at), text.length - 1) + 1 };
     }
     // An output tag's text not found as written: the tag's line, without a column. Any other line is Eta's own.
     return wrapped ? { line: mark } : undefined;

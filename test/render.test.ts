@@ -255,6 +255,9 @@ describe('template errors', () => {
     // In an output tag, and in one that outputs raw HTML.
     expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><%= it.title.{ %></p>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:17: syntax error`));
     expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%~ it.title + %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}(:\\d+)?: syntax error`));
+    // A stray parenthesis closes Eta's own call early: the column is the parenthesis's, not one past it.
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\nabc<%= it.x ) %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:13: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%= ) %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:5: syntax error`));
     // A tag over several lines: the line of its code that fails.
     expect(() => new SiteRenderer({ ...templates, terms: `<%\n  const a = 1;\n  const b = ;\n%>\n${templates.terms}` }, SITE)).toThrow(/^template terms\.eta:3:13: syntax error: Unexpected token ';'$/);
     // A block left open ends in Eta's own code: no line is better than a wrong one.
@@ -264,13 +267,13 @@ describe('template errors', () => {
     const broken = new SiteRenderer({ ...templates, talk: `${templates.talk}\n\n<%= it.nope.deeper %>` }, SITE);
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
     const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
-    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE).output(home)).toThrow(/^template home\.eta:1, rendering index\.html: Cannot read properties/);
+    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE).output(home)).toThrow(/^template home\.eta:1, rendering \/: Cannot read properties/);
     expect(() => broken.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) })).toThrow(
       `template talk.eta:${talkLines + 2}, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`,
     );
     // A failure in the layout a page is rendered in is the layout's.
     const layout = `${templates.layout}`.replace('\n', '\n<%= it.nope.deeper %>\n');
-    expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(/^template layout\.eta:2, rendering index\.html: Cannot read properties of undefined \(reading 'deeper'\)$/);
+    expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(/^template layout\.eta:2, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
   });
 
   it('a partial renders where a template includes it; one it does not have is named, with how templates are named', async () => {
@@ -280,7 +283,7 @@ describe('template errors', () => {
     const layout = templates.layout!.replace('</footer>', "<%~ include('@links', it) %></footer>");
     expect(new SiteRenderer({ ...templates, layout, links: '<p id="links"><%= it.site.baseUrl %></p>' }, SITE).output(home)).toContain(`<p id="links">${SITE.baseUrl}</p>`);
     expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(
-      /^template layout\.eta:\d+, rendering index\.html: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
+      /^template layout\.eta:\d+, rendering \/: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
     );
     expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE)).toThrow(/^template links\.eta:1(:\d+)?: syntax error/);
   });
