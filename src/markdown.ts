@@ -76,8 +76,8 @@ export function escapeMarkup(text: string): string {
 /**
  * marked's own output, narrowed to what markdownPolicy lets through, for
  * Markdown without raw HTML: such text can only become marked's own tags, so
- * these are all that differ from the policy's result (images and task-list
- * boxes dropped, headings demoted, links checked and marked nofollow, code
+ * these are all that differ from the policy's result (task-list boxes
+ * dropped, headings moved, links checked and marked nofollow, code
  * classes checked, cells aligned by class), and sanitize-html, a third of a
  * cold build's Markdown time, is left for the few descriptions with HTML in
  * them (6 of the pyvideo import's 18,675). A test renders both ways and
@@ -88,7 +88,6 @@ const policyRenderer = (shift: Shift): RendererObject<string, string> => ({
     const level = shifted(depth, shift);
     return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
   },
-  image: () => '',
   // The policy drops the box and keeps the space marked puts after it.
   checkbox: () => ' ',
   tablecell({ tokens, header, align }) {
@@ -145,9 +144,37 @@ function survey(tokens: Token[], top: HeadingTop): { html: boolean; shift: Shift
  */
 const escapeUnknownReferences = (html: string) => html.replace(/&\w+;/g, (ref) => (decodeHTMLStrict(ref) === ref ? `&amp;${ref.slice(1)}` : ref));
 
+/**
+ * Each Markdown image made a link to it, named by its alt text: the page loads nothing from other
+ * sites and loses nothing the author wrote (two talks of the pyvideo import have one). Inside a link,
+ * which cannot hold another, its alt text alone. A raw HTML <img> the allow-list drops.
+ */
+function imagesAsLinks(tokens: Token[], inLink = false): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.type === 'image') {
+      const alt: Token[] = token.tokens ?? [];
+      if (inLink) {
+        tokens.splice(i, 1, ...alt);
+        i--;
+        continue;
+      }
+      const named: Token[] = alt.length > 0 ? alt : [{ type: 'text', raw: token.href, text: token.href, escaped: false }];
+      tokens[i] = { type: 'link', raw: token.raw, href: token.href, title: token.title, text: token.text, tokens: named };
+      imagesAsLinks(named, true);
+      continue;
+    }
+    const within = inLink || token.type === 'link';
+    if ('tokens' in token && token.tokens) imagesAsLinks(token.tokens, within);
+    if (token.type === 'list') for (const item of token.items) imagesAsLinks(item.tokens, within);
+    if (token.type === 'table') for (const cell of [...token.header, ...token.rows.flat()]) imagesAsLinks(cell.tokens, within);
+  }
+}
+
 export function renderMarkdown(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);
+  imagesAsLinks(tokens);
   const { html, shift } = survey(tokens, top);
   return html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens));
 }
@@ -156,6 +183,7 @@ export function renderMarkdown(source: string, top: HeadingTop = 3): string {
 export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);
+  imagesAsLinks(tokens);
   return sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy);
 }
 

@@ -35,6 +35,15 @@ describe('renderMarkdown', () => {
     for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml, '#### Deep\n'], top)).toEqual([]);
   });
 
+  it('makes an image a link to it, named by its alt text, and only its alt text inside a link', () => {
+    expect(renderMarkdown('See ![the schema](https://example.org/erd.png "ERD") and ![](https://example.org/a.png).')).toBe(
+      '<p>See <a href="https://example.org/erd.png" title="ERD" rel="nofollow ugc noopener">the schema</a> and <a href="https://example.org/a.png" rel="nofollow ugc noopener">https://example.org/a.png</a>.</p>\n',
+    );
+    expect(renderMarkdown('[![logo *mark*](https://example.org/l.png)](https://example.org/)')).toBe('<p><a href="https://example.org/" rel="nofollow ugc noopener">logo <em>mark</em></a></p>\n');
+    // Through sanitize-html too, beside raw HTML, whose own <img> the allow-list drops.
+    expect(renderMarkdown('![x](javascript:alert(1)) <img src="https://example.org/a.png">')).toBe('<p><a>x</a> </p>\n');
+  });
+
   it('removes scripts, event handlers and javascript: links', () => {
     const html = renderMarkdown(
       '<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n[click](javascript:alert(3))\n\n<a href="JaVaScRiPt:alert(4)">x</a> <b onclick="alert(5)">bold</b>\n\n<iframe src="https://evil.example"></iframe>',
