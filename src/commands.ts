@@ -304,7 +304,7 @@ export async function runServer(
   if (!values.tokens && !isFolder(values.dir)) throw new OptionError(`--dir ${values.dir}: no such folder; build one with npm run build`);
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
   const { startServer } = await import('./server.ts');
-  const running = await startServer({ writes: writer?.handle, dir: values.dir, ...settings });
+  const running = await startServer({ writes: writer, dir: values.dir, ...settings });
   onStopSignal(() => {
     const closed = running.close();
     // Said once the port is closed: whoever reads it may rely on new connections being refused.

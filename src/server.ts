@@ -406,6 +406,13 @@ const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content
 /** Sent when the folder has no 404.html (nothing built yet): a page with a body, which the `html` option can add to. */
 const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><h1>Not found</h1></body></html>');
 
+/** The API's write side (src/writes.ts), as the server hands requests to it. */
+export interface WriteHandler {
+  handle(req: IncomingMessage, res: ServerResponse, id: string): Promise<void>;
+  /** The answer to a request whose credentials are given but wrong; undefined for one without any, or with good ones. */
+  refusal(req: IncomingMessage): { status: number; body: string; headers?: Record<string, string> } | undefined;
+}
+
 export interface ServerOptions {
   /** The folder to serve: a build's output. */
   dir: string;
@@ -420,10 +427,11 @@ export interface ServerOptions {
   /** Answers requests of its own before the files are looked at; returns false to pass. */
   routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
   /**
-   * Takes PUT, PATCH and OPTIONS on a record's path (canonical ids only) and
-   * answers them. Without it, OPTIONS describes the record and PUT and PATCH are 401.
+   * Takes PUT, PATCH and OPTIONS on a record's path (canonical ids only) and answers them, and refuses
+   * any request to the API whose credentials are wrong. Without it, OPTIONS describes the record and PUT
+   * and PATCH are 401.
    */
-  writes?: (req: IncomingMessage, res: ServerResponse, id: string) => Promise<void>;
+  writes?: WriteHandler;
   /** Limits of the in-memory body cache. */
   cache?: CacheLimits;
   /** No access log. */
@@ -571,11 +579,14 @@ export function createHandler(options: ServerOptions): Handler {
 
   async function serveApi(req: IncomingMessage, res: ServerResponse, target: ApiTarget): Promise<void> {
     const headers = { Vary: 'Accept', Allow: target.allow };
+    // Django REST framework authenticates every request: credentials given but wrong are 401 whatever is asked for.
+    const refused = options.writes?.refusal(req);
+    if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
     const { file, id } = target;
     if (file === null) return sendJson(res, 404, target.missing, headers);
     const method = req.method;
     if (id !== undefined && options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
-      const write = options.writes(req, res, id);
+      const write = options.writes.handle(req, res, id);
       writes.add(write);
       return write.finally(() => writes.delete(write));
     }

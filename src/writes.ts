@@ -15,6 +15,7 @@ import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, 
 import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
+import type { WriteHandler } from './server.ts';
 import { slugFromTitle } from './pyvideo.ts';
 import { lockState, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
@@ -36,6 +37,7 @@ type Conditions = { ifMatch?: string; ifNoneMatch?: string };
 
 const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW };
 const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
+const CHALLENGE = { 'WWW-Authenticate': 'Token' };
 
 /** Another process builds the output: a write waits for it, as it would for a write before it. */
 const busy = (pid: number) => fail(503, `Another build of this site (process ${pid}) is running: try again when it is done.`, { 'Retry-After': '10' });
@@ -152,7 +154,7 @@ interface Change {
  * once (incremental: nothing to do when it is current) and keeps the catalogue,
  * so that a write finds its talk's file without reading the content folder.
  */
-export class RecordWriter {
+export class RecordWriter implements WriteHandler {
   private queue: Promise<unknown> = Promise.resolve();
   /** Writes taken and not yet answered. */
   private waiting = 0;
@@ -209,18 +211,23 @@ export class RecordWriter {
     if (answer.status === 413) req.destroy();
   };
 
+  /** Django REST framework authenticates every request, OPTIONS and GET too: credentials given but wrong are 401 whatever is asked for. */
+  readonly refusal = (req: IncomingMessage): Status | undefined => {
+    const auth = credentials(req.headers.authorization);
+    if (!auth.ok && auth.reason === 'invalid') return fail(401, auth.detail, CHALLENGE);
+    if (auth.ok && !verifyToken(this.options.tokens, auth.token)) return fail(401, 'Invalid token.', CHALLENGE);
+    return undefined;
+  };
+
+  /** Answers a request the server did not refuse (see refusal): its credentials are good or absent. */
   private async answer(req: IncomingMessage, id: number): Promise<Status> {
     const auth = credentials(req.headers.authorization);
     const user = auth.ok ? verifyToken(this.options.tokens, auth.token) : undefined;
-    const challenge = { 'WWW-Authenticate': 'Token' };
-    // Django REST framework authenticates every request, OPTIONS too: credentials given but wrong are 401 whatever the method.
-    if (!auth.ok && auth.reason === 'invalid') return fail(401, auth.detail, challenge);
-    if (auth.ok && !user) return fail(401, 'Invalid token.', challenge);
     if (req.method === 'OPTIONS') {
       const body = user ? { ...RECORD_OPTIONS, actions: this.actions } : RECORD_OPTIONS;
       return { status: 200, body: inertJson(body) };
     }
-    if (!user) return fail(401, 'Authentication credentials were not provided.', challenge);
+    if (!user) return fail(401, 'Authentication credentials were not provided.', CHALLENGE);
     const body = await readJsonBody(req);
     const method = req.method as 'PUT' | 'PATCH';
     const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'] };

@@ -805,14 +805,17 @@ describe('server options', () => {
       host: '127.0.0.1',
       port: 0,
       quiet: true,
-      writes: async (req, res, id) => {
-        calls.push(`${req.method} ${id}`);
-        if (req.method === 'PATCH') {
-          entered();
-          await gate;
-        }
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(`{"written": ${id}}`);
+      writes: {
+        refusal: () => undefined,
+        handle: async (req, res, id) => {
+          calls.push(`${req.method} ${id}`);
+          if (req.method === 'PATCH') {
+            entered();
+            await gate;
+          }
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(`{"written": ${id}}`);
+        },
       },
     });
     expect((await raw(server.url, 'PUT', '/api/v2/video/2', { 'Content-Type': 'application/json' }, '{}')).text).toBe('{"written": 2}');

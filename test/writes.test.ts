@@ -46,7 +46,7 @@ async function setUp() {
   const tokens = path.join(root, 'tokens.txt');
   token = await addToken(tokens, 'editor');
   writer = await RecordWriter.open({ content, out, templates: TEMPLATES, cache: path.join(root, 'cache'), tokens: await readTokens(tokens), now: () => new Date(clock++) });
-  server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, writes: writer.handle });
+  server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true, writes: writer });
 }
 
 /** A request to a record's path, answered, and the state it left saved (the writer saves it after the answer). */
@@ -243,7 +243,7 @@ describe('writes through the API', () => {
 
   it('survives a chunked body over the limit with the access log on, and logs who sent it', async () => {
     const lines: string[] = [];
-    const logged = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), writes: writer.handle });
+    const logged = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), writes: writer });
     try {
       const status = await new Promise<number>((resolve, reject) => {
         const req = request(new URL('/api/v2/video/12', logged.url), { method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Token ${token}` } }, (res) => {
@@ -285,6 +285,12 @@ describe('writes through the API', () => {
       expect([wrong.status, wrong.headers['www-authenticate'], json(wrong)]).toEqual([401, 'Token', { detail }]);
     }
     expect((await raw(server.url, 'OPTIONS', '/api/v2/video/12', { Authorization: 'Basic eDp5' })).status).toBe(200);
+    // So is every other request to the API: a list's OPTIONS, a record's GET, a list's HEAD.
+    for (const [method, url] of [['OPTIONS', '/api/v2/video/'], ['GET', '/api/v2/video/12'], ['HEAD', '/api/v2/category/'], ['GET', '/api/v2/video/99999']]) {
+      const wrong = await raw(server.url, method!, url!, { Authorization: 'Token nope' });
+      expect([wrong.status, wrong.headers['www-authenticate'], wrong.headers.vary], `${method} ${url}`).toEqual([401, 'Token', 'Accept']);
+      expect((await raw(server.url, method!, url!, { Authorization: `Token ${token}` })).status, `${method} ${url}`).toBe(url === '/api/v2/video/99999' ? 404 : 200);
+    }
     const r = await send('OPTIONS', 12);
     const put = json(r).actions.PUT;
     expect(put.state).toEqual({ type: 'choice', choices: [{ value: 1, display_name: 'Live' }, { value: 2, display_name: 'Draft' }], required: false, read_only: false, label: 'State' });
