@@ -183,6 +183,8 @@ describe('every page type in Chromium', () => {
       }
       await page.goto(`${own.url}${talk.slice(1)}`);
       await page.locator('.details a[href^="/speaker/"]').click();
+      // Measured once the speaker's page has its style sheet: before it, any long word overflows.
+      await page.waitForURL(/\/speaker\//, { waitUntil: 'load' });
       expect(await page.evaluate(() => document.documentElement.scrollWidth), 'speaker page').toBeLessThanOrEqual(320);
       expect(problems).toEqual([]);
     } finally {
