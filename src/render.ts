@@ -109,18 +109,28 @@ function iframeSrc(html: string): string | undefined {
  */
 const playerUrl = (player: Player | null) => (player?.kind === 'iframe' || player?.kind === 'embed' ? player.src : undefined);
 
-/** The one player a talk page shows: its own files first (no third party), then the host's player, then the thumbnail. */
+/**
+ * Whether a page may load `url`: its policy (headers.ts) takes media and images from https only, as
+ * a browser on an https site would (mixed content). An http file stays a link among the downloads.
+ */
+const loadable = (url: string | null | undefined): url is string => !!url && /^https:/i.test(url);
+
+/**
+ * The one player a talk page shows: its own files first (no third party), then the host's player, then
+ * the thumbnail. Files over http, which the page could not play (540 talks of the pyvideo import, most
+ * of them also on YouTube), leave the player to the host.
+ */
 export function playerFor(talk: FullTalk): Player | null {
-  const sources = PLAYABLE_FIRST.filter((f) => talk[`video_${f}_url`] && !talk[`video_${f}_download_only`]).map((f) => ({
+  const sources = PLAYABLE_FIRST.filter((f) => loadable(talk[`video_${f}_url`]) && !talk[`video_${f}_download_only`]).map((f) => ({
     src: talk[`video_${f}_url`]!,
     type: VIDEO_MIME[f],
   }));
-  if (sources.length > 0) return { kind: 'video', sources, poster: talk.thumbnail_url };
+  if (sources.length > 0) return { kind: 'video', sources, poster: loadable(talk.thumbnail_url) ? talk.thumbnail_url : '' };
   const iframe = embedFor(talk.source_url);
   if (iframe) return { kind: 'iframe', ...iframe };
   const embed = sanitiseEmbed(talk.embed, `Video player: ${talk.title}`);
   if (embed) return { kind: 'embed', html: embed, src: iframeSrc(embed) };
-  if (talk.thumbnail_url) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
+  if (loadable(talk.thumbnail_url)) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
   return null;
 }
 

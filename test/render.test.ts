@@ -62,6 +62,13 @@ describe('playerFor', () => {
     expect(playerFor(makeTalk({ embed: '<script>x</script>', thumbnail_url: 'https://e.org/t.jpg' }))?.kind).toBe('thumbnail');
     expect(playerFor(makeTalk({}))).toBeNull();
   });
+
+  it('plays only what the page may load, https: files over http leave the player to the host, and an http thumbnail is no poster', () => {
+    const http = { video_mp4_url: 'http://e.org/a.mp4', source_url: 'https://www.youtube.com/watch?v=abcdefghijk' };
+    expect(playerFor(makeTalk(http))).toMatchObject({ kind: 'iframe', src: 'https://www.youtube-nocookie.com/embed/abcdefghijk' });
+    expect(playerFor(makeTalk({ video_mp4_url: 'http://e.org/a.mp4', thumbnail_url: 'http://e.org/t.jpg' }))).toBeNull();
+    expect(playerFor(makeTalk({ video_webm_url: 'https://e.org/a.webm', thumbnail_url: 'http://e.org/t.jpg' }))).toMatchObject({ kind: 'video', poster: '' });
+  });
 });
 
 describe('talk pages', () => {
