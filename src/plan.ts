@@ -337,7 +337,9 @@ export function* planParts(
     const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
     // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
     const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length } };
+    let recordedFrom: string | null = null;
+    for (const talk of list) if (talk.recorded !== null && (recordedFrom === null || talk.recorded < recordedFrom)) recordedFrom = talk.recorded;
+    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom } };
   };
   /** An event: its talks' records, pages and redirects, and the event's page and feeds. */
   const eventPart = (event: CatalogueEvent, list: CatalogueTalk[]) => {

@@ -188,7 +188,11 @@ export function talkLink(talk: CatalogueTalk): TalkLink {
 }
 
 type EventInfo = Pick<CatalogueEvent, 'slug' | 'title' | 'start_date' | 'end_date'>;
-export type EventSummary = EventInfo & { talkCount: number };
+export type EventSummary = EventInfo & {
+  talkCount: number;
+  /** Its talks' first recording date: what an event without a start_date is ordered by (528 of the pyvideo import's 540). */
+  recordedFrom: string | null;
+};
 
 export interface TalkPageInput {
   talk: FullTalk;
@@ -452,10 +456,10 @@ export function byNewest(a: Pick<TalkLink, 'recorded' | 'id'>, b: Pick<TalkLink,
   return b.id - a.id;
 }
 
-/** Events newest first (undated last), then by slug. */
-export function byEventDate(a: EventInfo, b: EventInfo): number {
-  const da = a.start_date ?? '';
-  const db = b.start_date ?? '';
+/** Events newest first, by their start date, else their talks' first recording date (undated last), then by slug. */
+export function byEventDate(a: EventSummary, b: EventSummary): number {
+  const da = a.start_date ?? a.recordedFrom ?? '';
+  const db = b.start_date ?? b.recordedFrom ?? '';
   return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
 import { planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
+import type { PageInputs } from '../src/render.ts';
 import { PAGES_INDEX, searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -221,6 +222,19 @@ describe('planSite', () => {
     const templated = pages.flatMap((p) => (p.kind === 'page' && !['not-found', 'search'].includes(p.template) ? [`/${p.path.replace(/index\.html$/, '')}`] : []));
     expect(templated.filter((p) => p.startsWith('/speakers/')).length).toBeGreaterThan(10);
     expect(templated.filter((p) => !listed.includes(p))).toEqual([]);
+  });
+});
+
+describe('planSite: events', () => {
+  it('are newest first by their start date, else by their talks\' first recording date, on the home page and in their series', () => {
+    // As most of pyvideo's events: no start_date.
+    const undated: Catalogue = { ...catalogue, events: catalogue.events.map((e) => ({ ...e, start_date: null, end_date: null })) };
+    const pages = planSite(undated, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const input = (file: string) => (pages.find((p) => p.path === file) as { input: unknown }).input;
+    const first = (slug: string) => catalogue.talks.filter((t) => t.event === slug && t.state === 1 && t.recorded).map((t) => t.recorded!).sort()[0]!;
+    const newestFirst = catalogue.events.map((e) => e.slug).sort((a, b) => (first(a) < first(b) ? 1 : -1));
+    expect((input('index.html') as PageInputs['home']).events.map((e) => e.slug)).toEqual(newestFirst);
+    expect((input('events/index.html') as PageInputs['events']).series.flatMap((s) => s.events.map((e) => e.slug))).toEqual(newestFirst);
   });
 });
 
