@@ -347,7 +347,9 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
     description,
     url,
     thumbnailUrl: talk.thumbnail_url ? [talk.thumbnail_url] : undefined,
+    // When the talk came to this catalogue (an import's time for all of pyvideo's); when it was given is the date the video was made.
     uploadDate: `${talk.added}Z`,
+    dateCreated: talk.recorded ?? undefined,
     duration: isoDuration(talk.duration),
     inLanguage: languageTag(talk.language),
     contentUrl: file,

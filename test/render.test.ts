@@ -82,6 +82,13 @@ describe('talk pages', () => {
     expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
   });
 
+  it('date the video by its recording, as well as by when it came to the catalogue', () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const view = talkView({ talk: makeTalk({ recorded: '2012-03-10', added: '2026-11-25T18:05:57', updated: '2026-11-25T18:05:57' }), event, others: [] }, SITE);
+    expect(JSON.parse(view.jsonLd)).toMatchObject({ dateCreated: '2012-03-10', uploadDate: '2026-11-25T18:05:57Z' });
+    expect(JSON.parse(talkView({ talk: makeTalk({}), event, others: [] }, SITE).jsonLd)).not.toHaveProperty('dateCreated');
+  });
+
   // A control character or noncharacter is a parse error anywhere in HTML: pyvideo's mojibake brought U+009D.
   it('drop the code points HTML calls a parse error wherever they stand', async () => {
     const { templates } = await loadTheme(TEMPLATES);
