@@ -151,12 +151,26 @@ export function downloadsFor(talk: FullTalk): Download[] {
   }));
 }
 
-/** Plain text split into paragraphs; line breaks inside a paragraph are kept by the template. */
+/** A line of plain text that starts an item of a list: it keeps a line of its own. */
+const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s/;
+
+/**
+ * Plain text split into paragraphs at blank lines, and each into its lines, which the template keeps.
+ * A line that does not start a list item continues the one before it, as a wrapped line does in
+ * Markdown or reStructuredText: 927 summaries of the pyvideo import are wrapped at about 72 columns.
+ */
 export function paragraphs(text: string): string[][] {
   return text
     .trim()
     .split(/\r?\n\s*\r?\n/)
-    .map((p) => p.split(/\r?\n/))
+    .map((p) => {
+      const lines: string[] = [];
+      for (const line of p.split(/\r?\n/)) {
+        if (lines.length === 0 || LIST_ITEM.test(line)) lines.push(line);
+        else lines.push(`${lines.pop()!.trimEnd()} ${line.trim()}`);
+      }
+      return lines;
+    })
     .filter((lines) => lines.some((l) => l.trim() !== ''));
 }
 

@@ -33,7 +33,9 @@ describe('formatting', () => {
   });
 
   it('splits plain text into paragraphs of lines', () => {
-    expect(paragraphs('a\nb\n\n\nc\n')).toEqual([['a', 'b'], ['c']]);
+    expect(paragraphs('a\nb\n\n\nc\n')).toEqual([['a b'], ['c']]);
+    // A wrapped line continues the one before it; a list item starts a line of its own.
+    expect(paragraphs('Five incidents, \n  and habits:\n- one\n  wrapped\n2. two\n3) three')).toEqual([['Five incidents, and habits:', '- one wrapped', '2. two', '3) three']]);
     expect(paragraphs('  \n')).toEqual([]);
   });
 });
