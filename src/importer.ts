@@ -328,7 +328,7 @@ export async function importPyvideo(options: { source: string; content: string; 
 
     // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
     const draft = own !== undefined && noPublish.has(own);
-    const talk = convertTalk(value, { source: file, folder, stem, id, draft, slug, added: now.added, updated: now.updated });
+    const talk = convertTalk(value, { source: file, folder, eventTitle: events.get(event)?.title ?? '', stem, id, draft, slug, added: now.added, updated: now.updated });
     if (!talk.ok) {
       report.errors.push({ file, reason: `${talk.error}` });
       continue;

@@ -3,6 +3,7 @@
 import slugify from '@sindresorhus/slugify';
 import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
+import unidecode from 'unidecode';
 import type * as z from 'zod';
 import { aliasProblem, FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
@@ -94,6 +95,19 @@ export function embedFor(player: string, title: string): string {
   return `<iframe src="${player}" title="${escapeAttribute(title)}" allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>`;
 }
 
+/**
+ * A slug as pyvideo.org's Pelican made one (pelican.utils.slugify with Django's rules): in ASCII by
+ * unidecode, as Pelican's, tags stripped, what is not a letter, digit, underscore, space or hyphen
+ * dropped, lower case, each run of spaces and hyphens one hyphen.
+ */
+export function pelicanSlug(text: string): string {
+  return unidecode(text.replace(/<[^>]*>/g, ''))
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[-\s]+/g, '-');
+}
+
 /** A slug from a talk title, short enough for a URL; empty when the title has no Latin letters or digits. */
 export function slugFromTitle(title: string): string {
   const slug = slugify(title, { decamelize: false });
@@ -114,8 +128,10 @@ export function languageName(value: unknown): string | undefined {
 export interface TalkContext {
   /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */
   source: string;
-  /** The event's folder in pyvideo/data (its pages lived under it on pyvideo.org). */
+  /** The event's folder in pyvideo/data. */
   folder: string;
+  /** The event's title in its category.json: pyvideo.org named the event's folder of pages after it. */
+  eventTitle: string;
   /** The source file name without `.json`. */
   stem: string;
   id: number;
@@ -302,6 +318,12 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   if (!aliasProblem(pyvideoPage)) aliases.push(pyvideoPage);
   else if (!isSitePath(pyvideoPage)) note('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
   else note("pyvideo.org page: a path of the site's own pages, no redirect");
+  // pyvideo.org's Pelican named a talk's page after its event's title and its own slug or title, not its file (plugins/json_reader.py).
+  const pelicanPage = `/${pelicanSlug(ctx.eventTitle)}/${typeof source.slug === 'string' && source.slug !== '' ? source.slug : pelicanSlug(title)}.html`;
+  if (pelicanPage !== pyvideoPage && !aliasProblem(pelicanPage)) {
+    aliases.push(pelicanPage);
+    note('pyvideo.org page by its event\'s and its own title → redirect');
+  }
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
     const problem = legacyAliasProblem(legacy);

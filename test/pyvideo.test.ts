@@ -5,6 +5,7 @@ import { talkSchema } from '../src/schema.ts';
 const ctx: TalkContext = {
   source: 'conf/videos/a-talk.json',
   folder: 'conf',
+  eventTitle: 'Conf',
   stem: 'a-talk',
   id: 7,
   draft: false,
@@ -171,14 +172,25 @@ describe('convertTalk', () => {
   });
 
   it('turns the pyvideo.org page and the legacy alias into redirects', () => {
-    expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/video/2558/old-slug/']);
-    expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html']);
+    expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html', '/video/2558/old-slug/']);
+    expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html']);
     // pyvideo's file names are its pages' names, punctuation and all; a name a site path cannot hold is reported.
     expect(convert(record, { stem: 'q-&-a,-part-1', slug: 'q-a-part-1' }).value.aliases).toContain('/conf/q-&-a,-part-1.html');
     expect(convert(record, { stem: 'françois-talk', slug: 'francois-talk' }).value.aliases).toContain('/conf/françois-talk.html');
     const spaced = convert(record, { stem: 'what is new?', slug: 'what-is-new' });
-    expect(spaced.value.aliases).toEqual(['/video/2558/old-slug/']);
+    expect(spaced.value.aliases).toEqual(['/conf/a-talk-things.html', '/video/2558/old-slug/']);
     expect(spaced.notes.map((n) => n.kind)).toContain('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
+  });
+
+  it("redirects from the page pyvideo.org's Pelican made: the event's title and the talk's slug, else its title, slugified", () => {
+    const talk = { ...record, title: 'The Dictionary Even Mightier', alias: undefined };
+    const at = { folder: 'djangocon-2014', eventTitle: 'DjangoCon US 2014', stem: 'brandon-rhodes-the-dictionary-even-mightier' };
+    expect(convert(talk, at).value.aliases).toEqual(['/djangocon-2014/brandon-rhodes-the-dictionary-even-mightier.html', '/djangocon-us-2014/the-dictionary-even-mightier.html']);
+    expect(convert({ ...talk, slug: 'dict-mightier' }, at).value.aliases).toContain('/djangocon-us-2014/dict-mightier.html');
+    // In ASCII by unidecode; punctuation dropped, not spelt out ("&" is not "and").
+    expect(convert({ ...talk, title: 'Ünïcode & “Quotes”: Привет, мир!' }, at).value.aliases).toContain('/djangocon-us-2014/unicode-quotes-privet-mir.html');
+    // The same page under both names is one redirect.
+    expect(convert(talk, { ...at, folder: 'djangocon-us-2014', stem: 'the-dictionary-even-mightier' }).value.aliases).toEqual(['/djangocon-us-2014/the-dictionary-even-mightier.html']);
   });
 
   it('keeps an alias no redirect can take in the related links or the whiteboard, and says so', () => {
@@ -190,7 +202,7 @@ describe('convertTalk', () => {
     };
     for (const [alias, kind] of Object.entries(cases)) {
       const { value, notes } = convert({ ...record, alias });
-      expect(value.aliases).toEqual(['/conf/a-talk.html']);
+      expect(value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html']);
       expect(notes.map((n) => n.kind)).toContain(kind);
       expect([value.whiteboard, ...value.related_urls.map((r) => r.url)].join(' ')).toContain(alias);
     }
