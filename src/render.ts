@@ -12,7 +12,7 @@ import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
-import { FORMATS, languageTag, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
+import { FORMATS, languageTag, PLAYABLE_FIRST, textLanguageTag, VIDEO_MIME, type Format } from './schema.ts';
 import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
@@ -334,7 +334,7 @@ function listItem(link: TalkLink): TalkItem {
   return {
     title: link.title,
     url: talkPath(link),
-    lang: languageTag(link.language),
+    lang: textLanguageTag(link.title, link.language),
     speakers: link.speakers,
     duration: formatDuration(link.duration),
     recorded: link.recorded,
@@ -385,7 +385,10 @@ export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' 
   eventUrl: string;
   duration: string;
   languageUrl: string;
+  /** The BCP 47 tag of the talk's text (its summary and description): its language's. */
   lang: string;
+  /** The BCP 47 tag of its title, which may be in English where the talk is not (see textLanguageTag). */
+  titleLang: string;
   summary: string[][];
   /** HTML, from the talk's Markdown. */
   description: string;
@@ -429,6 +432,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     language: talk.language,
     languageUrl: languagePath(termSlug(talk.language)),
     lang: languageTag(talk.language),
+    titleLang: textLanguageTag(talk.title, talk.language),
     summary: paragraphs(talk.summary),
     description: renderMarkdown(talk.description),
     metaDescription: description,

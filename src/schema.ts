@@ -4,6 +4,7 @@ import { iso6393 } from 'iso-639-3';
 import * as z from 'zod';
 import { SLUG_PATTERN } from './headers.ts';
 import { closest } from './suggest.ts';
+import { cached } from './memo.ts';
 
 export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -21,6 +22,32 @@ const LANGUAGE_NAMES = [...LANGUAGES];
 /** The BCP 47 tag for an English language name, for `lang` attributes: the two-letter code where there is one. */
 export function languageTag(name: string): string {
   return LANGUAGE_TAGS.get(name) ?? 'und';
+}
+
+/** ISO 15924 codes of writing systems that are several Unicode scripts. */
+const COMPOSITE_SCRIPTS: Record<string, string[]> = { Jpan: ['Han', 'Hiragana', 'Katakana'], Kore: ['Hangul', 'Han'], Hans: ['Han'], Hant: ['Han'] };
+/** Per tag: letters of its language's script, or null for a language written in Latin letters (or unknown). */
+const OWN_LETTERS = new Map<string, RegExp | null>();
+
+/**
+ * The BCP 47 tag for a text of a talk in `name`: the language's own, unless the language is written in
+ * another script than Latin and the text has none of its letters, as many talks given in Russian,
+ * Korean or Japanese have titles in English (224 of the pyvideo import's 468 in Russian): such a text is
+ * in the site's English. A text in Latin letters in a language written in them cannot be told apart.
+ */
+export function textLanguageTag(text: string, name: string): string {
+  const tag = languageTag(name);
+  const letters = cached(OWN_LETTERS, tag, () => {
+    let script: string | undefined;
+    try {
+      script = new Intl.Locale(tag).maximize().script;
+    } catch {
+      return null;
+    }
+    if (!script || script === 'Latn') return null;
+    return new RegExp((COMPOSITE_SCRIPTS[script] ?? [script]).map((s) => `\\p{Script=${s}}`).join('|'), 'u');
+  });
+  return letters === null || letters.test(text) ? tag : 'en';
 }
 
 /** How a value that is not what was expected is named in a message. */

@@ -84,6 +84,16 @@ describe('talk pages', () => {
     expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
   });
 
+  it("mark a title in English as English, where the talk's language is written in another script", () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const english = talkView({ talk: makeTalk({ title: 'How PyPy can help', language: 'Russian' }), event, others: [] }, SITE);
+    expect([english.titleLang, english.lang]).toEqual(['en', 'ru']);
+    const russian = talkView({ talk: makeTalk({ title: 'Как PyPy помогает', language: 'Russian' }), event, others: [] }, SITE);
+    expect([russian.titleLang, russian.lang]).toEqual(['ru', 'ru']);
+    // Latin letters in a language written in them cannot be told from English: the talk's language stands.
+    expect(talkView({ talk: makeTalk({ title: 'How PyPy can help', language: 'Spanish' }), event, others: [] }, SITE).titleLang).toBe('es');
+  });
+
   it('date the video by its recording, as well as by when it came to the catalogue', () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const view = talkView({ talk: makeTalk({ recorded: '2012-03-10', added: '2026-11-25T18:05:57', updated: '2026-11-25T18:05:57' }), event, others: [] }, SITE);
