@@ -108,6 +108,36 @@ export function pelicanSlug(text: string): string {
     .replace(/[-\s]+/g, '-');
 }
 
+/** reStructuredText's inline link, `` `text <target>`_ `` (or `__`, anonymous), as pyvideo's texts write them. */
+const REST_LINK = /`([^`<>]*?)\s*<([^<>\s]+)>`__?/g;
+
+/**
+ * pyvideo's summaries and descriptions are reStructuredText or plain text (pyvideo.org rendered them
+ * with docutils): their inline links (in 631 descriptions of the snapshot) become Markdown links in a
+ * description, `text (target)` in a summary, which is plain text, and where the target is not an
+ * absolute URL (one pyvideo.org's page would have resolved, which no page here can).
+ */
+export function restLinks(text: string, markdown: boolean): string {
+  return text.replace(REST_LINK, (_, label: string, target: string) => {
+    const absolute = /^(?:https?:\/\/|mailto:)/i.test(target);
+    if (!markdown || !absolute) return label ? `${label} (${target})` : target;
+    return label ? `[${label.replace(/[[\]\\]/g, '\\$&')}](<${target}>)` : `<${target}>`;
+  });
+}
+
+/**
+ * reStructuredText's line blocks (lines that start with "| ", 142 descriptions of the snapshot: addresses,
+ * verses, agendas) as lines that keep their breaks in Markdown. A run of lines that end with "|" too is a
+ * Markdown table, and stays as it is.
+ */
+export function restLineBlocks(text: string): string {
+  return text.replace(/^(?:\|(?: .*)?(?:\n|$))+/gm, (block) => {
+    const lines = block.replace(/\n$/, '').split('\n');
+    if (lines.some((line) => /\|\s*$/.test(line.slice(1)))) return block;
+    return `${lines.map((line) => line.replace(/^\| ?/, '')).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
+  });
+}
+
 /** A slug from a talk title, short enough for a URL; empty when the title has no Latin letters or digits. */
 export function slugFromTitle(title: string): string {
   const slug = slugify(title, { decamelize: false });
@@ -222,6 +252,14 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       note('abstract appended to description');
     }
   }
+
+  const fromRest = (field: 'summary' | 'description', value: string, rewrite: (value: string) => string) => {
+    const rewritten = rewrite(value);
+    if (rewritten !== value) note(`${field}: reStructuredText links and line blocks → ${field === 'summary' ? 'plain text' : 'Markdown'}`);
+    return rewritten;
+  };
+  summary = fromRest('summary', summary, (value) => restLinks(value, false));
+  description = fromRest('description', description, (value) => restLineBlocks(restLinks(value, true)));
 
   const related: { label: string; url: string }[] = [];
   const unplaced: string[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, languageName, playerUrl, slugFromTitle, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, languageName, playerUrl, restLineBlocks, restLinks, slugFromTitle, type TalkContext } from '../src/pyvideo.ts';
+import { renderMarkdown } from '../src/markdown.ts';
 import { talkSchema } from '../src/schema.ts';
 
 const ctx: TalkContext = {
@@ -180,6 +181,20 @@ describe('convertTalk', () => {
     const spaced = convert(record, { stem: 'what is new?', slug: 'what-is-new' });
     expect(spaced.value.aliases).toEqual(['/conf/a-talk-things.html', '/video/2558/old-slug/']);
     expect(spaced.notes.map((n) => n.kind)).toContain('pyvideo.org page: its file name has characters a site path cannot hold, no redirect');
+  });
+
+  it("turns reStructuredText's links and line blocks into Markdown in a description, and its links into text in a summary", () => {
+    const rest = 'Slides: `the slides\n<https://e.org/a_b>`__, `code <https://e.org/c>`_ and `03:04 </watch?v=x>`_.\n\n| Room 1\n| Kyoto\n';
+    const { value, notes } = convert({ ...record, description: rest, summary: 'See `the docs <https://e.org/d>`_.' });
+    expect(value.description).toBe('Slides: [the slides](<https://e.org/a_b>), [code](<https://e.org/c>) and 03:04 (/watch?v=x).\n\nRoom 1\\\nKyoto\n');
+    expect(renderMarkdown(value.description)).toBe(
+      '<p>Slides: <a href="https://e.org/a_b" rel="nofollow ugc noopener">the slides</a>, <a href="https://e.org/c" rel="nofollow ugc noopener">code</a> and 03:04 (/watch?v=x).</p>\n<p>Room 1<br>Kyoto</p>\n',
+    );
+    expect(value.summary).toBe('See the docs (https://e.org/d).');
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['description: reStructuredText links and line blocks → Markdown', 'summary: reStructuredText links and line blocks → plain text']));
+    // Markdown stays as it is: its links, its code, its tables.
+    const markdown = '[a](https://e.org) `code <b>` and\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+    expect(restLineBlocks(restLinks(markdown, true))).toBe(markdown);
   });
 
   it("redirects from the page pyvideo.org's Pelican made: the event's title and the talk's slug, else its title, slugified", () => {
