@@ -289,7 +289,19 @@ export interface EventView {
   talks: TalkItem[];
   feeds: PageInputs['event']['feeds'];
 }
-export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[] }>;
+export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }>;
+
+/** A page of a list, with links to jump by: the first and last pages, and the pages near it (the list of all talks has 435 on the pyvideo import). */
+export type PageLinks = PageInputs['listing']['page'] & { first: string; last: string; near: { number: number; url: string }[] };
+
+/** Pages this far before and after a page are linked from it. */
+const NEAR_PAGES = 2;
+
+function pageLinks(path: string, page: PageInputs['listing']['page']): PageLinks {
+  const near: PageLinks['near'] = [];
+  for (let n = Math.max(1, page.number - NEAR_PAGES); n <= Math.min(page.count, page.number + NEAR_PAGES); n++) near.push({ number: n, url: pagePath(path, n) });
+  return { ...page, first: pagePath(path, 1), last: pagePath(path, page.count), near };
+}
 export type TermsView = Viewed<PageInputs['terms']>;
 export type SearchView = Viewed<PageInputs['search']>;
 export type ApiView = Viewed<PageInputs['api'], { example: (NonNullable<PageInputs['api']['example']> & { url: string }) | null; origin: string; fields: typeof API_FIELDS }>;
@@ -570,7 +582,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     talks: talks.map(listItem),
     feeds,
   }),
-  listing: (listing, site) => ({ ...listing, canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
+  listing: (listing, site) => ({ ...listing, page: pageLinks(listing.path, listing.page), canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
   terms: (terms, site) => ({ ...terms, canonical: canonical(site, terms.path) }),
   api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),

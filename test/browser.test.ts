@@ -165,9 +165,13 @@ describe('every page type in Chromium', () => {
     await context.close();
   });
 
-  it('no page scrolls sideways at 320 px, even with words longer than the screen is wide', async () => {
+  it('no page scrolls sideways at 320 px, even with words longer than the screen is wide or a list of many pages', async () => {
     const content = path.join(dir, 'long-words');
     await cp(DEMO_CONTENT, content, { recursive: true });
+    // Enough talks for /talks/ to have pages before and after its third, with links to jump by.
+    for (let n = 1; n <= 260; n++) {
+      await writeFile(path.join(content, 'tidewater-python-2024', 'videos', `extra-${n}.yaml`), `id: ${1000 + n}\ntitle: "Extra talk ${n}"\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`);
+    }
     const long = 'sqlalchemy.ext.declarative.declarative_base_metaclass_internals';
     await writeFile(
       path.join(content, 'tidewater-python-2024', 'videos', 'long-words.yaml'),
@@ -177,10 +181,16 @@ describe('every page type in Chromium', () => {
     const { page, problems } = await openPage(320);
     try {
       const talk = '/video/991/long-words/';
-      for (const sitePath of ['/', '/talks/', '/events/tidewater-python-2024/', talk, '/tags/', `/tag/${long.replace(/[._]/g, '-')}/`, '/speakers/']) {
+      for (const sitePath of ['/', '/talks/', '/talks/page/3/', '/events/tidewater-python-2024/', talk, '/tags/', `/tag/${long.replace(/[._]/g, '-')}/`, '/speakers/']) {
         expect((await page.goto(`${own.url}${sitePath.slice(1)}`))?.status(), sitePath).toBe(200);
         expect(await page.evaluate(() => document.documentElement.scrollWidth), sitePath).toBeLessThanOrEqual(320);
       }
+      // The list's pages: a jump to the last, the current marked, and nothing axe objects to.
+      await page.goto(`${own.url}talks/page/3/`);
+      expect(await page.locator('.page-numbers a').allTextContents()).toEqual(['1', '2', '3', '4', '5', '7']);
+      expect(await page.locator('.page-numbers a[aria-current="page"]').textContent()).toBe('3');
+      const axe = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+      expect(axe.violations.map((v) => v.id)).toEqual([]);
       await page.goto(`${own.url}${talk.slice(1)}`);
       await page.locator('.details a[href^="/speaker/"]').click();
       // Measured once the speaker's page has its style sheet: before it, any long word overflows.

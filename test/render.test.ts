@@ -179,6 +179,22 @@ describe('every HTML page', () => {
   });
 });
 
+describe('a long list', () => {
+  it('links its first and last pages and those near this one, and marks this one', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE);
+    const nav = (number: number, count: number) => {
+      const html = renderer.page('listing', { title: 'All talks', kind: 'all', names: ['All talks'], path: '/talks/', total: count * 50, page: { number, count, prev: 'p', next: 'n' }, talks: [] });
+      const pager = html.slice(html.indexOf('<ol class="page-numbers">'), html.indexOf('</ol>'));
+      return [...pager.matchAll(/<li( aria-hidden="true")?>(?:<a href="([^"]+)"[^>]*?( aria-current="page")?>)?([^<]+)/g)].map(([, hidden, href, current, text]) => (hidden ? text : `${text} ${href}${current ? ' (here)' : ''}`));
+    };
+    expect(nav(7, 20)).toEqual(['1 /talks/', '…', '5 /talks/page/5/', '6 /talks/page/6/', '7 /talks/page/7/ (here)', '8 /talks/page/8/', '9 /talks/page/9/', '…', '20 /talks/page/20/']);
+    expect(nav(2, 4)).toEqual(['1 /talks/', '2 /talks/page/2/ (here)', '3 /talks/page/3/', '4 /talks/page/4/']);
+    // Next to the first or last page of the window, no ellipsis hides nothing.
+    expect(nav(4, 7)).toEqual(['1 /talks/', '2 /talks/page/2/', '3 /talks/page/3/', '4 /talks/page/4/ (here)', '5 /talks/page/5/', '6 /talks/page/6/', '7 /talks/page/7/']);
+  });
+});
+
 describe('counts', () => {
   it('are singular for one: "1 talk", not "1 talks"', async () => {
     const { templates } = await loadTheme(TEMPLATES);
