@@ -3,8 +3,8 @@
 import { iso6393 } from 'iso-639-3';
 import * as z from 'zod';
 import { SLUG_PATTERN } from './headers.ts';
-import { closest } from './suggest.ts';
 import { cached } from './memo.ts';
+import { closest } from './suggest.ts';
 
 export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
 export type Format = (typeof FORMATS)[number];
