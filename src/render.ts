@@ -262,7 +262,7 @@ export interface PageInputs {
 /** A talk in a template's list: `home`'s `newest`, `event`'s and `listing`'s `talks`, `talk`'s `others`, `prev` and `next`. */
 export type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> & {
   url: string;
-  /** The BCP 47 tag of the talk's language. */
+  /** The BCP 47 tag of its title (see textLanguageTag): all a list shows of the talk's text. */
   lang: string;
   /** H:MM:SS, or '' when unknown. */
   duration: string;
