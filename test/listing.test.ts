@@ -13,11 +13,14 @@ describe('the content listing', () => {
     // Markdown is content only under _pages/.
     await writeFile(path.join(content, 'README.md'), 'x');
     await writeFile(path.join(content, 'tidewater-python-2024', 'notes.md'), 'x');
+    // What editors leave beside a page they save is not content; any other file under _pages/ is, for the loader to refuse.
+    for (const leftover of ['about.md~', '#about.md#', 'about.md.swp', 'about.md.orig']) await writeFile(path.join(content, '_pages', leftover), 'x');
+    await writeFile(path.join(content, '_pages', 'notes.txt'), 'x');
     const entries = await listContent(content);
     const paths = entries.map((e) => e.path);
     expect(paths).toEqual([...paths].sort());
-    expect(paths.every((p) => (/\.(ya?ml|json)$/.test(p) || /^_pages\/.+\.md$/.test(p)) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
-    expect(paths).toContain('_pages/about.md');
+    expect(paths.every((p) => (/\.(ya?ml|json)$/.test(p) || /^_pages\/.+\.(md|txt)$/.test(p)) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
+    expect(paths.filter((p) => p.startsWith('_pages/'))).toEqual(['_pages/about.md', '_pages/notes.txt']);
     const signature = contentSignature(entries);
     expect(contentSignature(await listContent(content))).toBe(signature);
 
