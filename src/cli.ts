@@ -89,8 +89,6 @@ export function formatMiB(bytes: number): string {
 }
 
 /** `1 draft`, `2 drafts`. */
-export const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`;
-
 export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }

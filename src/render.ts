@@ -46,6 +46,9 @@ export function formatDuration(seconds: number | null): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
 }
 
+/** "1 talk", "2 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
+export const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`;
+
 /** Bytes in decimal units, as file managers show them. */
 export function formatBytes(bytes: number | null): string {
   if (bytes === null) return '';
@@ -516,7 +519,8 @@ export class SiteRenderer {
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
-    const input = { ...data, site: this.site };
+    // Beside the data, what every template may use: the site, and the helper that counts in words.
+    const input = { ...data, site: this.site, counted };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
