@@ -11,7 +11,7 @@ import { listContent } from './listing.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
-import { chooseSlug, convertEvent, convertTalk, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, legacyRedirects, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
@@ -182,6 +182,7 @@ export async function importPyvideo(options: { source: string; content: string; 
 
   // Events.
   const events = new Map<string, EventFile>();
+  const eventSources = new Map<string, string>();
   for (const file of categoryFiles) {
     const event = file.split('/')[0]!;
     let parsed: unknown;
@@ -201,6 +202,26 @@ export async function importPyvideo(options: { source: string; content: string; 
     const check = eventSchema.safeParse(converted.value);
     if (!check.success) report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
     events.set(eventSlugs.get(event)!, converted.value);
+    eventSources.set(eventSlugs.get(event)!, file);
+  }
+  // Events of one title had one page on pyvideo.org: the event in the folder named as the page keeps it, else the first.
+  const byPageClaim = [...events].sort(([a, ea], [b, eb]) => Number(ea.aliases?.[0] !== `/events/${a}.html`) - Number(eb.aliases?.[0] !== `/events/${b}.html`));
+  const eventsByPage = new Map<string, { slug: string; page?: string }>();
+  for (const [slug, event] of byPageClaim) for (const page of event.aliases ?? []) if (!eventsByPage.has(page)) eventsByPage.set(page, { slug, page });
+  const byFolder = (page: string) => {
+    const folder = /^\/events\/([^/]+)\.html$/.exec(page)?.[1];
+    const slug = folder === undefined ? undefined : eventSlugs.get(folder);
+    return slug !== undefined && events.has(slug) ? { slug, page: events.get(slug)!.aliases?.[0] } : undefined;
+  };
+  const redirects = await readFile(path.join(source, 'redirects.txt'), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') report.errors.push({ file: 'redirects.txt', reason: `cannot be read (${err.code ?? err.message})` });
+    return '';
+  });
+  const legacy = legacyRedirects(redirects, (page) => eventsByPage.get(page) ?? byFolder(page));
+  addNotes(legacy.notes);
+  for (const [slug, aliases] of legacy.aliases) {
+    const event = events.get(slug)!;
+    event.aliases = [...(event.aliases ?? []), ...aliases];
   }
 
   // Read every talk once; ids first, so that new ids follow the highest of all.
@@ -342,20 +363,18 @@ export async function importPyvideo(options: { source: string; content: string; 
     converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });
   }
 
-  // An address redirects to one talk: the first that claims it keeps it (pyvideo has records that share an old address).
-  const owners = new Map<string, number>();
-  for (const { slug, value } of converted) {
-    owners.set(pageFile({ id: value.id, slug }), value.id);
-    owners.set(shortLinkFile(value.id), value.id);
-  }
-  for (const { file, value } of converted) {
-    value.aliases = value.aliases.filter((alias) => {
-      const owner = owners.get(aliasFile(alias));
-      if (owner === undefined) owners.set(aliasFile(alias), value.id);
-      else addNotes([{ kind: 'old address already the address of another talk: no redirect made', source: file }]);
-      return owner === undefined;
+  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
+  const claimed = new Set<string>();
+  for (const { slug, value } of converted) claimed.add(pageFile({ id: value.id, slug })).add(shortLinkFile(value.id));
+  const claim = (aliases: string[], source: string) =>
+    aliases.filter((alias) => {
+      const free = !claimed.has(aliasFile(alias));
+      if (free) claimed.add(aliasFile(alias));
+      else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
+      return free;
     });
-  }
+  for (const [slug, event] of byPageClaim) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);
+  for (const { file, value } of converted) value.aliases = claim(value.aliases, file);
 
   const nextState: ImportState = {
     highestId: 0,

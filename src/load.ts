@@ -111,8 +111,8 @@ export interface LoadBasis {
   ids: Map<number, string>;
   /** `<event>/<slug>` → file name. */
   slugs: Map<string, string>;
-  /** Output path of a page, short link or alias → the id of the talk it is for. */
-  claims: Map<string, number>;
+  /** Output path of a talk's page, short link or alias → the talk's id; of an event's alias → the event's slug. */
+  claims: Map<string, Owner>;
 }
 
 /** Reads many talk files, in whatever thread it runs; errors travel as plain objects. */
@@ -425,9 +425,9 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   }
 
   talks.sort(byId);
-  const claimed = claims(talks, (talk, field) => locate(talk.name, field));
-  errors.push(...claimed.errors, ...pageClashes(pages, talks, claimed.owners, (talk, field) => locate(talk.name, field)));
   const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
+  const claimed = claims(catalogue, (origin, field) => locate(origin.name, field));
+  errors.push(...claimed.errors);
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }
@@ -552,43 +552,46 @@ function claimsOf(talk: CatalogueTalk): string[] {
   return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(aliasFile)];
 }
 
-/** Who each output path of the talks' pages, short links and aliases is for; an alias that would overwrite another's is an error. */
-function claims(talks: CatalogueTalk[], locate: (talk: CatalogueTalk, field: FieldPath) => Position) {
-  const owners = new Map<string, number>();
-  for (const talk of talks) {
+/** Who an output path is for: a talk, by its id, or an event, by its slug. */
+type Owner = number | string;
+
+/**
+ * Who each output path of the talks' pages, short links and aliases and the events' aliases is
+ * for. An alias that would overwrite another's file, or a page of the site's own, is an error.
+ */
+function claims(catalogue: Catalogue, locate: (origin: Origin, field: FieldPath) => Position) {
+  const owners = new Map<string, Owner>();
+  for (const talk of catalogue.talks) {
     owners.set(pageFile(talk), talk.id);
     owners.set(shortLinkFile(talk.id), talk.id);
   }
+  const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
+  const eventOf = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const whatIs = (file: string, owner: Owner): string => {
+    if (typeof owner === 'string') return `an alias of event ${owner} (${eventOf.get(owner)!.file})`;
+    const talk = talkOf.get(owner)!;
+    if (file === pageFile(talk)) return `the page of talk ${talk.id}`;
+    if (file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
+    return `an alias of talk ${talk.id} (${talk.file})`;
+  };
   const errors: ContentError[] = [];
-  const talkOf = new Map(talks.map((t) => [t.id, t]));
-  for (const talk of talks) {
-    talk.aliases.forEach((alias, i) => {
+  const claim = (origin: Origin & { aliases: string[] }, owner: Owner) =>
+    origin.aliases.forEach((alias, i) => {
       const file = aliasFile(alias);
-      const owner = owners.get(file);
-      if (owner === undefined) owners.set(file, talk.id);
-      else errors.push(new ContentError(talk.file, locate(talk, ['aliases', i]), `aliases[${i}]`, `"${alias}" is already ${whatIs(file, talkOf.get(owner)!)}; remove it`));
+      const other = owners.get(file);
+      if (other === undefined) owners.set(file, owner);
+      else errors.push(new ContentError(origin.file, locate(origin, ['aliases', i]), `aliases[${i}]`, `"${alias}" is already ${whatIs(file, other)}; remove it`));
     });
-  }
-  return { owners, errors };
-}
-
-/** A page whose address a talk's alias already takes: the alias would overwrite it. */
-function pageClashes(pages: CataloguePage[], talks: CatalogueTalk[], owners: Map<string, number>, locate: (talk: CatalogueTalk, field: FieldPath) => Position): ContentError[] {
-  const errors: ContentError[] = [];
-  for (const page of pages) {
-    const file = sitePageFile(page.slug);
-    const owner = owners.get(file);
+  for (const talk of catalogue.talks) claim(talk, talk.id);
+  for (const event of catalogue.events) claim(event, event.slug);
+  for (const page of catalogue.pages) {
+    const owner = owners.get(sitePageFile(page.slug));
     if (owner === undefined) continue;
     // Only an alias can: the talks' pages and short links are under video/, which no page may be.
-    const talk = talks.find((t) => t.id === owner)!;
-    const at = locate(talk, ['aliases', talk.aliases.findIndex((alias) => aliasFile(alias) === file)]);
-    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is an alias of talk ${talk.id} (${talk.file}:${at.line}:${at.col}); rename the page or remove the alias`));
+    const origin = typeof owner === 'string' ? eventOf.get(owner)! : talkOf.get(owner)!;
+    const at = locate(origin, ['aliases', origin.aliases.findIndex((alias) => aliasFile(alias) === sitePageFile(page.slug))]);
+    const whose = typeof owner === 'string' ? `event ${owner}` : `talk ${owner}`;
+    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is an alias of ${whose} (${origin.file}:${at.line}:${at.col}); rename the page or remove the alias`));
   }
-  return errors;
-}
-
-function whatIs(file: string, talk: CatalogueTalk): string {
-  if (file === pageFile(talk)) return `the page of talk ${talk.id}`;
-  if (file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
-  return `an alias of talk ${talk.id} (${talk.file})`;
+  return { owners, errors };
 }

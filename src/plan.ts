@@ -58,6 +58,8 @@ export type PageJob = OutputSpec &
     | { kind: 'sitemap'; input: SitemapEntry[] }
     | { kind: 'sitemap-index'; input: string[] }
     | { kind: 'robots' }
+    /** An event's old address: a talk's are its job's outputs. */
+    | { kind: 'redirect'; input: { title: string; target: string } }
     /** A page of the record list: the ids of its records, whose files it is made from. */
     | { kind: 'video-list'; input: ListPage<number> }
     | { kind: 'category-list'; input: ListPage<CategoryItem> }
@@ -364,7 +366,12 @@ export function* planParts(
       return { talk, event: eventInfo, prev, next, others, outputs };
     });
     const newest = [...list].sort(byNewest);
-    const pages = [page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }), ...feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest)];
+    const redirect = { title: event.title, target: eventPath(event.slug) };
+    const pages = [
+      page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }),
+      ...feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
+      ...event.aliases.map((alias): PageJob => ({ kind: 'redirect', input: redirect, path: aliasFile(alias), key: `${t('redirect')}${hashOf(redirect)}` })),
+    ];
     return { ...facts, talks: jobs, pages };
   };
 

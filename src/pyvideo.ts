@@ -39,6 +39,7 @@ export interface EventFile {
   url?: string;
   start_date?: string;
   end_date?: string;
+  aliases?: string[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -441,7 +442,45 @@ export function convertEvent(source: unknown, where: string): Converted<EventFil
   for (const key of Object.keys(source)) {
     if (!['title', 'description', 'url', 'start_date', 'end_date'].includes(key)) notes.push({ kind: `event field "${key}" ignored`, source: where });
   }
+  // pyvideo.org's Pelican named an event's page after its title (pelicanconf.py's CATEGORY_URL).
+  const page = eventPage(source.title);
+  if (page) event.aliases = [page];
+  else notes.push({ kind: "pyvideo.org event page: its title makes no path of a page, no redirect", source: where });
   return { ok: true, value: event, notes };
+}
+
+/** The address of an event's page on pyvideo.org, if the site can take it. */
+export function eventPage(title: string): string | undefined {
+  const slug = pelicanSlug(title);
+  const page = `/events/${slug}.html`;
+  return slug !== '' && !aliasProblem(page) ? page : undefined;
+}
+
+/**
+ * pyvideo/data's redirects.txt, `<old path> <new path>` a line: the addresses of richard, the
+ * Django site before pyvideo.org's Pelican, sent on to pyvideo.org's event pages. `eventOf` tells
+ * whose page a new path is. Each old path becomes an alias of that event, and so does the new path
+ * when it is not the event's page by its title (`eventPage`): those were named after the event's
+ * folder, before the event's title changed (`/events/djangocon-2009.html`, now "DjangoCon US 2009").
+ */
+export function legacyRedirects(text: string, eventOf: (page: string) => { slug: string; page?: string } | undefined): { aliases: Map<string, string[]>; notes: ImportNote[] } {
+  const aliases = new Map<string, Set<string>>();
+  const notes: ImportNote[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const note = (kind: string) => notes.push({ kind: `redirects.txt: ${kind}`, source: `redirects.txt:${i + 1}` });
+    const [from, to, ...more] = line.trim().split(/\s+/) as [string, string | undefined, ...string[]];
+    const event = to === undefined ? undefined : eventOf(to);
+    if (to === undefined || more.length > 0) return note('not "<old path> <new path>", skipped');
+    if (event === undefined) return note("not to an event's page, skipped");
+    if (aliasProblem(from)) return note('an old path no redirect can take, skipped');
+    const known = aliases.get(event.slug) ?? aliases.set(event.slug, new Set()).get(event.slug)!;
+    if (known.has(from)) return note('a line given before, skipped');
+    if (to !== event.page && !aliasProblem(to)) known.add(to);
+    known.add(from);
+    note("old path → redirect to the event's page");
+  });
+  return { aliases: new Map([...aliases].map(([slug, paths]) => [slug, [...paths]])), notes };
 }
 
 /** The slug for a talk that has none yet: its file name when that is a valid slug, else one made from its title. */

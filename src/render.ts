@@ -550,6 +550,8 @@ export class SiteRenderer {
         return sitemapIndexXml(job.input, this.site);
       case 'robots':
         return robotsTxt(this.site);
+      case 'redirect':
+        return this.redirect(job.input.title, job.input.target);
       case 'category-list':
         return categoryListJson(job.input, this.site.baseUrl);
       case 'category':

@@ -210,14 +210,23 @@ export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
   ...['_headers', '_redirects', 'Caddyfile', 'firebase.json', 'nginx.conf', 'vercel.json'],
 ]);
 
-/** Why `value` cannot be a talk's alias, or undefined when it can. */
+/**
+ * The folders of the site's lists, in which it writes only folders and index.html (and feeds, not
+ * named .html). test/schema.test.ts holds this against a build's output.
+ */
+export const LIST_FOLDERS: ReadonlySet<string> = new Set(['events', 'language', 'languages', 'speaker', 'speakers', 'tag', 'tags', 'talks']);
+
+/** A page named `<name>.html` directly in one of them is no page of the site's: pyvideo.org's events were at /events/<slug>.html. */
+const freeInList = (segments: string[]) => segments.length === 2 && LIST_FOLDERS.has(segments[0]!) && segments[1]!.endsWith('.html') && segments[1] !== 'index.html';
+
+/** Why `value` cannot be a talk's or an event's alias, or undefined when it can. */
 export function aliasProblem(value: string): string | undefined {
   const problem = sitePathProblem(value);
   if (problem) return `expected a path on this site such as "/pycon-2014/a-talk.html", got "${value}": ${problem}`;
   const segments = value.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
-  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, ''))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
+  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments)) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).
@@ -352,6 +361,8 @@ export const eventSchema = z
     whiteboard: text,
     /** When the event was added to the catalogue; by default its earliest talk's `added`. */
     added: addedAt.optional(),
+    /** Old addresses of the event's page, as a talk's. */
+    aliases: z.array(alias, expecting('a list of site paths such as "/events/old-name.html"')).default([]),
   })
   .superRefine(
     (event, ctx) => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
-import { SITE_ROOT_NAMES } from '../src/schema.ts';
+import { LIST_FOLDERS, SITE_ROOT_NAMES } from '../src/schema.ts';
 import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 async function buildDemo(out: string) {
@@ -43,6 +43,12 @@ describe('build', () => {
     expect(pages).toEqual(['about']);
     const names = (await readdir(out)).map((name) => name.replace(/\.(br|gz)$/, ''));
     expect(new Set(names)).toEqual(new Set([...SITE_ROOT_NAMES, 'video', ...pages]));
+    // Directly in the lists' folders, a page named other than index.html is free for an alias.
+    for (const folder of LIST_FOLDERS) {
+      const inside = await readdir(path.join(out, folder), { withFileTypes: true });
+      const pages = inside.filter((entry) => !entry.isDirectory()).map((entry) => entry.name.replace(/\.(br|gz)$/, ''));
+      expect(pages.filter((name) => name !== 'index.html' && name.endsWith('.html'))).toEqual([]);
+    }
   });
 
   it('builds an empty catalogue into a site that says so, with no search to load', async () => {

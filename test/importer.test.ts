@@ -211,6 +211,14 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
       const page = talk.aliases.find((a) => a.endsWith('.html'))!;
       expect(await readFile(path.join(out, page), 'utf8')).toContain(`url=/video/${talk.id}/${talk.slug}/`);
     }
+    // Every event keeps its pyvideo.org page, and richard's addresses that redirects.txt lists (69 events, both cases of each).
+    const events = result.catalogue!.events;
+    expect(events.filter((e) => !e.aliases.some((a) => /^\/events\/[^/]+\.html$/.test(a))).map((e) => e.slug)).toEqual([]);
+    expect(events.flatMap((e) => e.aliases.filter((a) => a.startsWith('/category/'))).length).toBe(136);
+    expect(events.find((e) => e.slug === 'djangocon-2009')!.aliases).toEqual(expect.arrayContaining(['/events/djangocon-us-2009.html', '/events/djangocon-2009.html', '/category/1/DjangoCon-2009']));
+    for (const event of events) {
+      for (const alias of event.aliases) expect(await readFile(path.join(out, alias.endsWith('.html') ? alias : `${alias}/index.html`), 'utf8')).toContain(`url=/events/${event.slug}/"`);
+    }
     const drafts = result.catalogue!.talks.filter((t) => t.state === 2);
     for (const talk of drafts) expect(records.has(`api/v2/video/${talk.id}`)).toBe(false);
     // The search index, built in a thread of its own at this size, its fragments bundled into at most a tenth as many files.
@@ -376,8 +384,50 @@ describe('importing hand-made snapshots', () => {
       expect(imported.id).toBe(2);
       expect(imported.aliases).not.toContain('/video/99/shared/');
       expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/video/99/shared/');
-      expect(report.notes.get('old address already the address of another talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/mine.json' });
+      expect(report.notes.get('old address already the address of another event or talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/mine.json' });
       expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
+  it("gives each event its pyvideo.org page, and richard's addresses that redirects.txt sends to it, as redirects", () =>
+    handMade(async ({ source, content, write }) => {
+      await write('djangocon-2009/category.json', { title: 'DjangoCon US 2009' });
+      await write('djangocon-2009/videos/first.json', { title: 'First' });
+      await write('pycon-2010/category.json', { title: 'PyCon 2010' });
+      await write('pycon-2010/videos/second.json', { title: 'Second' });
+      await write('pycon-2010-again/category.json', { title: 'PyCon 2010' });
+      await write('pycon-2010-again/videos/third.json', { title: 'Third' });
+      await writeFile(
+        path.join(source, 'redirects.txt'),
+        [
+          '/category/1/DjangoCon-2009 /events/djangocon-2009.html',
+          '/category/1/djangocon-2009 /events/djangocon-2009.html',
+          '/category/2/pycon-2010 /events/pycon-2010.html',
+          '/category/2/pycon-2010 /events/pycon-2010.html',
+          '/category/3/gone /events/gone.html',
+          '/category/4/odd',
+          '',
+        ].join('\n'),
+      );
+      const report = await importPyvideo({ source, content, now: FIRST });
+      expect(report.errors).toEqual([]);
+      const aliases = async (event: string) => JSON.parse(await readFile(path.join(content, event, 'category.json'), 'utf8')).aliases;
+      // Named after the event's title on pyvideo.org; redirects.txt names the page after the event's folder, as it was before the title changed.
+      expect(await aliases('djangocon-2009')).toEqual(['/events/djangocon-us-2009.html', '/events/djangocon-2009.html', '/category/1/DjangoCon-2009', '/category/1/djangocon-2009']);
+      expect(await aliases('pycon-2010')).toEqual(['/events/pycon-2010.html', '/category/2/pycon-2010']);
+      // Two events of one title had one page on pyvideo.org: the first keeps its address.
+      expect(await aliases('pycon-2010-again')).toEqual([]);
+      expect(Object.fromEntries([...report.notes].filter(([kind]) => /redirects\.txt|another event/.test(kind)))).toEqual({
+        "redirects.txt: old path → redirect to the event's page": { count: 3, example: 'redirects.txt:1' },
+        'redirects.txt: a line given before, skipped': { count: 1, example: 'redirects.txt:4' },
+        "redirects.txt: not to an event's page, skipped": { count: 1, example: 'redirects.txt:5' },
+        'redirects.txt: not "<old path> <new path>", skipped': { count: 1, example: 'redirects.txt:6' },
+        'old address already the address of another event or talk: no redirect made': { count: 1, example: 'pycon-2010-again/category.json' },
+      });
+      const out = path.join(source, '..', 'dist');
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+      for (const page of ['events/djangocon-us-2009.html', 'events/djangocon-2009.html', 'category/1/DjangoCon-2009/index.html']) {
+        expect(await readFile(path.join(out, page), 'utf8')).toContain('url=/events/djangocon-2009/"');
+      }
     }));
 
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>

@@ -350,6 +350,18 @@ describe('incremental builds', () => {
     expect(JSON.parse(await readFile(path.join(out, `api/v2/video/${id}`), 'utf8')).category).toBe('Pennine Web Twenty-Twelve');
     await expectSameAsClean();
 
+    // An event's old addresses: redirects to its page, which follow the event's edits and go with them.
+    const category = path.join(content, 'pennine-web-2012', 'category.yaml');
+    await edit(category, /^title: .*$/m, '$&\naliases: [/events/pennine-2012.html, /category/3/pennine/]');
+    await incremental();
+    expect(await readFile(path.join(out, 'events/pennine-2012.html'), 'utf8')).toContain('url=/events/pennine-web-2012/"');
+    expect(await readFile(path.join(out, 'category/3/pennine/index.html'), 'utf8')).toContain('<title>Pennine Web Twenty-Twelve · ');
+    await expectSameAsClean();
+    await edit(category, /^aliases: .*$/m, 'aliases: [/events/pennine-2012.html]');
+    await incremental();
+    expect(await fg('category/**', { cwd: out })).toEqual([]);
+    await expectSameAsClean();
+
     await edit(path.join(templates, 'assets', 'style.css'), /^:root \{/m, ':root {\n  --extra: 1;');
     // The stylesheet and its .br and .gz copies.
     expect((await incremental()).written).toBe(3);

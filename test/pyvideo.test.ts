@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, languageName, playerUrl, restLineBlocks, restLinks, slugFromTitle, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, languageName, legacyRedirects, playerUrl, restLineBlocks, restLinks, slugFromTitle, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
 import { talkSchema } from '../src/schema.ts';
 
@@ -272,11 +272,50 @@ describe('players and slugs', () => {
 describe('convertEvent', () => {
   it('keeps the fields the content format has and reports the rest', () => {
     const result = convertEvent({ title: 'PyCon', description: 'D', url: 'ftp://x', start_date: '2014-02-30', alias: 'x' }, 'pycon/category.json');
-    expect(result.ok && result.value).toEqual({ title: 'PyCon', description: 'D' });
+    expect(result.ok && result.value).toEqual({ title: 'PyCon', description: 'D', aliases: ['/events/pycon.html'] });
     expect(result.ok && result.notes.map((n) => n.kind)).toEqual([
       'event url: not an http(s) URL, dropped',
       'event start_date: not a real date, dropped',
       'event field "alias" ignored',
+    ]);
+  });
+
+  it("redirects from the event's page on pyvideo.org, named after its title as Pelican named it", () => {
+    expect(eventPage('PyCon US 2017')).toBe('/events/pycon-us-2017.html');
+    expect(eventPage('PyCon Česko 2018 — Brno')).toBe('/events/pycon-cesko-2018-brno.html');
+    expect(eventPage('***')).toBeUndefined();
+    const result = convertEvent({ title: '!!!' }, 'x/category.json');
+    expect(result.ok && [result.value.aliases, result.notes.map((n) => n.kind)]).toEqual([undefined, ['pyvideo.org event page: its title makes no path of a page, no redirect']]);
+  });
+});
+
+describe('legacyRedirects', () => {
+  const pages = new Map([['/events/pycon-us-2009.html', { slug: 'pycon-us-2009', page: '/events/pycon-us-2009.html' }]]);
+  const eventOf = (page: string) => pages.get(page) ?? (page === '/events/old-folder.html' ? { slug: 'renamed' } : undefined);
+
+  it("makes each old path an alias of the event whose page it was sent to, and the page too when it is not the event's own", () => {
+    const { aliases, notes } = legacyRedirects('/category/5/PyCon-US-2009 /events/pycon-us-2009.html\n/category/6/x   /events/old-folder.html \n', eventOf);
+    expect([...aliases]).toEqual([
+      ['pycon-us-2009', ['/category/5/PyCon-US-2009']],
+      ['renamed', ['/events/old-folder.html', '/category/6/x']],
+    ]);
+    expect(notes.map((n) => `${n.source} ${n.kind}`)).toEqual([
+      "redirects.txt:1 redirects.txt: old path → redirect to the event's page",
+      "redirects.txt:2 redirects.txt: old path → redirect to the event's page",
+    ]);
+  });
+
+  it('skips, and says so, lines it cannot use', () => {
+    const text = ['/a /events/pycon-us-2009.html /extra', '/b /events/nobody.html', '/events/ /events/pycon-us-2009.html', '/c?x=1 /events/pycon-us-2009.html', '/d /events/pycon-us-2009.html', '/d /events/pycon-us-2009.html'].join('\n');
+    const { aliases, notes } = legacyRedirects(text, eventOf);
+    expect([...aliases]).toEqual([['pycon-us-2009', ['/d']]]);
+    expect(notes.map((n) => n.kind.replace('redirects.txt: ', ''))).toEqual([
+      'not "<old path> <new path>", skipped',
+      "not to an event's page, skipped",
+      'an old path no redirect can take, skipped',
+      'an old path no redirect can take, skipped',
+      "old path → redirect to the event's page",
+      'a line given before, skipped',
     ]);
   });
 });

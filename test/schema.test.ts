@@ -137,10 +137,27 @@ describe('talk schema', () => {
       ['/talk?id=3', /it has a query \("\?"\)/],
       ['talks/old', /it does not start with "\/"/],
       ['/2019/talk.br/', /ends in \.br or \.gz/],
+      ['/events/index.html', /\(\/events\)/],
+      ['/events/old/', /\(\/events\)/],
+      ['/events/2019/old.html', /\(\/events\)/],
+      ['/events/old.html.gz', /\(\/events\)/],
+      ['/assets/old.html', /\(\/assets\)/],
+      ['/api/old.html', /\(\/api\)/],
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
     }
     for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/', '/2019.gz/talk/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+  });
+
+  it("takes a page directly in a list's folder, where the site writes only folders and index.html (pyvideo.org's /events/<slug>.html)", () => {
+    for (const ok of ['/events/pycon-us-2017.html', '/speaker/guido-van-rossum.html', '/tag/python.html', '/talks/all.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+  });
+
+  it("gives an event old addresses, checked as a talk's", () => {
+    expect(eventSchema.parse({ title: 'PyCon US 2017' }).aliases).toEqual([]);
+    expect(eventSchema.parse({ title: 'PyCon US 2017', aliases: ['/events/pycon-us-2017.html', '/category/5/PyCon-US-2017'] }).aliases).toHaveLength(2);
+    const r = eventSchema.safeParse({ title: 'PyCon US 2017', aliases: ['/events/old/'] });
+    expect(r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([expect.stringMatching(/^aliases\.0: .*is among the site's own pages and files \(\/events\)/)]);
   });
 
   // Past 255 bytes a name is no file or folder: check passed such content and the build failed with ENAMETOOLONG.
