@@ -254,7 +254,7 @@ async function renderJobs(
       return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
     };
     const inThread = (slice: Task) =>
-      workers.run<BatchResult>({ templatesKey, templates: theme.templates, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
+      workers.run<BatchResult>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
     // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
     let ended = false;
@@ -650,7 +650,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { catalogue } = loaded;
     const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages) };
     // Compiled now, so a template error fails the build before anything is written.
-    const renderer = new w.SiteRenderer(theme.templates, site);
+    const renderer = new w.SiteRenderer(theme.templates, site, theme.folder);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`, site);
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;

@@ -251,7 +251,8 @@ export async function runCheck(values: BuildValues): Promise<number> {
   // The templates are compiled whatever the content holds: every problem in one run.
   const problems: unknown[] = [...errors];
   try {
-    new SiteRenderer((await loadTheme(values.templates)).templates, { baseUrl: DEFAULT_BASE_URL, nav: [] });
+    const theme = await loadTheme(values.templates);
+    new SiteRenderer(theme.templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, theme.folder);
   } catch (err) {
     problems.push(err instanceof Error ? err.message : err);
   }

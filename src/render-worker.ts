@@ -9,6 +9,7 @@ import type { PageJob, TalkJob } from './plan.ts';
 export interface WorkerTask {
   templatesKey: string;
   templates: Templates;
+  templatesFolder: string;
   site: SiteInfo;
   target: WriteTarget;
   contentDir: string;
@@ -22,7 +23,7 @@ let current: { key: string; renderer: SiteRenderer } | undefined;
 
 export default function run(task: WorkerTask): BatchResult {
   // The site's navigation is the content's: a renderer is kept for one navigation, as for one set of templates.
-  const key = `${task.templatesKey}${JSON.stringify(task.site)}`;
-  if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site) };
+  const key = `${task.templatesKey}${task.templatesFolder}\0${JSON.stringify(task.site)}`;
+  if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site, task.templatesFolder) };
   return renderBatch(current.renderer, task.target, task.contentDir, task.jobs, task.pages);
 }

@@ -13,7 +13,7 @@ import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, textLanguageTag, VIDEO_MIME, type Format } from './schema.ts';
-import { compileFailure, newEta, reasonOf, renderFailureAt } from './template-errors.ts';
+import { compileFailure, newEta, reasonOf, renderFailureAt, templateFile } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
@@ -502,17 +502,19 @@ export function byEventDate(a: EventSummary, b: EventSummary): number {
 export class SiteRenderer {
   private readonly eta: Eta;
 
+  /** `folder` is the templates folder as it was given: errors name the template's file in it. */
   constructor(
     private readonly templates: Templates,
     readonly site: SiteInfo,
+    private readonly folder: string,
   ) {
     this.eta = newEta();
-    for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`template "${name}.eta" is missing`);
+    for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`${templateFile(folder, name)} is missing`);
     for (const [name, source] of Object.entries(templates)) {
       try {
         this.eta.loadTemplate(`@${name}`, source);
       } catch (err) {
-        throw new Error(compileFailure(name, source, err));
+        throw new Error(compileFailure(templateFile(folder, name), source, err));
       }
     }
   }
@@ -524,7 +526,7 @@ export class SiteRenderer {
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
-      throw new Error(`${renderFailureAt(this.templates, name, input) ?? `template ${name}.eta`}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
+      throw new Error(`${renderFailureAt(this.templates, this.folder, name, input) ?? templateFile(this.folder, name)}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
     }
   }
 

@@ -2,6 +2,7 @@
 // makes of a template, not in the template, and a runtime error not at all
 // unless the template was compiled for debugging, which slows every render.
 // So the place is found on the failure path only, by compiling again for debugging.
+import path from 'node:path';
 import vm from 'node:vm';
 import { Eta } from 'eta/core';
 import type { Templates } from './theme.ts';
@@ -17,16 +18,19 @@ export function reasonOf(err: unknown): string {
   return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
 }
 
-/** A template's line, and column when known: `:12:5`, or '' when not known. */
-const at = (line?: number, col?: number) => (line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`);
+/** A template's file as messages name it: in the templates folder as it was given (`templates/talk.eta`). */
+export const templateFile = (folder: string, name: string) => path.join(folder, `${name}.eta`);
 
-/** The message for a template that does not compile: `template talk.eta:12:5: syntax error: …`. */
-export function compileFailure(name: string, source: string, err: unknown): string {
+/** A template's file, line, and column when known: `templates/talk.eta:12:5`. */
+const at = (file: string, line?: number, col?: number) => `${file}${line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`}`;
+
+/** The message for a template that does not compile: `templates/talk.eta:12:5: syntax error: …`. */
+export function compileFailure(file: string, source: string, err: unknown): string {
   // Eta's own parse errors (an unclosed tag or string) say where they are, after the reason.
   const parsed = /^(.*?) at line (\d+) col (\d+):/s.exec(err instanceof Error ? err.message : '');
-  if (parsed) return `template ${name}.eta${at(Number(parsed[2]), Number(parsed[3]))}: ${parsed[1]}`;
+  if (parsed) return `${at(file, Number(parsed[2]), Number(parsed[3]))}: ${parsed[1]}`;
   const place = syntaxErrorAt(source);
-  return `template ${name}.eta${at(place?.line, place?.col)}: ${reasonOf(err)}`;
+  return `${at(file, place?.line, place?.col)}: ${reasonOf(err)}`;
 }
 
 /**
@@ -68,11 +72,8 @@ export function syntaxErrorAt(source: string): { line: number; col?: number } | 
 
 /** A failure inside a template compiled for debugging, with the template and line it came from. */
 class Placed extends Error {
-  constructor(
-    readonly template: string,
-    readonly line: number | undefined,
-  ) {
-    super(`template ${template}.eta${at(line)}`);
+  constructor(file: string, line: number | undefined) {
+    super(at(file, line));
   }
 }
 
@@ -81,7 +82,7 @@ class Placed extends Error {
  * templates compiled for debugging: the innermost template's, when one renders another (a page
  * in its layout). Undefined when it does not fail again.
  */
-export function renderFailureAt(templates: Templates, name: string, data: object): string | undefined {
+export function renderFailureAt(templates: Templates, folder: string, name: string, data: object): string | undefined {
   const eta = newEta(true);
   for (const [template, source] of Object.entries(templates)) {
     if (source === undefined) continue;
@@ -93,7 +94,7 @@ export function renderFailureAt(templates: Templates, name: string, data: object
         // Eta wraps a failure inside a template it renders (the layout) in one of its own.
         const inner = err instanceof Placed ? err : (err as Error).cause;
         if (inner instanceof Placed) throw inner;
-        throw new Placed(template, Number(/^line (\d+)\n/.exec((err as Error).message)?.[1]) || undefined);
+        throw new Placed(templateFile(folder, template), Number(/^line (\d+)\n/.exec((err as Error).message)?.[1]) || undefined);
       }
     });
   }

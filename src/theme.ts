@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { templateFile } from './template-errors.ts';
 
 /** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
 export type Templates = Record<string, string>;
@@ -14,6 +15,8 @@ export const TEMPLATE_NAMES = ['layout', 'home', 'events', 'event', 'listing', '
 const PARTIAL_NAME = /^[\w-]+$/;
 
 export interface Theme {
+  /** The templates folder as it was given, which errors name the templates' files in. */
+  folder: string;
   templates: Templates;
   /** Static files under templates/assets, copied to /assets. */
   assets: { path: string; bytes: Buffer }[];
@@ -50,9 +53,9 @@ export async function loadTheme(dir: string): Promise<Theme> {
   }
   const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
   const missing = missingAssets(templates, new Set(assetNames));
-  if (missing.length > 0) throw new Error(missing.map((m) => `template ${m.template}.eta:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`).join('\n'));
+  if (missing.length > 0) throw new Error(missing.map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`).join('\n'));
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
-  return { templates, assets };
+  return { folder: dir, templates, assets };
 }
 
 /**

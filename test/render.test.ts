@@ -108,7 +108,7 @@ describe('talk pages', () => {
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
     const odd = 'a\u0000b\u0007c\u007fd\u009de\ufdd0f\uffffg';
     const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), title: odd, summary: odd, description: `${odd}\n\n\`${odd}\``, speakers: [odd] };
-    const html = new SiteRenderer(templates, SITE).talk({ ...job, talk });
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk });
     expect(html).not.toMatch(/[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/);
     expect(html).toMatch(/<h1 lang="\w+" dir="auto">abcdefg<\/h1>/);
     // JSON writes C0 controls as \u escapes itself: the JSON-LD keeps those.
@@ -120,7 +120,7 @@ describe('talk pages', () => {
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
     const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), speakers: ['', '  ', 'Ann Lee'], tags: [' ', 'web'] };
-    const html = new SiteRenderer(templates, SITE).talk({ ...job, talk });
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk });
     // A name with no letters to spell would have a slug of its hash, u-….
     expect(html).toContain('href="/speaker/ann-lee/"');
     expect(html).toContain('href="/tag/web/"');
@@ -134,7 +134,7 @@ describe('listed talks', () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     for (const template of ['home', 'listing', 'event'] as const) {
       const html = renderer.output(pages.find((p) => p.kind === 'page' && p.template === template)!);
       const links = html.match(/<a href="\/video\/[^"]+"[^>]*>/g) ?? [];
@@ -153,7 +153,7 @@ describe("an event's page", () => {
     const [event] = catalogue.events;
     const changed: Catalogue = { ...catalogue, events: [{ ...event!, description: '# About the event\n\nText.\n\n## Venue\n' }, ...catalogue.events.slice(1)] };
     const job = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'event' && p.path === `events/${event!.slug}/index.html`)!;
-    const html = new SiteRenderer(templates, SITE).output(job);
+    const html = new SiteRenderer(templates, SITE, 'templates').output(job);
     expect(html.match(/<h\d[ >]/g)).toEqual(['<h1>', '<h2>', '<h3>', '<h2 ']);
   });
 
@@ -161,7 +161,7 @@ describe("an event's page", () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     const current = (file: string) => renderer.output(pages.find((p) => p.path === file)!).match(/<a href="[^"]*" aria-current="[^"]*">/g);
     expect(current(`events/${catalogue.events[0]!.slug}/index.html`)).toEqual(['<a href="/events/" aria-current="true">']);
     expect(current('events/index.html')).toEqual(['<a href="/events/" aria-current="page">']);
@@ -172,7 +172,7 @@ describe('every HTML page', () => {
   it('names its icon, so that no browser asks for /favicon.ico, which the site has not', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.path.endsWith('.html'));
     const html = [...pages.map((p) => renderer.output(p)), renderer.redirect('A talk', '/video/1/a-talk/')];
     expect(html.filter((page) => !page.includes('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">'))).toEqual([]);
@@ -182,7 +182,7 @@ describe('every HTML page', () => {
 describe('a long list', () => {
   it('links its first and last pages and those near this one, and marks this one', async () => {
     const { templates } = await loadTheme(TEMPLATES);
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     const nav = (number: number, count: number) => {
       const html = renderer.page('listing', { title: 'All talks', kind: 'all', names: ['All talks'], path: '/talks/', total: count * 50, page: { number, count, prev: 'p', next: 'n' }, talks: [] });
       const pager = html.slice(html.indexOf('<ol class="page-numbers">'), html.indexOf('</ol>'));
@@ -201,7 +201,7 @@ describe('counts', () => {
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const first = catalogue.talks.find((t) => t.state === 1 && t.speakers.length === 1 && t.tags.length > 0)!;
     const one: Catalogue = { ...catalogue, events: catalogue.events.filter((e) => e.slug === first.event), talks: [{ ...first, tags: [first.tags[0]!] }] };
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     const pages = planSite(one, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.kind === 'page' && p.template !== 'page');
     expect(pages.length).toBeGreaterThan(8);
     for (const page of pages) expect(renderer.output(page), page.path).not.toMatch(/\b1 (recorded )?(talks|events|speakers|tags|languages)\b|of the 1 /);
@@ -223,7 +223,7 @@ describe('titles in a line of plain text', () => {
     };
     const plan = planSite(changed, { code: '', templates: {} });
     const pages = plan.parts.flatMap((p) => p.pages);
-    const renderer = new SiteRenderer(templates, SITE);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
     const output = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
     const titleOf = (html: string) => /<title>(.*)<\/title>/.exec(html)![1]!;
     const inLine = `${FSI}${evil}${PDI}`;
@@ -254,7 +254,7 @@ describe("the site's own pages", () => {
 
   it('are rendered in the layout, their Markdown sanitised as talk descriptions are', async () => {
     const { templates } = await loadTheme(TEMPLATES);
-    const html = new SiteRenderer(templates, SITE).page('page', input);
+    const html = new SiteRenderer(templates, SITE, 'templates').page('page', input);
     const main = html.slice(html.indexOf('<main'), html.indexOf('</main>'));
     expect(main).toContain('<h1 dir="auto">&lt;b&gt;About&lt;/b&gt; us</h1>');
     expect(main).toContain('<p class="lead" dir="auto">Who &quot;we&quot; are</p>');
@@ -274,7 +274,7 @@ describe("the site's own pages", () => {
       { title: 'About <us>', url: '/about/' },
       { title: 'FAQ', url: '/faq/' },
     ];
-    const renderer = new SiteRenderer(templates, { ...SITE, nav });
+    const renderer = new SiteRenderer(templates, { ...SITE, nav }, 'templates');
     const links = (html: string) => html.slice(html.indexOf('<ul class="site-nav">'), html.indexOf('</ul>')).match(/<li>.*<\/li>/g)!;
     expect(links(renderer.page('page', input)).slice(-3)).toEqual([
       '<li><a href="/api/">API</a></li>',
@@ -282,7 +282,7 @@ describe("the site's own pages", () => {
       '<li><a href="/faq/">FAQ</a></li>',
     ]);
     expect(links(renderer.page('not-found', {})).slice(-2)).toEqual(['<li><a href="/about/">About &lt;us&gt;</a></li>', '<li><a href="/faq/">FAQ</a></li>']);
-    expect(links(new SiteRenderer(templates, SITE).page('page', input)).at(-1)).toBe('<li><a href="/api/">API</a></li>');
+    expect(links(new SiteRenderer(templates, SITE, 'templates').page('page', input)).at(-1)).toBe('<li><a href="/api/">API</a></li>');
   });
 });
 
@@ -291,31 +291,31 @@ describe('template errors', () => {
     const { templates } = await loadTheme(TEMPLATES);
     const lines = (source: string) => source.split('\n').length;
     const talkLines = lines(templates.talk!);
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><% if (it.title { %>x<% } %></p>` }, SITE)).toThrow(
-      new RegExp(`^template talk\\.eta:${talkLines + 1}:20: syntax error: Unexpected token '\\{'$`),
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><% if (it.title { %>x<% } %></p>` }, SITE, 'templates')).toThrow(
+      new RegExp(`^templates/talk\\.eta:${talkLines + 1}:20: syntax error: Unexpected token '\\{'$`),
     );
     // In an output tag, and in one that outputs raw HTML.
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><%= it.title.{ %></p>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:17: syntax error`));
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%~ it.title + %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}(:\\d+)?: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<p><%= it.title.{ %></p>` }, SITE, 'templates')).toThrow(new RegExp(`^templates/talk\\.eta:${talkLines + 1}:17: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%~ it.title + %>` }, SITE, 'templates')).toThrow(new RegExp(`^templates/talk\\.eta:${talkLines + 1}(:\\d+)?: syntax error`));
     // A stray parenthesis closes Eta's own call early: the column is the parenthesis's, not one past it.
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\nabc<%= it.x ) %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:13: syntax error`));
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%= ) %>` }, SITE)).toThrow(new RegExp(`^template talk\\.eta:${talkLines + 1}:5: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\nabc<%= it.x ) %>` }, SITE, 'templates')).toThrow(new RegExp(`^templates/talk\\.eta:${talkLines + 1}:13: syntax error`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%= ) %>` }, SITE, 'templates')).toThrow(new RegExp(`^templates/talk\\.eta:${talkLines + 1}:5: syntax error`));
     // A tag over several lines: the line of its code that fails.
-    expect(() => new SiteRenderer({ ...templates, terms: `<%\n  const a = 1;\n  const b = ;\n%>\n${templates.terms}` }, SITE)).toThrow(/^template terms\.eta:3:13: syntax error: Unexpected token ';'$/);
+    expect(() => new SiteRenderer({ ...templates, terms: `<%\n  const a = 1;\n  const b = ;\n%>\n${templates.terms}` }, SITE, 'templates')).toThrow(/^templates\/terms\.eta:3:13: syntax error: Unexpected token ';'$/);
     // A block left open ends in Eta's own code: no line is better than a wrong one.
-    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<% if (it.title) { %>` }, SITE)).toThrow(/^template talk\.eta: syntax error: Unexpected token '\)'$/);
-    expect(() => new SiteRenderer({ ...templates, event: `${templates.event}\n<% unclosed` }, SITE)).toThrow(new RegExp(`^template event\\.eta:${lines(templates.event!) + 1}:1: unclosed tag$`));
+    expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<% if (it.title) { %>` }, SITE, 'templates')).toThrow(/^templates\/talk\.eta: syntax error: Unexpected token '\)'$/);
+    expect(() => new SiteRenderer({ ...templates, event: `${templates.event}\n<% unclosed` }, SITE, 'templates')).toThrow(new RegExp(`^templates/event\\.eta:${lines(templates.event!) + 1}:1: unclosed tag$`));
     const { catalogue } = await loadContent(DEMO_CONTENT);
-    const broken = new SiteRenderer({ ...templates, talk: `${templates.talk}\n\n<%= it.nope.deeper %>` }, SITE);
+    const broken = new SiteRenderer({ ...templates, talk: `${templates.talk}\n\n<%= it.nope.deeper %>` }, SITE, 'templates');
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
     const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
-    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE).output(home)).toThrow(/^template home\.eta:1, rendering \/: Cannot read properties/);
+    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE, 'templates').output(home)).toThrow(/^templates\/home\.eta:1, rendering \/: Cannot read properties/);
     expect(() => broken.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) })).toThrow(
-      `template talk.eta:${talkLines + 2}, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`,
+      `templates/talk.eta:${talkLines + 2}, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`,
     );
     // A failure in the layout a page is rendered in is the layout's.
     const layout = `${templates.layout}`.replace('\n', '\n<%= it.nope.deeper %>\n');
-    expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(/^template layout\.eta:2, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
+    expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(/^templates\/layout\.eta:2, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
   });
 
   it('a partial renders where a template includes it; one it does not have is named, with how templates are named', async () => {
@@ -323,11 +323,11 @@ describe('template errors', () => {
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
     const layout = templates.layout!.replace('</footer>', "<%~ include('@links', it) %></footer>");
-    expect(new SiteRenderer({ ...templates, layout, links: '<p id="links"><%= it.site.baseUrl %></p>' }, SITE).output(home)).toContain(`<p id="links">${SITE.baseUrl}</p>`);
-    expect(() => new SiteRenderer({ ...templates, layout }, SITE).output(home)).toThrow(
-      /^template layout\.eta:\d+, rendering \/: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
+    expect(new SiteRenderer({ ...templates, layout, links: '<p id="links"><%= it.site.baseUrl %></p>' }, SITE, 'templates').output(home)).toContain(`<p id="links">${SITE.baseUrl}</p>`);
+    expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(
+      /^templates\/layout\.eta:\d+, rendering \/: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
     );
-    expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE)).toThrow(/^template links\.eta:1(:\d+)?: syntax error/);
+    expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE, 'templates')).toThrow(/^templates\/links\.eta:1(:\d+)?: syntax error/);
   });
 });
 
@@ -342,7 +342,7 @@ describe("the README's table of templates", () => {
     // Each page template shows the names of its own `it`; the layout only writes the page.
     const dump: Record<string, string> = Object.fromEntries(TEMPLATE_NAMES.map((name) => [name, `<% layout('@layout') %><%= Object.keys(it).filter((k) => !${JSON.stringify(shared)}.includes(k)).join(' ') %>`]));
     dump.layout = '<%~ it.body %>';
-    const renderer = new SiteRenderer(dump, SITE);
+    const renderer = new SiteRenderer(dump, SITE, 'templates');
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const plan = planSite(catalogue, { code: '', templates: {} });
     const got: Record<string, string> = {};

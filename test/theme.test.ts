@@ -58,6 +58,6 @@ describe('missingAssets', () => {
     expect(missingAssets((await loadTheme(dir)).templates, new Set(['style.css', 'favicon.svg', 'search.js', 'api.js']))).toEqual([]);
     await rm(path.join(dir, 'assets', 'favicon.svg'));
     const line = (await readFile(path.join(dir, 'layout.eta'), 'utf8')).split('\n').findIndex((l) => l.includes('/assets/favicon.svg')) + 1;
-    await expect(loadTheme(dir)).rejects.toThrow(`template layout.eta:${line}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
+    await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'layout.eta')}:${line}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
   });
 });
