@@ -32,8 +32,16 @@ import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts
  * that finds nothing changed is done before they would have loaded (a quarter of a second).
  */
 const work = async () => {
-  const [load, pages, plan, renderTalks, render, search] = await Promise.all([import('./load.ts'), import('./pages.ts'), import('./plan.ts'), import('./render-talks.ts'), import('./render.ts'), import('./search.ts')]);
-  return { ...load, ...pages, ...plan, ...renderTalks, ...render, ...search };
+  const [load, pages, plan, redirects, renderTalks, render, search] = await Promise.all([
+    import('./load.ts'),
+    import('./pages.ts'),
+    import('./plan.ts'),
+    import('./redirects.ts'),
+    import('./render-talks.ts'),
+    import('./render.ts'),
+    import('./search.ts'),
+  ]);
+  return { ...load, ...pages, ...plan, ...redirects, ...renderTalks, ...render, ...search };
 };
 type Work = Awaited<ReturnType<typeof work>>;
 
@@ -648,11 +656,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark(`load (${loaded.read} files read)`);
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const { catalogue } = loaded;
+    const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
+    const unreachable = w.targetProblems(catalogue, () => w.indexOf(catalogue, memo), w.locator(options.content));
+    if (unreachable.length > 0) return { ok: false, errors: unreachable };
     const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages) };
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new w.SiteRenderer(theme.templates, site, theme.folder);
     const prints = fingerprints(theme, `${code}${hash(site.baseUrl)}`, site);
-    const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
     search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;

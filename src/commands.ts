@@ -246,8 +246,16 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
 export async function runCheck(values: BuildValues): Promise<number> {
   checkFolders(values);
   const started = performance.now();
-  const [{ isLive, loadContent }, { SiteRenderer }] = await Promise.all([import('./load.ts'), import('./render.ts')]);
-  const { catalogue, errors, files } = await loadContent(values.content);
+  const [{ isLive, loadContent, locator }, { SiteRenderer }, { targetProblems }, { indexCatalogue }] = await Promise.all([
+    import('./load.ts'),
+    import('./render.ts'),
+    import('./redirects.ts'),
+    import('./catalogue-index.ts'),
+  ]);
+  const loaded = await loadContent(values.content);
+  const { catalogue, files } = loaded;
+  // Where redirects lead is checked against the pages of a catalogue without errors, as the build checks it.
+  const errors = loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
   const problems: unknown[] = [...errors];
   try {

@@ -11,10 +11,13 @@ import { listContent } from './listing.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
-import { chooseSlug, convertEvent, convertTalk, legacyRedirects, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { REDIRECTS_DIR } from './redirects.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
+/** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
+export const REDIRECTS_FILE = `${REDIRECTS_DIR}/pyvideo.json`;
 
 interface TalkState {
   id: number;
@@ -400,6 +403,9 @@ export async function importPyvideo(options: { source: string; content: string; 
     nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) };
   }
   for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
+  const sitePages = siteRedirects(converted.map((talk) => talk.value));
+  outputs.set(REDIRECTS_FILE, toJson(sitePages));
+  report.notes.set("pyvideo.org speaker's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
   report.events = events.size;
 
   if (report.errors.length > 0) return report;

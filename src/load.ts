@@ -15,11 +15,13 @@ import { ContentError, sortErrors } from './errors.ts';
 import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
-import { parseSource, type FieldPath, type Position } from './source.ts';
+import { cached } from './memo.ts';
+import { parseRedirects, REDIRECTS_DIR, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
+import { fieldName, parseSource, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { validate, type Validated } from './validate.ts';
 import { DATA_FILE, listContent, PAGES_DIR, statKey, type ContentEntry } from './listing.ts';
 
-interface Origin {
+export interface Origin {
   /** The file as shown in messages, relative to the working directory. */
   file: string;
   /** The file's path inside the content folder. */
@@ -77,10 +79,12 @@ export interface Catalogue {
   talks: CatalogueTalk[];
   /** Sorted by slug. */
   pages: CataloguePage[];
+  /** The site's redirects files (src/redirects.ts), sorted by name. */
+  redirects: CatalogueRedirects[];
 }
 
 /** What a load remembers of each valid file, for the next load to reuse. */
-export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource }>;
+export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource | RedirectsSource }>;
 
 export interface LoadResult {
   catalogue: Catalogue;
@@ -245,6 +249,7 @@ const BATCH = 500;
 const catalogueTalks = new WeakMap<TalkDigest, CatalogueTalk>();
 const catalogueEvents = new WeakMap<EventFields, CatalogueEvent>();
 const cataloguePages = new WeakMap<PageSource, CataloguePage>();
+const catalogueRedirects = new WeakMap<RedirectsSource, CatalogueRedirects>();
 
 function remembered<K extends object, V>(made: WeakMap<K, V>, from: K, fits: (known: V) => boolean, make: () => V): V {
   const known = made.get(from);
@@ -276,14 +281,11 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const errors: ContentError[] = [];
   let read = 0;
 
-  /** Where a field of a valid file is written; cross-file problems are rare, so the file is parsed again to find out. */
-  function locate(name: string, field: FieldPath): Position {
-    const parsed = parseSource(shown(name), readFileSync(path.join(dir, name)));
-    return parsed.ok ? parsed.doc.locate(field) : { line: 1, col: 1 };
-  }
+  const locateIn = locator(dir);
+  const locate = (name: string, field: FieldPath) => locateIn({ name, file: shown(name) }, field);
 
   /** An event's or page's file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
-  function cachedOrRead<T extends EventFields | PageSource>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
+  function cachedOrRead<T extends EventFields | PageSource | RedirectsSource>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
     const hit = previous.get(name);
     let loaded: { value: T; rev: string } | undefined;
     if (hit && hit.stat === statKey(stats)) loaded = hit as { value: T; rev: string };
@@ -300,6 +302,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const eventFiles = new Map<string, (typeof entries)[number][]>();
   const talkFiles: (typeof entries)[number][] = [];
   const pageFiles: (typeof entries)[number][] = [];
+  const redirectFiles: (typeof entries)[number][] = [];
   for (const entry of entries) {
     const parts = entry.path.split('/');
     if (parts[0] === PAGES_DIR) {
@@ -308,6 +311,10 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       const name = parts.at(-1)!;
       const lower = name.replace(/\.[^.]+$/, (ext) => ext.toLowerCase());
       errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', `a content file's extension is written in lower case; rename the file to ${lower}`));
+    } else if (parts[0] === REDIRECTS_DIR) {
+      const problem = redirectsFileProblem(entry.path);
+      if (problem) errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', problem));
+      else redirectFiles.push(entry);
     } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
       eventFiles.set(parts[0]!, [...(eventFiles.get(parts[0]!) ?? []), entry]);
     } else if (parts.length === 3 && parts[1] === 'videos') {
@@ -345,6 +352,15 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const { value, rev } = loaded;
     const file = shown(name);
     pages.push(remembered(cataloguePages, value, (p) => p.file === file && p.name === name, () => ({ ...value, slug: named.slug, file, name, rev })));
+  }
+
+  const redirects: CatalogueRedirects[] = [];
+  for (const { path: name, stats } of redirectFiles) {
+    const loaded = cachedOrRead(name, stats!, parseRedirects);
+    if (!loaded) continue;
+    const { value, rev } = loaded;
+    const file = shown(name);
+    redirects.push(remembered(catalogueRedirects, value, (r) => r.file === file && r.name === name, () => ({ ...value, file, name, rev })));
   }
 
   // Talk files: from the cache when unchanged, the rest read here or in other threads.
@@ -425,11 +441,26 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   }
 
   talks.sort(byId);
-  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
-  const claimed = claims(catalogue, (origin, field) => locate(origin.name, field));
+  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)), redirects };
+  const claimed = claims(catalogue, locateIn);
   errors.push(...claimed.errors);
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
+}
+
+/**
+ * Where a field of a valid file of the content folder `dir` is written. Problems across files are
+ * rare, so a file is parsed again to find out, once for all of its problems.
+ */
+export function locator(dir: string): (origin: Pick<Origin, 'name' | 'file'>, field: FieldPath, which?: 'key' | 'value') => Position {
+  const docs = new Map<string, SourceDoc | undefined>();
+  return (origin, field, which) => {
+    const doc = cached(docs, origin.name, () => {
+      const parsed = parseSource(origin.file, readFileSync(path.join(dir, origin.name)));
+      return parsed.ok ? parsed.doc : undefined;
+    });
+    return doc?.locate(field, which) ?? { line: 1, col: 1 };
+  };
 }
 
 export const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
@@ -533,7 +564,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
   }
   basis.entries = entries;
-  basis.catalogue = { events: basis.catalogue.events, talks: resorted(basis.catalogue.talks, stale, made, byId), pages: basis.catalogue.pages };
+  basis.catalogue = { ...basis.catalogue, talks: resorted(basis.catalogue.talks, stale, made, byId) };
   return { catalogue: basis.catalogue, errors: [], files: entries.length, cache: basis.cache, read: toRead.length, basis };
 }
 
@@ -552,14 +583,15 @@ function claimsOf(talk: CatalogueTalk): string[] {
   return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(aliasFile)];
 }
 
-/** Who an output path is for: a talk, by its id, or an event, by its slug. */
-type Owner = number | string;
+/** Who an output path is for: a talk, by its id, an event, by its slug, or a redirects file. */
+type Owner = number | string | CatalogueRedirects;
 
 /**
- * Who each output path of the talks' pages, short links and aliases and the events' aliases is
- * for. An alias that would overwrite another's file, or a page of the site's own, is an error.
+ * Who each output path of the talks' pages, short links and aliases, the events' aliases and the
+ * site's redirects is for. An old address that would overwrite another's file, or a page of the
+ * site's own, is an error.
  */
-function claims(catalogue: Catalogue, locate: (origin: Origin, field: FieldPath) => Position) {
+function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const owners = new Map<string, Owner>();
   for (const talk of catalogue.talks) {
     owners.set(pageFile(talk), talk.id);
@@ -567,31 +599,38 @@ function claims(catalogue: Catalogue, locate: (origin: Origin, field: FieldPath)
   }
   const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
   const eventOf = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const named = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
   const whatIs = (file: string, owner: Owner): string => {
-    if (typeof owner === 'string') return `an alias of event ${owner} (${eventOf.get(owner)!.file})`;
-    const talk = talkOf.get(owner)!;
-    if (file === pageFile(talk)) return `the page of talk ${talk.id}`;
-    if (file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
-    return `an alias of talk ${talk.id} (${talk.file})`;
+    const talk = typeof owner === 'number' ? talkOf.get(owner)! : undefined;
+    if (talk && file === pageFile(talk)) return `the page of talk ${talk.id}`;
+    if (talk && file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
+    return `${named(owner)} (${typeof owner === 'object' ? owner.file : typeof owner === 'string' ? eventOf.get(owner)!.file : talk!.file})`;
   };
+  /** Where each old address is written, for a page that would take it. */
+  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value' }>();
   const errors: ContentError[] = [];
-  const claim = (origin: Origin & { aliases: string[] }, owner: Owner) =>
-    origin.aliases.forEach((alias, i) => {
-      const file = aliasFile(alias);
+  /** An old path is a list's item (an alias), or a mapping's key (a redirect). */
+  const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath][], which: 'key' | 'value') => {
+    for (const [path, field] of paths) {
+      const file = aliasFile(path);
       const other = owners.get(file);
-      if (other === undefined) owners.set(file, owner);
-      else errors.push(new ContentError(origin.file, locate(origin, ['aliases', i]), `aliases[${i}]`, `"${alias}" is already ${whatIs(file, other)}; remove it`));
-    });
-  for (const talk of catalogue.talks) claim(talk, talk.id);
-  for (const event of catalogue.events) claim(event, event.slug);
+      if (other === undefined) {
+        owners.set(file, owner);
+        written.set(file, { origin, field, which });
+      } else errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is already ${whatIs(file, other)}; remove it`));
+    }
+  };
+  const aliases = (list: string[]) => list.map((alias, i): [string, FieldPath] => [alias, ['aliases', i]]);
+  for (const talk of catalogue.talks) claim(talk, talk.id, aliases(talk.aliases), 'value');
+  for (const event of catalogue.events) claim(event, event.slug, aliases(event.aliases), 'value');
+  for (const file of catalogue.redirects) claim(file, file, file.redirects.map(({ from }) => [from, [from]]), 'key');
   for (const page of catalogue.pages) {
     const owner = owners.get(sitePageFile(page.slug));
     if (owner === undefined) continue;
-    // Only an alias can: the talks' pages and short links are under video/, which no page may be.
-    const origin = typeof owner === 'string' ? eventOf.get(owner)! : talkOf.get(owner)!;
-    const at = locate(origin, ['aliases', origin.aliases.findIndex((alias) => aliasFile(alias) === sitePageFile(page.slug))]);
-    const whose = typeof owner === 'string' ? `event ${owner}` : `talk ${owner}`;
-    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is an alias of ${whose} (${origin.file}:${at.line}:${at.col}); rename the page or remove the alias`));
+    // Only an old address can: the talks' pages and short links are under video/, which no page may be.
+    const { origin, field, which } = written.get(sitePageFile(page.slug))!;
+    const at = locate(origin, field, which);
+    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${named(owner)} (${origin.file}:${at.line}:${at.col}); rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
   }
   return { owners, errors };
 }

@@ -82,7 +82,7 @@ export interface Part {
    * What the part is made from, as the files it comes from: for a build in another process to
    * tell, without planning it, that it would plan the part the same (see planParts' `known`).
    * Only the parts that hold most of a site's files have one: an event's, a speaker's, a tag's
-   * and a language's.
+   * and a language's, and the site's redirects.
    */
   signature?: string;
   /** Not planned: made from the same files as the last build's part of its name, whose files stay as they are. */
@@ -233,7 +233,7 @@ export class PlanMemo {
 }
 
 /** The catalogue's index: worked out from the memo's last one, if there is a memo. */
-const indexOf = (catalogue: Catalogue, memo: PlanMemo | undefined) => (memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks));
+export const indexOf = (catalogue: Catalogue, memo: PlanMemo | undefined) => (memo ? memo.indexOf(catalogue) : indexCatalogue(catalogue.talks));
 
 function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
@@ -503,6 +503,23 @@ export function* planParts(
   for (const own of published(catalogue.pages)) {
     const { slug, title, description, body } = own;
     yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] })));
+  }
+
+  // The site's redirects (src/redirects.ts), whose pages are in no sitemap; where each leads is its title, as a page leads to nothing else.
+  if (catalogue.redirects.length > 0) {
+    const files = () => catalogue.redirects.map(token).join('');
+    yield give(
+      signed('redirects', () => catalogue.redirects, files, () => ({ sitemap: [] }), () => ({
+        talks: [],
+        pages: catalogue.redirects.flatMap((file) =>
+          file.redirects.map(({ from, to }): PageJob => {
+            const input = { title: to, target: to };
+            return { kind: 'redirect', input, path: aliasFile(from), key: `${t('redirect')}${hashOf(input)}` };
+          }),
+        ),
+        sitemap: [],
+      })),
+    );
   }
 
   const lastmod = lastUpdated(live);

@@ -5,7 +5,9 @@ import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
 import type * as z from 'zod';
-import { aliasProblem, FORMATS, isSitePath, isSlug, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
+import { named, termSlug } from './collections.ts';
+import { speakerPath } from './render.ts';
+import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -491,4 +493,25 @@ export function chooseSlug(stem: string, title: string, id: number, taken: Set<s
   let slug = `${base}-${id}`;
   for (let n = 2; taken.has(slug); n++) slug = `${base}-${id}-${n}`;
   return slug;
+}
+
+/** pyvideo.org's index pages (pelicanconf.py's CATEGORIES_SAVE_AS, AUTHORS_SAVE_AS, TAGS_SAVE_AS) and ours. */
+const INDEX_PAGES: Record<string, string> = { '/events.html': '/events/', '/speakers.html': '/speakers/', '/tags.html': '/tags/' };
+
+/**
+ * The site's redirects from pyvideo.org's pages that belong to no talk or event: its indexes, and
+ * each speaker's page, which Pelican named after the speaker's name (AUTHOR_URL,
+ * `/speaker/guido-van-rossum.html`), to ours. Speakers of live talks only: a draft's have no page.
+ * Names that Pelican slugged the same shared one page there; it leads to the first one's here.
+ */
+export function siteRedirects(talks: readonly { speakers: readonly string[]; state: number }[]): Record<string, string> {
+  const redirects = new Map(Object.entries(INDEX_PAGES));
+  for (const talk of talks) {
+    if (talk.state !== STATE_LIVE) continue;
+    for (const name of named(talk.speakers)) {
+      const page = `/speaker/${pelicanSlug(name)}.html`;
+      if (!redirects.has(page) && pelicanSlug(name) !== '' && !aliasProblem(page)) redirects.set(page, speakerPath(termSlug(name)));
+    }
+  }
+  return Object.fromEntries([...redirects].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -179,7 +179,7 @@ export class RecordWriter implements WriteHandler {
   }
 
   static async open(options: WriterOptions): Promise<RecordWriter> {
-    const writer = new RecordWriter(options, { events: [], talks: [], pages: [] });
+    const writer = new RecordWriter(options, { events: [], talks: [], pages: [], redirects: [] });
     const result = await writer.build();
     if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
     await writer.save(false);

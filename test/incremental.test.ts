@@ -362,6 +362,24 @@ describe('incremental builds', () => {
     expect(await fg('category/**', { cwd: out })).toEqual([]);
     await expectSameAsClean();
 
+    // The site's redirects: written, changed and removed with their file.
+    const redirects = path.join(content, '_redirects', 'site.yaml');
+    await mkdir(path.dirname(redirects));
+    await writeFile(redirects, '/speakers.html: /speakers/\n/was/home/: /\n');
+    seen(redirects);
+    await incremental();
+    expect(await readFile(path.join(out, 'speakers.html'), 'utf8')).toContain('url=/speakers/"');
+    await expectSameAsClean();
+    await edit(redirects, /^\/was\/home\/: \/$/m, '/was/talks/: /talks/');
+    await incremental();
+    expect(await fg('was/**', { cwd: out })).toEqual(['was/talks/index.html']);
+    await expectSameAsClean();
+    await rm(redirects);
+    seen(redirects);
+    await incremental();
+    expect(await fg(['speakers.html', 'was/**'], { cwd: out })).toEqual([]);
+    await expectSameAsClean();
+
     await edit(path.join(templates, 'assets', 'style.css'), /^:root \{/m, ':root {\n  --extra: 1;');
     // The stylesheet and its .br and .gz copies.
     expect((await incremental()).written).toBe(3);

@@ -220,6 +220,7 @@ describe('titles in a line of plain text', () => {
       events: catalogue.events.map((e) => (e.slug === first.event ? { ...e, title: evil } : e)),
       talks: [{ ...first, title: evil, speakers: [evil], tags: [evil], category: evil, blurb: '' }, ...catalogue.talks.slice(1)],
       pages: catalogue.pages.map((page) => ({ ...page, title: evil })),
+      redirects: [],
     };
     const plan = planSite(changed, { code: '', templates: {} });
     const pages = plan.parts.flatMap((p) => p.pages);
