@@ -4,13 +4,14 @@
 // own, so wall time includes start-up and peak RSS is that step's alone.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { OptionError } from './cli.ts';
 import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
+import { REDIRECTS_DIR } from './redirects.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -166,14 +167,19 @@ async function synthesise(from: string, to: string, copies: number): Promise<num
     talks.set(f, talk);
     highest = Math.max(highest, talk.id as number);
   }
+  // The site's redirects lead to speakers' pages, which every copy has.
+  await cp(path.join(from, REDIRECTS_DIR), path.join(to, REDIRECTS_DIR), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
   let count = 0;
   for (let copy = 0; copy < copies; copy++) {
     const suffix = copy === 0 ? '' : `-copy-${copy}`;
     for (const c of categories) {
       const [event] = c.split('/') as [string];
       await mkdir(path.join(to, `${event}${suffix}`, 'videos'), { recursive: true });
-      const category = JSON.parse(await readFile(path.join(from, c), 'utf8')) as { title: string };
-      await writeFile(path.join(to, `${event}${suffix}`, 'category.json'), JSON.stringify({ ...category, title: `${category.title}${copy ? ` (copy ${copy})` : ''}` }));
+      const category = JSON.parse(await readFile(path.join(from, c), 'utf8')) as { title: string; aliases?: string[] };
+      // Old addresses stay with the first copy, as its talks' do: two events cannot have one.
+      await writeFile(path.join(to, `${event}${suffix}`, 'category.json'), JSON.stringify({ ...category, title: `${category.title}${copy ? ` (copy ${copy})` : ''}`, aliases: copy ? [] : (category.aliases ?? []) }));
     }
     for (const [f, talk] of talks) {
       const [event, , file] = f.split('/') as [string, string, string];
