@@ -93,3 +93,5 @@ export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
+/** "1 talk", "2 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
+export const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`;

@@ -5,10 +5,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { formatMiB, formatSeconds, OptionError } from './cli.ts';
+import { counted, formatMiB, formatSeconds, OptionError } from './cli.ts';
 import { ContentError } from './errors.ts';
 import { terminalProgress } from './progress.ts';
-import { counted } from './render.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
 import { loadTheme } from './theme.ts';

@@ -13,6 +13,7 @@ import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { FORMATS, languageTag, PLAYABLE_FIRST, textLanguageTag, VIDEO_MIME, type Format } from './schema.ts';
+import { counted } from './cli.ts';
 import { compileFailure, newEta, reasonOf, renderFailureAt, templateFile } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
@@ -46,8 +47,6 @@ export function formatDuration(seconds: number | null): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
 }
 
-/** "1 talk", "2 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
-export const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`;
 
 /** Bytes in decimal units, as file managers show them. */
 export function formatBytes(bytes: number | null): string {
