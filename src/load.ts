@@ -115,7 +115,7 @@ export interface LoadBasis {
   ids: Map<number, string>;
   /** `<event>/<slug>` → file name. */
   slugs: Map<string, string>;
-  /** Output path of a talk's page, short link or alias → the talk's id; of an event's alias → the event's slug. */
+  /** Output path of a talk's page, short link or alias, an event's alias or a redirect → who it is for (see claims). */
   claims: Map<string, Owner>;
 }
 
@@ -599,12 +599,12 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   }
   const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
   const eventOf = new Map(catalogue.events.map((e) => [e.slug, e]));
+  const originOf = (owner: Owner): Origin => (typeof owner === 'object' ? owner : typeof owner === 'string' ? eventOf.get(owner)! : talkOf.get(owner)!);
   const named = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
   const whatIs = (file: string, owner: Owner): string => {
-    const talk = typeof owner === 'number' ? talkOf.get(owner)! : undefined;
-    if (talk && file === pageFile(talk)) return `the page of talk ${talk.id}`;
-    if (talk && file === shortLinkFile(talk.id)) return `the short link of talk ${talk.id}`;
-    return `${named(owner)} (${typeof owner === 'object' ? owner.file : typeof owner === 'string' ? eventOf.get(owner)!.file : talk!.file})`;
+    if (typeof owner === 'number' && file === pageFile(talkOf.get(owner)!)) return `the page of talk ${owner}`;
+    if (typeof owner === 'number' && file === shortLinkFile(owner)) return `the short link of talk ${owner}`;
+    return `${named(owner)} (${originOf(owner).file})`;
   };
   /** Where each old address is written, for a page that would take it. */
   const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value' }>();

@@ -58,7 +58,7 @@ export type PageJob = OutputSpec &
     | { kind: 'sitemap'; input: SitemapEntry[] }
     | { kind: 'sitemap-index'; input: string[] }
     | { kind: 'robots' }
-    /** An event's old address: a talk's are its job's outputs. */
+    /** An event's old address or one of the site's redirects (a talk's are its job's outputs). */
     | { kind: 'redirect'; input: { title: string; target: string } }
     /** A page of the record list: the ids of its records, whose files it is made from. */
     | { kind: 'video-list'; input: ListPage<number> }
