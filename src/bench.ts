@@ -11,7 +11,7 @@ import fg from 'fast-glob';
 import { OptionError } from './cli.ts';
 import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
-import { REDIRECTS_DIR } from './redirects.ts';
+import { REDIRECTS_DIR } from './listing.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -179,6 +179,13 @@ export function seriesOf(title: string): string {
   return tidy(title.slice(0, match.index)) || tidy(title.slice(match.index + match[0].length).replace(YEAR, '')) || title.trim();
 }
 
+/** The addresses of a talk's page and of the lists' pages: an event's, a speaker's, a tag's, a language's. */
+export const talkPath = (talk: { id: number; slug: string }) => `/video/${talk.id}/${talk.slug}/`;
+export const eventPath = (slug: string) => `/events/${slug}/`;
+export const speakerPath = (slug: string) => `/speaker/${slug}/`;
+export const tagPath = (slug: string) => `/tag/${slug}/`;
+export const languagePath = (slug: string) => `/language/${slug}/`;
+
 /** One page of a paginated list. */
 export interface Page<T> {
   number: number;

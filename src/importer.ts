@@ -7,12 +7,11 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { listContent } from './listing.ts';
+import { listContent, REDIRECTS_DIR } from './listing.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
-import { REDIRECTS_DIR } from './redirects.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';

@@ -14,6 +14,8 @@ export const DATA_FILE = /\.(ya?ml|json)$/;
 const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
 /** The folder of the site's own pages (src/pages.ts); no event folder can be named so, as a slug has no underscore. */
 export const PAGES_DIR = '_pages';
+/** The folder of the site's redirects (src/redirects.ts), as safe from events' folders. */
+export const REDIRECTS_DIR = '_redirects';
 /** What editors leave beside a file they save (`about.md~`, `#about.md#`, `.about.md.swp` is hidden anyway): never a page. */
 const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */

@@ -16,10 +16,10 @@ import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELD
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
-import { parseRedirects, REDIRECTS_DIR, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
+import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
 import { fieldName, parseSource, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { validate, type Validated } from './validate.ts';
-import { DATA_FILE, listContent, PAGES_DIR, statKey, type ContentEntry } from './listing.ts';
+import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, statKey, type ContentEntry } from './listing.ts';
 
 export interface Origin {
   /** The file as shown in messages, relative to the working directory. */

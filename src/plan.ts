@@ -6,7 +6,7 @@ import { createHash, hash } from 'node:crypto';
 import { isolated } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { fileOf, initialOf, lastUpdated, named, paginate, seriesOf, termSlug, type Term } from './collections.ts';
+import { eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -17,12 +17,7 @@ import {
   byEventDate,
   byNewest,
   byProgramme,
-  eventPath,
-  languagePath,
-  speakerPath,
-  tagPath,
   talkLink,
-  talkPath,
   type EventSummary,
   type PageInputs,
   type PageTemplate,

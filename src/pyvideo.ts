@@ -5,8 +5,7 @@ import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
 import type * as z from 'zod';
-import { named, termSlug } from './collections.ts';
-import { speakerPath } from './render.ts';
+import { named, speakerPath, termSlug } from './collections.ts';
 import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */

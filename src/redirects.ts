@@ -6,17 +6,15 @@
 // aliases. A redirect to a page the build does not write is an error, as
 // Docusaurus makes it: a speaker whose last talk is gone takes their page along.
 import type { CatalogueIndex } from './catalogue-index.ts';
+import { eventPath, languagePath, speakerPath, tagPath, talkPath } from './collections.ts';
 import { closest } from './suggest.ts';
 import { ContentError } from './errors.ts';
+import { REDIRECTS_DIR } from './listing.ts';
 import type { Catalogue, Origin } from './load.ts';
 import { published, sitePagePath } from './pages.ts';
-import { eventPath, languagePath, speakerPath, tagPath, talkPath } from './render.ts';
 import { aliasProblem, isSitePath } from './schema.ts';
 import { decodeUtf8, parseSource, type FieldPath, type Position } from './source.ts';
 import type { Validated } from './validate.ts';
-
-/** The folder of the redirects' files; no event folder can be named so, as a slug has no underscore. */
-export const REDIRECTS_DIR = '_redirects';
 
 /** A redirects file as read: its old paths and where each leads, in the file's order. */
 export interface RedirectsSource {

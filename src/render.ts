@@ -5,7 +5,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { isolated } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
-import { named, pagePath, termSlug } from './collections.ts';
+import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed, SITE_NAME } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
@@ -35,7 +35,6 @@ export interface NavLink {
 }
 
 
-export const talkPath = (talk: { id: number; slug: string }) => `/video/${talk.id}/${talk.slug}/`;
 export const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
 
 /** Seconds as H:MM:SS; '' when unknown. */
@@ -338,11 +337,6 @@ export interface TemplateData {
   'not-found': NotFoundView;
   page: SitePageView;
 }
-
-export const eventPath = (slug: string) => `/events/${slug}/`;
-export const speakerPath = (slug: string) => `/speaker/${slug}/`;
-export const tagPath = (slug: string) => `/tag/${slug}/`;
-export const languagePath = (slug: string) => `/language/${slug}/`;
 
 function listItem(link: TalkLink): TalkItem {
   return {

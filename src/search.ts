@@ -9,7 +9,7 @@ import type { CataloguePage, CatalogueTalk } from './load.ts';
 import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
-import { talkPath } from './render.ts';
+import { talkPath } from './collections.ts';
 import { languageTag } from './schema.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
