@@ -88,7 +88,6 @@ export function formatMiB(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** `1 draft`, `2 drafts`. */
 export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { indexCatalogue } from '../src/catalogue-index.ts';
 import { loadContent } from '../src/load.ts';
-import { parseRedirects, redirectsFileProblem, sitePages } from '../src/redirects.ts';
+import { PAGE_FOLDERS, parseRedirects, redirectsFileProblem, SitePages } from '../src/redirects.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES, tempDir } from './helpers.ts';
 
 const FILE = 'content/_redirects/site.yaml';
@@ -54,7 +54,9 @@ describe('where a redirect may lead', () => {
     const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES });
     expect(result.ok).toBe(true);
     const { catalogue } = await loadContent(DEMO_CONTENT);
-    const pages = sitePages(catalogue, indexCatalogue(catalogue.talks));
+    const site = new SitePages(catalogue, indexCatalogue(catalogue.talks));
+    const pages = new Set(PAGE_FOLDERS.flatMap((folder) => [...site.in(folder)]));
+    for (const page of pages) expect(site.has(page), page).toBe(true);
     const written = new Set(await fg('**/index.html', { cwd: out }));
     expect([...pages].filter((page) => !written.has(`${page.slice(1)}index.html`))).toEqual([]);
     // Every kind of page: an event's, a speaker's, a tag's, a language's, a talk's, the site's own.
