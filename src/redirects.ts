@@ -7,14 +7,14 @@
 // Docusaurus makes it: a speaker whose last talk is gone takes their page along.
 import type { CatalogueIndex } from './catalogue-index.ts';
 import { eventPath, languagePath, speakerPath, tagPath, talkPath } from './collections.ts';
-import { closest } from './suggest.ts';
 import { ContentError } from './errors.ts';
-import { REDIRECTS_DIR } from './listing.ts';
+import { DATA_FILE, REDIRECTS_DIR } from './listing.ts';
 import type { Catalogue, Origin } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
 import { aliasProblem, isSitePath } from './schema.ts';
 import { decodeUtf8, parseSource, type FieldPath, type Position } from './source.ts';
+import { closest } from './suggest.ts';
 import type { Validated } from './validate.ts';
 
 /** A redirects file as read: its old paths and where each leads, in the file's order. */
@@ -27,7 +27,7 @@ export interface CatalogueRedirects extends RedirectsSource, Origin {}
 /** Why the file at `name` (its path in the content folder) cannot be a redirects file, or undefined when it can. */
 export function redirectsFileProblem(name: string): string | undefined {
   const [, file, ...deeper] = name.split('/');
-  if (deeper.length > 0 || !/\.(ya?ml|json)$/.test(file!)) return `the ${REDIRECTS_DIR} folder holds redirects files, a YAML or JSON file each directly in it (${REDIRECTS_DIR}/<name>.yaml); move this file out`;
+  if (deeper.length > 0 || !DATA_FILE.test(file!)) return `the ${REDIRECTS_DIR} folder holds redirects files, a YAML or JSON file each directly in it (${REDIRECTS_DIR}/<name>.yaml); move this file out`;
   return undefined;
 }
 
