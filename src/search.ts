@@ -10,7 +10,7 @@ import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './collections.ts';
-import { languageTag } from './schema.ts';
+import { languageTag, textLanguageTag } from './schema.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -53,6 +53,8 @@ export function spaceCjkWords(text: string): string {
 const FIELD_BREAK = '\n—\n';
 
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
+  const lang = languageTag(talk.language);
+  const titleLang = textLanguageTag(talk.title, talk.language);
   return {
     url: talkPath(talk),
     content: spaceCjkWords([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK)),
@@ -68,7 +70,9 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
       year: talk.recorded ? [talk.recorded.slice(0, 4)] : [],
       language: [talk.language],
       // The language's BCP 47 tag, for the result's `lang`: a filter the page never offers, as in meta it would be a word found by "ja".
-      lang: [languageTag(talk.language)],
+      lang: [lang],
+      // A title in the site's English where the talk's language has letters of its own, as its page marks it (textLanguageTag).
+      ...(titleLang !== lang ? { titleLang: [titleLang] } : {}),
     },
   };
 }

@@ -219,7 +219,7 @@ describe('search', () => {
     await page.locator(`#search-status[data-query="${new URLSearchParams({ q: text })}"]`).waitFor();
   }
 
-  it("shows a result in its talk's language, its names isolated, as every other page does", async () => {
+  it("shows a result in its talk's language (its title in the language its page gives it), its names isolated, as every other page does", async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/`);
     await search(page, 'ハンズオン');
@@ -301,6 +301,28 @@ describe('search', () => {
       expect(await page.locator('#search-status').textContent(), query).toBe(found);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('marks a title in English as its page does, where the talk is in a language of other letters', async () => {
+    const content = path.join(dir, 'english-title');
+    await cp(path.join(DEMO_CONTENT, 'kamogawa-python-2025'), path.join(content, 'kamogawa-python-2025'), { recursive: true });
+    const talk = 'id: 500\ntitle: Type Checking at Scale\nspeakers:\n  - 山田 花子\nlanguage: Japanese\nsummary: 型ヒントを段階的に導入した記録です。\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
+    await writeFile(path.join(content, 'kamogawa-python-2025', 'videos', 'type-checking-at-scale.yaml'), talk);
+    const own = await serveBuilt(content, 'english-title-dist');
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}video/500/type-checking-at-scale/`);
+      expect(await page.getAttribute('h1', 'lang')).toBe('en');
+      await page.goto(`${own.url}search/`);
+      await search(page, 'checking');
+      const title = page.locator('#results li h2 a', { hasText: 'Type Checking at Scale' });
+      // The title in the site's English, the text found in it in the talk's Japanese.
+      expect(await title.evaluate((a: HTMLAnchorElement) => [a.lang, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['en', 'ja']);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
   });
 
   it('searches a site of pages alone, with no talks and no filters', async () => {

@@ -187,9 +187,12 @@ function resultItem(data) {
   meta.append(...[data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).flatMap((text, i) => (i ? [' · ', bdi(text)] : [bdi(text)])));
   const excerpt = excerptNode(data.excerpt);
   excerpt.dir = 'auto';
-  // A talk's title and text are in its language, as on every other page: a page's are the site's.
+  // A talk's title and text are in its language, as on every other page (but a title in the site's English, as its
+  // page marks it: titleLang); a page's are the site's.
   const lang = data.filters.lang?.[0];
-  if (lang) a.lang = excerpt.lang = lang;
+  if (lang) excerpt.lang = lang;
+  const titleLang = data.filters.titleLang?.[0] ?? lang;
+  if (titleLang) a.lang = titleLang;
   li.append(h, meta, excerpt);
   return li;
 }
