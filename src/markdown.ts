@@ -216,15 +216,17 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
 /**
  * An embed's iframe as the page shows it. Its own `allow` would hand the page it frames, from any host,
  * the camera, microphone or location under the site's name (the browser asks as if the site wanted
- * them): it gets the features the site's own players have. One without a title (which names it to a
+ * them): it gets the features the site's own players have, fullscreen among them. One without a title (which names it to a
  * screen reader) is given `title`.
  */
 const embedFrame =
   (title: string): sanitizeHtml.Transformer =>
-  (tagName, attribs) => ({
-    tagName,
-    attribs: { ...attribs, ...(attribs.allow === undefined ? {} : { allow: PLAYER_ALLOW }), ...(attribs.title?.trim() ? {} : { title }) },
-  });
+  (tagName, attribs) => {
+    // With `allow`, which grants fullscreen, the older `allowfullscreen` is ignored, and the browser says so in its console.
+    const { allowfullscreen, ...rest } = attribs;
+    const allowed: sanitizeHtml.Attributes = attribs.allow !== undefined ? { allow: PLAYER_ALLOW } : allowfullscreen !== undefined ? { allowfullscreen } : {};
+    return { tagName, attribs: { ...rest, ...allowed, ...(attribs.title?.trim() ? {} : { title }) } };
+  };
 
 /** An embed's players, safe (see embedFrame). */
 export function sanitiseEmbed(html: string, title: string): string {
@@ -241,18 +243,22 @@ const AUTOLINK = /<([a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[a-
  * An excerpt of Markdown for the search index and feeds, of the text its page shows: its marks and
  * tags are dropped rather than rendered (the excerpt is escaped wherever it is shown), and so are
  * comments and what the sanitiser drops with its element (a script's code), which the page does not show.
+ * Its character references are the characters the page shows (`wasn&#39;t` in text scraped from HTML),
+ * decoded once the tags are gone: `&lt;b&gt;` is text.
  */
 export function blurb(markdown: string, length: number): string {
   return excerpt(
-    markdown
-      // A comment left open runs to the end, as it does in HTML.
-      .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
-      .replace(HIDDEN_ELEMENTS, ' ')
-      .replace(AUTOLINK, '$1')
-      .replace(/<\/?[a-z][^>]*>/gi, ' ')
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/^\s{0,3}(?:#+|>+)\s*/gm, '')
-      .replace(/[*`]+|(?<!\w)_+|_+(?!\w)/g, ''),
+    decodeHTMLStrict(
+      markdown
+        // A comment left open runs to the end, as it does in HTML.
+        .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+        .replace(HIDDEN_ELEMENTS, ' ')
+        .replace(AUTOLINK, '$1')
+        .replace(/<\/?[a-z][^>]*>/gi, ' ')
+        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/^\s{0,3}(?:#+|>+)\s*/gm, '')
+        .replace(/[*`]+|(?<!\w)_+|_+(?!\w)/g, ''),
+    ),
     length,
   );
 }

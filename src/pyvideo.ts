@@ -112,18 +112,62 @@ export function pelicanSlug(text: string): string {
 
 /** reStructuredText's inline link, `` `text <target>`_ `` (or `__`, anonymous), as pyvideo's texts write them. */
 const REST_LINK = /`([^`<>]*?)\s*<([^<>\s]+)>`__?/g;
+/** A Markdown link to a path from a site's root, `[text](/presenters/x/)`: one line, no brackets in its text. */
+const MARKDOWN_ROOT_LINK = /\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
+
+/**
+ * Where a link from the root of a site (`/presenters/carlton-gibson/`) in a pyvideo text leads: a URL, `''`
+ * when the link has no target worth keeping (its words stay), or undefined when the site is not known (it
+ * stays as text, as no page here has that path).
+ */
+export type RootLinks = (target: string) => string | undefined;
+
+/** Labels of a related URL that is the conference's own site, whose pages the texts were copied from. */
+const CONFERENCE_SITE = /conference|website|schedule/i;
+/** Cloudflare's stand-in for an e-mail address it hid from scrapers: the address is not in the text. */
+const HIDDEN_EMAIL = /^\/cdn-cgi\/l\/email-protection\b/;
+
+/**
+ * pyvideo's texts were copied from the conference's site (DjangoCon US's `[Carlton Gibson](/presenters/…)`,
+ * PyCon Italia's `</p3/schedule/pycon9/>`, 162 records of the snapshot), whose address a related URL gives
+ * ("Conference Website", "Conference schedule"), or from the talk's YouTube page, whose links are to
+ * moments of its video (`</watch?v=…&t=184s>`).
+ */
+export function rootLinksOf(related: { label: string; url: string }[], sourceUrl: string): RootLinks {
+  const site = related.find((r) => CONFERENCE_SITE.test(r.label))?.url;
+  const youtube = /^https?:\/\/(?:www\.)?(?:youtube\.com|youtu\.be)\//i.test(sourceUrl);
+  return (target) => {
+    if (HIDDEN_EMAIL.test(target)) return '';
+    if (youtube && target.startsWith('/watch?')) return new URL(target, 'https://www.youtube.com').href;
+    return site ? new URL(target, site).href : undefined;
+  };
+}
+
+const ABSOLUTE_URL = /^(?:https?:\/\/|mailto:)/i;
+/** A link as Markdown, its text escaped; an address alone as an autolink. */
+const markdownLink = (label: string, url: string) => (label ? `[${label.replace(/[[\]\\]/g, '\\$&')}](<${url}>)` : `<${url}>`);
 
 /**
  * pyvideo's summaries and descriptions are reStructuredText or plain text (pyvideo.org rendered them
  * with docutils): their inline links (in 631 descriptions of the snapshot) become Markdown links in a
  * description, `text (target)` in a summary, which is plain text, and where the target is not an
- * absolute URL (one pyvideo.org's page would have resolved, which no page here can).
+ * absolute URL that `root` cannot resolve (one pyvideo.org's page would have resolved, which no page here can).
  */
-export function restLinks(text: string, markdown: boolean): string {
-  return text.replace(REST_LINK, (_, label: string, target: string) => {
-    const absolute = /^(?:https?:\/\/|mailto:)/i.test(target);
-    if (!markdown || !absolute) return label ? `${label} (${target})` : target;
-    return label ? `[${label.replace(/[[\]\\]/g, '\\$&')}](<${target}>)` : `<${target}>`;
+export function restLinks(text: string, markdown: boolean, root: RootLinks = () => undefined): string {
+  return text.replace(REST_LINK, (_, label: string, written: string) => {
+    const target = (written.startsWith('/') ? root(written) : undefined) ?? written;
+    if (target === '') return label;
+    if (!markdown || !ABSOLUTE_URL.test(target)) return label ? `${label} (${target})` : target;
+    return markdownLink(label, target);
+  });
+}
+
+/** Markdown's links from the root of a site, resolved by `root`; as text, `text (/path/)`, where it cannot. */
+export function markdownRootLinks(text: string, root: RootLinks): string {
+  return text.replace(MARKDOWN_ROOT_LINK, (_, label: string, written: string) => {
+    const target = root(written);
+    if (target === '') return label;
+    return target === undefined ? `${label} (${written})` : `[${label}](<${target}>)`;
   });
 }
 
@@ -255,14 +299,6 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     }
   }
 
-  const fromRest = (field: 'summary' | 'description', value: string, rewrite: (value: string) => string) => {
-    const rewritten = rewrite(value);
-    if (rewritten !== value) note(`${field}: reStructuredText links and line blocks → ${field === 'summary' ? 'plain text' : 'Markdown'}`);
-    return rewritten;
-  };
-  summary = fromRest('summary', summary, (value) => restLinks(value, false));
-  description = fromRest('description', description, (value) => restLineBlocks(restLinks(value, true)));
-
   const related: { label: string; url: string }[] = [];
   const unplaced: string[] = [];
   // Where a URL went is the caller's note: a link the page shows, or the whiteboard's text when a browser cannot follow it.
@@ -275,7 +311,10 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     return 'related_urls';
   };
   const relate = (label: string, url: string) => {
-    if (place(label, url) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
+    // Five addresses were scraped with their HTML's character references (`?usp=sharing&amp;ouid=…`), which break their query.
+    const plain = decodeHTMLStrict(url);
+    if (plain !== url) note('related_urls: HTML character references in a URL decoded (&amp; → &)');
+    if (place(label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
   };
   const listOf = (field: string): unknown[] => {
     const value = source[field];
@@ -377,6 +416,32 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       note('alias → redirect');
     }
   } else if (source.alias != null && source.alias !== '') note('alias: not a string, dropped');
+
+  // After the related URLs and the source: a link from a site's root resolves against the site the text came from.
+  const rootLinks = rootLinksOf(related, sourceUrl);
+  const resolved = new Set<'site' | 'text'>();
+  const root: RootLinks = (target) => {
+    const url = rootLinks(target);
+    resolved.add(url === undefined ? 'text' : 'site');
+    return url;
+  };
+  const fromRest = (field: 'summary' | 'description', value: string, rewrite: (value: string) => string) => {
+    const rewritten = rewrite(value);
+    if (rewritten !== value) note(`${field}: reStructuredText links and line blocks → ${field === 'summary' ? 'plain text' : 'Markdown'}`);
+    return rewritten;
+  };
+  const rootNotes = (field: 'summary' | 'description') => {
+    if (resolved.has('site')) note(`${field}: links from the root of the site it was copied from → that site's addresses`);
+    if (resolved.has('text')) note(`${field}: links from the root of a site not known → text`);
+    resolved.clear();
+  };
+  summary = fromRest('summary', summary, (value) => restLinks(value, false, root));
+  rootNotes('summary');
+  description = markdownRootLinks(
+    fromRest('description', description, (value) => restLineBlocks(restLinks(value, true, root))),
+    root,
+  );
+  rootNotes('description');
 
   const whiteboard = unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${unplaced.join(' ')}` : '';
   const talk: TalkFile = {

@@ -119,6 +119,8 @@ describe('excerpts', () => {
   it('of Markdown drop its marks and tags, not the text that only looks like them', () => {
     expect(blurb('## Why\n\n> **Fast** and _small_: [docs](https://e.org) <b>now</b>', 100)).toBe('Why Fast and small: docs now');
     expect(blurb('C# and snake_case, where a < b and c > d', 100)).toBe('C# and snake_case, where a < b and c > d');
+    // Character references are the characters the page shows, tags in them text.
+    expect(blurb('It wasn&#39;t &quot;done&quot; &amp; &lt;b&gt;kept&lt;/b&gt; &copy;', 100)).toBe('It wasn\'t "done" & <b>kept</b> ©');
   });
 
   it('of Markdown hold the text its page shows: not its comments, nor what the sanitiser drops with its element; an autolink is its address', () => {
@@ -143,7 +145,7 @@ describe('sanitiseEmbed', () => {
 
   it("gives an iframe's allow the features of the site's own players, not the camera, microphone or location it asks for", () => {
     expect(sanitiseEmbed('<iframe src="https://player.example/v" title="Player" allow="camera *; microphone *; geolocation *; fullscreen" allowfullscreen></iframe>', 'T')).toBe(
-      '<iframe src="https://player.example/v" title="Player" allow="fullscreen; picture-in-picture; encrypted-media" allowfullscreen></iframe>',
+      '<iframe src="https://player.example/v" title="Player" allow="fullscreen; picture-in-picture; encrypted-media"></iframe>',
     );
   });
 

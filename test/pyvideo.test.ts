@@ -172,6 +172,12 @@ describe('convertTalk', () => {
     expect(kinds.filter((k) => k === 'related_urls: entry without a url dropped')).toHaveLength(2);
   });
 
+  it('decodes the character references a related URL was scraped with, and says so', () => {
+    const { value, notes } = convert({ ...record, related_urls: [{ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&amp;ouid=1&amp;rtpof=true' }] });
+    expect(value.related_urls[0]).toEqual({ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&ouid=1&rtpof=true' });
+    expect(notes.map((n) => n.kind)).toContain('related_urls: HTML character references in a URL decoded (&amp; → &)');
+  });
+
   it('turns the pyvideo.org page and the legacy alias into redirects', () => {
     expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html', '/video/2558/old-slug/']);
     expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html']);
@@ -186,15 +192,31 @@ describe('convertTalk', () => {
   it("turns reStructuredText's links and line blocks into Markdown in a description, and its links into text in a summary", () => {
     const rest = 'Slides: `the slides\n<https://e.org/a_b>`__, `code <https://e.org/c>`_ and `03:04 </watch?v=x>`_.\n\n| Room 1\n| Kyoto\n';
     const { value, notes } = convert({ ...record, description: rest, summary: 'See `the docs <https://e.org/d>`_.' });
-    expect(value.description).toBe('Slides: [the slides](<https://e.org/a_b>), [code](<https://e.org/c>) and 03:04 (/watch?v=x).\n\nRoom 1\\\nKyoto\n');
+    // A moment of the video, linked from its YouTube page's text (the record's source).
+    expect(value.description).toBe('Slides: [the slides](<https://e.org/a_b>), [code](<https://e.org/c>) and [03:04](<https://www.youtube.com/watch?v=x>).\n\nRoom 1\\\nKyoto\n');
     expect(renderMarkdown(value.description)).toBe(
-      '<p>Slides: <a href="https://e.org/a_b" rel="nofollow ugc noopener">the slides</a>, <a href="https://e.org/c" rel="nofollow ugc noopener">code</a> and 03:04 (/watch?v=x).</p>\n<p>Room 1<br>Kyoto</p>\n',
+      '<p>Slides: <a href="https://e.org/a_b" rel="nofollow ugc noopener">the slides</a>, <a href="https://e.org/c" rel="nofollow ugc noopener">code</a> and <a href="https://www.youtube.com/watch?v=x" rel="nofollow ugc noopener">03:04</a>.</p>\n<p>Room 1<br>Kyoto</p>\n',
     );
     expect(value.summary).toBe('See the docs (https://e.org/d).');
     expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['description: reStructuredText links and line blocks → Markdown', 'summary: reStructuredText links and line blocks → plain text']));
     // Markdown stays as it is: its links, its code, its tables.
     const markdown = '[a](https://e.org) `code <b>` and\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
     expect(restLineBlocks(restLinks(markdown, true))).toBe(markdown);
+  });
+
+  it("resolves a link from the root of the conference's site against its address, keeps one from an unknown site as text, and says so", () => {
+    const site = [{ label: 'Conference Website', url: 'https://2022.djangocon.us' }];
+    const description = '- [Carlton Gibson](/presenters/carlton-gibson/), Fellow\n- `**See schedule** </p3/schedule/>`_\n- `[email protected] </cdn-cgi/l/email-protection#a1b2>`_\n- [code](`/x`) and [home](//e.org/)\n';
+    const { value, notes } = convert({ ...record, videos: [], related_urls: site, description, summary: 'See `the schedule </p3/schedule/>`_.' });
+    expect(value.description).toBe(
+      '- [Carlton Gibson](<https://2022.djangocon.us/presenters/carlton-gibson/>), Fellow\n- [**See schedule**](<https://2022.djangocon.us/p3/schedule/>)\n- [email protected]\n- [code](`/x`) and [home](//e.org/)\n',
+    );
+    expect(value.summary).toBe('See the schedule (https://2022.djangocon.us/p3/schedule/).');
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(["description: links from the root of the site it was copied from → that site's addresses", "summary: links from the root of the site it was copied from → that site's addresses"]));
+    // Without the conference's address: text, as no page of this site has that path.
+    const unknown = convert({ ...record, videos: [], related_urls: [{ label: 'Slides', url: 'https://slides.example.org/a' }], description: '[Carlton Gibson](/presenters/carlton-gibson/) and `03:04 </watch?v=x>`_' });
+    expect(unknown.value.description).toBe('Carlton Gibson (/presenters/carlton-gibson/) and 03:04 (/watch?v=x)');
+    expect(unknown.notes.map((n) => n.kind)).toContain('description: links from the root of a site not known → text');
   });
 
   it("redirects from the page pyvideo.org's Pelican made: the event's title and the talk's slug, else its title, slugified", () => {
