@@ -127,9 +127,14 @@ export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): v
   for (const [option, dir] of [[output, values.out], ['--cache', values.cache]] as const) {
     if (dir !== undefined && existsSync(dir) && !isFolder(dir)) throw new OptionError(`${option} ${dir}: ${notAFolder(dir)}; name a folder for the build to write`);
   }
-  for (const [what, dir] of [[`the content folder (--content ${values.content})`, path.resolve(values.content)], [`the templates folder (--templates ${values.templates})`, path.resolve(values.templates)]] as const) {
+  const read = [[`the content folder (--content ${values.content})`, path.resolve(values.content)], [`the templates folder (--templates ${values.templates})`, path.resolve(values.templates)]] as const;
+  for (const [what, dir] of read) {
     const how = within(out, dir) ? 'is inside' : within(dir, out) ? 'holds' : undefined;
     if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
+    // Every later build would read the state's files as content or templates, and find them out of place.
+    if (values.cache !== undefined && within(path.resolve(values.cache), dir)) {
+      throw new OptionError(`--cache ${values.cache} is inside ${what}, which every build reads; keep the cache outside it, as the default .cache is`);
+    }
   }
   if (within(process.cwd(), out)) throw new OptionError(`${named} holds the working folder: the build replaces its output folder whole; name a folder of its own, such as dist`);
   // The state would be published with the site, and swapped away with the old output under the build that reads it.
@@ -209,20 +214,27 @@ export function checkBaseUrl(text: string): string {
  * else that address. Port 0 is resolved to a free port first, so that the links can name it.
  */
 export async function servedAt<V extends SiteValues & { host: string; port: string }>(values: V): Promise<V> {
-  let port = parsePort(values.port);
-  if (port === 0) port = await freePort(values.host);
+  const port = await listenablePort(values.host, parsePort(values.port));
   const host = values.host === '0.0.0.0' ? '127.0.0.1' : values.host === '::' ? '::1' : values.host;
   return { ...values, port: String(port), 'base-url': values['base-url'] ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
 }
 
-/** A port nothing listens on at `host` now; another process may take it before we do, which listening then reports. */
-async function freePort(host: string): Promise<number> {
-  const { createServer } = await import('node:net');
+/**
+ * The port the server is to listen on, tried now, before a build writes its address into the site: a free
+ * one for 0, or `port`, which fails as the server would if it is taken or not allowed. Another process may
+ * take it before the server does, which listening then reports.
+ */
+async function listenablePort(host: string, port: number): Promise<number> {
+  const [{ createServer }, { listenError }] = await Promise.all([import('node:net'), import('./server.ts')]);
   const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, host, resolve));
-  const { port } = probe.address() as import('node:net').AddressInfo;
+  try {
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(port, host, resolve));
+  } catch (err) {
+    throw listenError(err as NodeJS.ErrnoException, host, port);
+  }
+  const { port: listened } = probe.address() as import('node:net').AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
-  return port;
+  return listened;
 }
 
 /** Prints a build's errors, or its one-line summary; returns the exit code. */

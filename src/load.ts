@@ -393,6 +393,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   const talks: CatalogueTalk[] = [];
   const idOwners = new Map<number, string>();
+  /** The id to suggest for a talk whose id another has: one past the highest, worked out at the first. */
+  let unused: number | undefined;
   const slugOwners = new Map<string, string>();
   const eventsWithoutCategory = new Set<string>();
   for (const { path: name } of talkFiles) {
@@ -420,8 +422,14 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const owner = idOwners.get(digest.id);
     if (owner) {
       const first = locate(owner, ['id']);
+      unused ??= [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0) + 1;
       errors.push(
-        new ContentError(file, locate(name, ['id']), 'id', `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue, pick an unused one`),
+        new ContentError(
+          file,
+          locate(name, ['id']),
+          'id',
+          `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue: give the newer of the two talks an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`,
+        ),
       );
       continue;
     }

@@ -292,9 +292,9 @@ export const talkSchema = z
     recorded: date.nullable().default(null),
     added: addedAt,
     updated: z
-      .string(expecting('a date-time YYYY-MM-DDThh:mm:ss.fff'))
+      .string(expecting('a date-time YYYY-MM-DDThh:mm:ss, with or without .fff'))
       .refine((v) => isRealDateTime(v, 'optional'), {
-        error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss.fff (no zone), got "${String(iss.input)}"`,
+        error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss, with or without .fff (no zone), got "${String(iss.input)}"`,
       })
       .transform((v) => (v.length === 19 ? `${v}.000` : v))
       .meta({ format: 'date-time' }),

@@ -648,7 +648,7 @@ export function createHandler(options: ServerOptions): Handler {
 }
 
 /** Why the server cannot listen, with what to do about it: Node's own message names neither. */
-function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch (err.code) {
     case 'EADDRINUSE':

@@ -122,6 +122,8 @@ describe('commands', () => {
     refused('check', ['--content', 'site/README.md'], '--content site/README.md: is a file, not a folder');
     const cacheFile = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', 'site/README.md'], root);
     expect([cacheFile.status, cacheFile.stderr]).toEqual([2, expect.stringContaining('--cache site/README.md: is a file, not a folder')]);
+    const cacheInContent = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', 'content/.cache'], root);
+    expect([cacheInContent.status, cacheInContent.stderr]).toEqual([2, expect.stringContaining('--cache content/.cache is inside the content folder (--content content)')]);
     for (const cache of ['dist', 'dist/.cache']) {
       const inside = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', cache], root);
       expect([inside.status, inside.stderr]).toEqual([2, expect.stringContaining(`--out dist holds the cache folder (--cache ${cache})`)]);
@@ -336,7 +338,7 @@ describe('serve and start', () => {
     expect(await server.exited).toBe(0);
   });
 
-  it('serve: a port that is taken is a clear error', async () => {
+  it('serve, start: a port that is taken is a clear error, before start builds', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);
     const first = startCli('serve', ['--dir', out, '--port', '0']);
@@ -344,6 +346,12 @@ describe('serve and start', () => {
     const second = cli('serve', ['--dir', out, '--port', port]);
     expect(second.status).toBe(1);
     expect(second.stderr).toContain(`is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N`);
+    // start finds it out before its build writes the port into the site's links.
+    const before = await fingerprint(out);
+    const start = cli('start', [...buildArgs(out), '--port', port]);
+    expect([start.status, start.stdout]).toEqual([1, '']);
+    expect(start.stderr).toContain(`127.0.0.1:${port} is already in use`);
+    expect(await fingerprint(out)).toEqual(before);
     first.child.kill('SIGTERM');
     await first.exited;
   });
