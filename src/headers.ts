@@ -103,6 +103,18 @@ export function etagMatches(header: string | undefined, etag: string, strong = f
   });
 }
 
+/**
+ * Whether a GET or HEAD with these validators may be answered 304 (RFC 9110, 13.1.2–13.1.3): by the ETag
+ * when the request names any, else by `If-Modified-Since` against the `Last-Modified` sent (whole
+ * seconds), as nginx and Caddy answer it; a date that is no date, or in the future, is ignored.
+ */
+export function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, lastModified: string | undefined, now = Date.now()): boolean {
+  if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, etag);
+  if (ifModifiedSince === undefined || lastModified === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && since <= now && Date.parse(lastModified) <= since;
+}
+
 /** Where the list endpoints' static files are: page `n` of a list at /api/v2/<name>/. */
 export type ListName = 'video' | 'category' | 'speaker';
 /** A list page's name: its number, or `last` for the last page again (see pageNames). */

@@ -19,7 +19,7 @@ import {
   describeResource,
   detailJson,
   ENCODINGS,
-  etagMatches,
+  notModified,
   etagOf,
   HEADERS,
   HOST_FILES,
@@ -236,6 +236,8 @@ const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size &&
 const ENTRY_COST = 256;
 /** How long a lookup waits for the output to be back while a build swaps it (see lookup): the swap is two renames. */
 const SWAP_WAIT_MS = 1000;
+/** Lookups of a file a swap may have hidden: builds come seconds apart, so one more is plenty. */
+const SWAP_TRIES = 3;
 
 function statNow(abs: string): Stats | undefined {
   try {
@@ -465,13 +467,25 @@ export function createHandler(options: ServerOptions): Handler {
   /**
    * The file at `abs`, as the cache has it. A build that replaces the whole output renames the old
    * one aside and then the new one in: a lookup that falls between the two waits for the new one,
-   * rather than answering 404 for a file that is there before and after.
+   * rather than answering 404 for a file that is there before and after. So does one whose look
+   * (a stat, then an open) the swap came in the middle of, which finds the new folder in place.
    */
-  async function lookup(abs: string): Promise<CachedFile | undefined> {
-    const file = await cache.get(abs);
-    if (file || existsSync(root)) return file;
-    for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-    return cache.get(abs);
+  const lookup = (abs: string): Promise<CachedFile | undefined> => acrossSwaps(() => cache.get(abs));
+
+  /** What `attempt` finds in the output folder, tried again when it found nothing while a swap took the folder away (see lookup). */
+  async function acrossSwaps<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+    for (let tries = 1; ; tries++) {
+      const folder = folderNow();
+      const found = await attempt();
+      if (found !== undefined) return found;
+      for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (tries === SWAP_TRIES || (folder !== undefined && folderNow() === folder)) return undefined;
+    }
+  }
+  /** The output folder as it is now: a rename changes its ctime, so one swapped away and back is another. */
+  function folderNow(): string | undefined {
+    const stats = statNow(root);
+    return stats && `${stats.ino}:${stats.ctimeMs}`;
   }
 
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
@@ -503,12 +517,15 @@ export function createHandler(options: ServerOptions): Handler {
    * (sirv stats the name and opens it later, and would send a bigger file's bytes after a smaller one's length.)
    */
   async function streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void): Promise<void> {
-    const handle = await open(abs, 'r').catch(() => undefined);
-    const stats = await handle?.stat().catch(() => undefined);
-    if (!handle || !stats?.isFile()) {
+    const opened = await acrossSwaps(async () => {
+      const handle = await open(abs, 'r').catch(() => undefined);
+      const stats = await handle?.stat().catch(() => undefined);
+      if (handle && stats?.isFile()) return { handle, stats };
       await handle?.close();
-      return onGone();
-    }
+      return undefined;
+    });
+    if (!opened) return onGone();
+    const { handle, stats } = opened;
     // Replaced since it was looked up: the ETag names other bytes, and the length is this file's.
     const sent = sameFile(expected, stats) ? headers : [...without(headers, REPLACED), 'Last-Modified', stats.mtime.toUTCString(), 'Content-Length', String(stats.size)];
     if (stats.size === 0) {
@@ -551,7 +568,7 @@ export function createHandler(options: ServerOptions): Handler {
       }
     }
     const headers = (file.headers ??= okHeaders(file, kind, rel, encoding));
-    if (etagMatches(req.headers['if-none-match'], file.etag)) {
+    if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], file.etag, file.lastModified)) {
       send(res, 304, without(headers, BODY_METADATA));
     } else if (range === 'unsatisfiable') {
       send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
@@ -699,7 +716,9 @@ export async function startServer(options: ServerOptions & { host: string; port:
   const log = options.quiet ? undefined : (options.log ?? stdout.write);
   const inFlight = new Set<ServerResponse>();
   let draining = false;
-  const server = createServer((req, res) => {
+  // Node looks for requests past their deadlines (below) every connectionsCheckingInterval, 30 s by default,
+  // which made the limits 10–40 s and 30–60 s: once a second keeps them within a second of what they say.
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const started = performance.now();
     // Read now: a request whose body is refused midway loses its socket before the response closes.
     const remote = req.socket.remoteAddress ?? '-';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectEveryKindsHeaders, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
+import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -64,6 +64,8 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
   });
 
   it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
+
+  it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
 
   it('answers the API as our own server does', async () => {
     for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, [...API_CASES, ['GET', '/api/v2/video/12', { range: 'bytes=0-9' }]])) expect(theirs).toEqual(mine);

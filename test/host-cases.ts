@@ -144,6 +144,18 @@ export async function expectRecordAsContract({ get, file }: Served): Promise<voi
   expect([head.headers['content-length'], head.body.length]).toEqual([String(body.length), 0]);
 }
 
+/** A record and a page asked for with If-Modified-Since (and If-None-Match) are answered as ours answers them. */
+export async function expectConditionalsAsOurs({ get, host, ours }: Served): Promise<void> {
+  for (const url of ['/api/v2/video/12', '/video/12/', '/assets/style.css']) {
+    const since = (await get(url)).headers['last-modified'] as string;
+    const earlier = new Date(Date.parse(since) - 1000).toUTCString();
+    for (const headers of [{ 'If-Modified-Since': since }, { 'If-Modified-Since': earlier }, { 'If-Modified-Since': 'yesterday' }, { 'If-Modified-Since': since, 'If-None-Match': '"other"' }] as Record<string, string>[]) {
+      const [theirs, mine] = await Promise.all([raw(host!.url, 'GET', url, headers), raw(ours!.url, 'GET', url, headers)]);
+      expect({ url, headers, status: theirs.status }).toEqual({ url, headers, status: mine.status });
+    }
+  }
+}
+
 /** One file of every kind is sent with exactly the headers of its kind. */
 export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<void> {
   const rels = await fg('**/*', { cwd: dist, onlyFiles: true });

@@ -495,6 +495,16 @@ describe('ETags and 304s', () => {
     }
     expect((await raw(s.base, 'GET', url, { 'If-None-Match': '"something-else"' })).status).toBe(200);
     expect(await s.server!.currentEtag(rel)).toBe(etag);
+    // Without an ETag to compare, the date: since the Last-Modified sent or later is a 304, as nginx and Caddy answer it.
+    const since = ok.headers['last-modified'] as string;
+    const earlier = new Date(Date.parse(since) - 1000).toUTCString();
+    expect((await raw(s.base, 'GET', url, { 'If-Modified-Since': since })).status).toBe(304);
+    expect(bodyless((await raw(s.base, 'HEAD', url, { 'If-Modified-Since': since })).headers)).toEqual(bodyless(ok.headers));
+    // An earlier date, no date, one in the future (which says nothing of the file), or an ETag that does not match: the file.
+    const future = new Date(Date.now() + 86_400_000).toUTCString();
+    for (const headers of [{ 'If-Modified-Since': earlier }, { 'If-Modified-Since': 'yesterday' }, { 'If-Modified-Since': future }, { 'If-Modified-Since': since, 'If-None-Match': '"something-else"' }] as Record<string, string>[]) {
+      expect((await raw(s.base, 'GET', url, headers)).status, JSON.stringify(headers)).toBe(200);
+    }
   });
 
   it('currentEtag knows nothing outside the served files', async () => {
@@ -700,6 +710,31 @@ describe.each([
     expect((await asked).text).toBe(OUTPUT['api/v2/video/2']);
     expect((await page).status).toBe(404);
   });
+
+  it('requests that come in the middle of swaps, one after another, never answer 404', async () => {
+    const spare = path.join(s.root, 'spare');
+    const aside = path.join(s.root, 'aside');
+    await writeOutput(spare);
+    const paths = ['/api/v2/video/2', '/assets/style.css', '/sitemap.xml'];
+    let swapping = true;
+    const statuses: number[] = [];
+    const asking = Array.from({ length: 4 }, async (_, i) => {
+      for (let n = i; swapping; n++) statuses.push((await raw(s.base, 'GET', paths[n % paths.length]!)).status);
+    });
+    // As Staging.commit swaps them: the output aside, the new one in; the old one is the next swap's new one.
+    // Far closer together than builds come (seconds apart), so that requests fall in the middle of them; but a few
+    // milliseconds apart, as a rename stamps a folder's ctime with the kernel's coarse clock, which the server tells them by.
+    for (let swap = 0; swap < 150; swap++) {
+      await rename(s.out, aside);
+      await rename(spare, s.out);
+      await rename(aside, spare);
+      await new Promise((resolve) => setTimeout(resolve, 6));
+    }
+    swapping = false;
+    await Promise.all(asking);
+    expect(statuses.length).toBeGreaterThan(150);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
 });
 
 
@@ -762,6 +797,23 @@ describe('server options', () => {
       await server.close();
     }
   });
+
+  it('answers 408 to a client whose headers do not come within 10 s, within a second or so of that', async () => {
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
+    try {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+      const started = performance.now();
+      const waited = await new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - started)));
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      // Node looks for late requests every connectionsCheckingInterval: by default 30 s, which let this one wait 39 s.
+      expect(waited).toBeGreaterThan(9_000);
+      expect(waited).toBeLessThan(15_000);
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
 
   it('says what to do when its port is taken or its address is not this machine\'s, rather than only Node\'s code', async () => {
     const first = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
