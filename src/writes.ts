@@ -5,7 +5,7 @@
 // Writes run one at a time; a write that fails validation or the build leaves
 // every file as it was.
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
@@ -76,12 +76,16 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
   if (length > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
+  const unsupported = () => new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
+  const json = /^application\/json\s*(;|$)/i.test(type);
+  // A chunked body may turn out to be none, which is no data too: its type is known wrong once a byte comes.
+  if (!json && length > 0) throw unsupported();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
+    if (!json && size > 0) throw unsupported();
     chunks.push(chunk);
   }
   if (size === 0) return {};
@@ -408,10 +412,10 @@ export class RecordWriter implements WriteHandler {
 
   /** The record as its address now serves it (a draft's, which is not published, as it would be). */
   private async recordAnswer(talk: CatalogueTalk, status: number): Promise<Status> {
-    const body = isLive(talk)
-      ? await readFile(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id)), 'utf8')
-      : serialiseRecord(loadFullTalk(this.options.content, talk));
-    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)) };
+    const file = path.join(this.options.out, 'api', 'v2', 'video', String(talk.id));
+    // Writes run one at a time: nothing changes the file between the two.
+    const [body, stats] = isLive(talk) ? await Promise.all([readFile(file, 'utf8'), stat(file)]) : [serialiseRecord(loadFullTalk(this.options.content, talk)), undefined];
+    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)), ...(stats ? { 'Last-Modified': stats.mtime.toUTCString() } : {}) };
     if (status === 201) headers.Location = `/api/v2/video/${talk.id}`;
     return { status, body, headers };
   }
