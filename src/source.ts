@@ -201,14 +201,16 @@ function parseYaml(file: string, text: string): ParseResult {
   // YAML 1.2 core schema: dates stay strings, so the schema sees what was written.
   const doc: Document = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length > 0) {
+    // One mistake often trips the parser more than once on its line (a list item out of line: three errors): the first says it.
+    const seen = new Set<number>();
     return {
       ok: false,
-      errors: doc.errors.map((e) => {
+      errors: doc.errors.flatMap((e) => {
         const pos = positionAt(lines, e.pos[0]);
-        if (e.code === 'DUPLICATE_KEY') return new ContentError(file, pos, keyAt(text, e.pos[0]), 'duplicate key; keep only one');
-        // The yaml library's words are for programmers ("use YAML.parseAllDocuments()").
-        if (e.code === 'MULTIPLE_DOCS') return new ContentError(file, pos, '', 'YAML syntax error: a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own');
-        return new ContentError(file, pos, '', `YAML syntax error: ${firstLine(e.message)}`);
+        if (e.code === 'DUPLICATE_KEY') return [new ContentError(file, pos, keyAt(text, e.pos[0]), 'duplicate key; keep only one')];
+        if (seen.has(pos.line)) return [];
+        seen.add(pos.line);
+        return [new ContentError(file, pos, '', `YAML syntax error: ${yamlProblem(e.code, firstLine(e.message))}`)];
       }),
     };
   }
@@ -250,6 +252,35 @@ function keyAt(text: string, offset: number): string {
   const rest = text.slice(offset);
   const quoted = /^(["'])(.*?)\1/.exec(rest);
   return quoted ? quoted[2]! : (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
+}
+
+/**
+ * A YAML syntax error in words for whoever writes the file, with the fix: the yaml library's are for
+ * programmers ("use YAML.parseAllDocuments()"), and its commonest, for a title with a colon in it, names none.
+ */
+function yamlProblem(code: string, message: string): string {
+  switch (code) {
+    case 'MULTIPLE_DOCS':
+      return 'a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own';
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return message.startsWith('Nested mappings')
+        ? `${message}; a value with ": " in it must be quoted (title: "Python: the Good Parts")`
+        : `${message}; line the items of a list up under one another`;
+    case 'MULTILINE_IMPLICIT_KEY':
+      return `${message}; write each field as name: value, with a space after the colon, and indent the lines of a long value under its name or quote it`;
+    case 'TAB_AS_INDENT':
+      return `${message}; indent with spaces`;
+    case 'BAD_SCALAR_START':
+      return `${message}; quote the value`;
+    case 'BAD_INDENT':
+      return `${message}; end a list written in brackets with "]", or write it as lines of "- item" under its name`;
+  }
+  const quote = /^Missing closing (["'])quote$/.exec(message);
+  if (quote) return `a value opened with ${quote[1]} has no closing ${quote[1]}; close it, or write it without quotes`;
+  if (message.startsWith('Implicit map keys need to be followed by map values')) {
+    return `${message}; write each field as name: value, and indent the lines of a block of text (after | or >) under its name`;
+  }
+  return message;
 }
 
 function firstLine(message: string): string {

@@ -39,6 +39,15 @@ describe('YAML', () => {
     expect(!dup.ok && dup.errors.map(String)).toEqual(['t.yaml:3:1 title: duplicate key; keep only one']);
     const two = parse('t.yaml', 'id: 1\n---\nid: 2\n');
     expect(!two.ok && two.errors.map(String)).toEqual(['t.yaml:2:1 YAML syntax error: a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own']);
+    // The parser's words, with what to do: the commonest mistake is a colon in a title; one line out of place is one error.
+    const problems = (text: string) => {
+      const parsed = parseSource('t.yaml', Buffer.from(text));
+      return parsed.ok ? [] : parsed.errors.map(String);
+    };
+    expect(problems('title: Foo: Bar\n')).toEqual(['t.yaml:1:8 YAML syntax error: Nested mappings are not allowed in compact mappings; a value with ": " in it must be quoted (title: "Python: the Good Parts")']);
+    expect(problems('speakers:\n  - A\n - B\n')).toEqual(['t.yaml:3:1 YAML syntax error: A block sequence may not be used as an implicit map key; line the items of a list up under one another']);
+    expect(problems('title: "Unclosed\nid: 2\n')).toEqual(['t.yaml:3:1 YAML syntax error: a value opened with " has no closing "; close it, or write it without quotes']);
+    expect(problems('title: a\n\tid: 3\n')).toEqual(['t.yaml:2:1 YAML syntax error: Tabs are not allowed as indentation; indent with spaces']);
   });
 
   it('strips a byte-order mark', () => {
