@@ -164,7 +164,10 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
     stop.abort();
   });
   try {
-    return reportBuild(await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal }), values);
+    const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
+    // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
+    const templates = result.ok ? undefined : await templateProblem(values.templates);
+    return reportBuild(result, values, templates);
   } catch (err) {
     if (!signalled) throw err;
     process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
@@ -237,13 +240,15 @@ async function listenablePort(host: string, port: number): Promise<number> {
   return listened;
 }
 
-/** Prints a build's errors, or its one-line summary; returns the exit code. */
-function reportBuild(result: BuildResult, values: BuildValues): number {
+/** Prints a build's errors (and `templates`, the templates' problem, if any), or its one-line summary; returns the exit code. */
+function reportBuild(result: BuildResult, values: BuildValues, templates?: string): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
+    if (templates) process.stderr.write(`${templates}\n`);
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
-    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}` : '';
-    process.stderr.write(`build failed: ${counted(result.errors.length, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
+    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}${templates ? ' and the templates' : ''}` : '';
+    const count = result.errors.length + (templates ? 1 : 0);
+    process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
     return 1;
   }
   const s = result.summary;
@@ -254,12 +259,23 @@ function reportBuild(result: BuildResult, values: BuildValues): number {
   return 0;
 }
 
+/** Why the templates in `folder` do not compile, as the build would say it; undefined when they do. */
+async function templateProblem(folder: string): Promise<string | undefined> {
+  const { SiteRenderer } = await import('./render.ts');
+  try {
+    const theme = await loadTheme(folder);
+    new SiteRenderer(theme.templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, theme.folder);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
 export async function runCheck(values: BuildValues): Promise<number> {
   checkFolders(values);
   const started = performance.now();
-  const [{ isLive, loadContent, locator }, { SiteRenderer }, { targetProblems }, { indexCatalogue }] = await Promise.all([
+  const [{ isLive, loadContent, locator }, { targetProblems }, { indexCatalogue }] = await Promise.all([
     import('./load.ts'),
-    import('./render.ts'),
     import('./redirects.ts'),
     import('./catalogue-index.ts'),
   ]);
@@ -269,12 +285,8 @@ export async function runCheck(values: BuildValues): Promise<number> {
   const errors = loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
   const problems: unknown[] = [...errors];
-  try {
-    const theme = await loadTheme(values.templates);
-    new SiteRenderer(theme.templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, theme.folder);
-  } catch (err) {
-    problems.push(err instanceof Error ? err.message : err);
-  }
+  const templates = await templateProblem(values.templates);
+  if (templates) problems.push(templates);
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const wrong = new Set(errors.map((e) => e.file)).size;

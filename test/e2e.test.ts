@@ -187,7 +187,7 @@ describe('commands', () => {
     expect(await fingerprint(cwd)).toEqual(before);
   });
 
-  it('check: a template error is counted with the content errors, and alone names only the templates', async () => {
+  it('check and build: a template error is counted with the content errors, and alone names only the templates', async () => {
     const templates = path.join(await tempDir(), 'templates');
     await cp(path.join(ROOT, 'templates'), templates, { recursive: true });
     await writeFile(path.join(templates, 'talk.eta'), '<%= it.talk.title %>\n<% if ( { %>\n');
@@ -197,6 +197,12 @@ describe('commands', () => {
     expect(bad.stderr.trimEnd().split('\n').at(-1)).toBe('check failed: 11 errors in 1 of 2 files and the templates');
     const good = cli('check', ['--content', DEMO_CONTENT, '--templates', templates]);
     expect([good.status, good.stderr.trimEnd().split('\n').at(-1)]).toEqual([1, 'check failed: 1 error in the templates']);
+    // A build says as much: it stops at the content's errors, and names the templates' too.
+    const out = path.join(await tempDir(), 'dist');
+    const built = cli('build', ['--templates', templates, '--out', out, '--cache', path.join(path.dirname(out), 'cache')], path.join(BAD_FIXTURES, 'field-errors'));
+    expect(built.status).toBe(1);
+    expect(built.stderr).toContain(`${path.join(templates, 'talk.eta')}:2:`);
+    expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 11 errors in content and the templates; nothing written');
   });
 
   it('build: writes the catalogue and ends with a one-line summary', async () => {
