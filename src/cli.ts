@@ -1,5 +1,6 @@
 // What every command shares: option parsing with --help, and how results and
 // failures reach the terminal.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { closest } from './suggest.ts';
 
@@ -36,7 +37,8 @@ export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec
 /** Parses argv; prints help and exits on --help, prints the problem and exits 2 on a bad option. */
 export function parseCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv = process.argv.slice(2)): Values<O> & { _: string[] } {
   const options: Record<string, { type: 'string' | 'boolean'; default?: string }> = { help: { type: 'boolean' } };
-  for (const [name, o] of Object.entries(spec.options)) options[name] = o.default !== undefined ? { type: o.type, default: o.default } : { type: o.type };
+  // Defaults after the paths given are read from the shell's folder (see typedPath): they are the package's own.
+  for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type };
   let values: Record<string, unknown>;
   let positionals: string[];
   try {
@@ -49,7 +51,28 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
     process.stdout.write(helpText(spec));
     process.exit(0);
   }
+  for (const [name, o] of Object.entries(spec.options)) {
+    const given = values[name];
+    if (typeof given === 'string' && PATH_VALUES.has(o.value ?? '')) values[name] = typedPath(given, spec.name);
+    else if (given === undefined && o.default !== undefined) values[name] = o.default;
+  }
   return { ...(values as Values<O>), _: positionals };
+}
+
+/** The options whose values are paths, by what --help calls their value. */
+const PATH_VALUES = new Set(['DIR', 'FILE']);
+
+/**
+ * A path as typed in the shell that ran `npm run <command>`. npm runs a script in the package's folder,
+ * wherever it was typed (and says where in INIT_CWD): `cd talks && npm run check -- --content .` means
+ * the folder the shell is in, as it would for any other program. Given relative to the folder the
+ * command runs in, as its messages show paths. Not under another script, whose INIT_CWD a process it
+ * starts inherits (a test run by `npm test` passes paths of its own folder).
+ */
+export function typedPath(typed: string, command: string): string {
+  const shell = process.env.INIT_CWD;
+  if (!shell || process.env.npm_lifecycle_event !== command) return typed;
+  return path.relative(process.cwd(), path.resolve(shell, typed)) || '.';
 }
 
 /**

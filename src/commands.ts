@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { counted, formatMiB, formatSeconds, OptionError } from './cli.ts';
+import { counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
@@ -360,7 +360,8 @@ export const importCommand = {
 } as const;
 
 export async function runImport(values: { content: string; _: string[] }): Promise<number> {
-  const [kind, source, ...rest] = values._;
+  const [kind, typed, ...rest] = values._;
+  const source = typed && typedPath(typed, importCommand.name);
   if (kind !== 'pyvideo' || !source || rest.length > 0) {
     process.stderr.write('import: expected "pyvideo <path-to-pyvideo-data>"; run "npm run import -- --help"\n');
     return 2;

@@ -177,6 +177,16 @@ describe('commands', () => {
     expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 14 of 16 files`]);
   });
 
+  it('npm run check from a subfolder reads the paths typed from there, as the shell means them; its defaults stay the package\'s', () => {
+    const typed = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', '.', '--templates', '../templates'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
+    expect([typed.status, typed.stderr]).toEqual([0, '']);
+    expect(typed.stdout).toMatch(/^checked \d+ files: /);
+    const defaults = spawnSync('npm', ['run', '--silent', 'check'], { cwd: path.join(ROOT, 'templates'), encoding: 'utf8' });
+    expect([defaults.status, defaults.stderr]).toEqual([0, '']);
+    const missing = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', 'nowhere'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
+    expect([missing.status, missing.stderr.split('\n')[0]]).toEqual([2, `check: --content ${path.relative(ROOT, path.join(DEMO_CONTENT, 'nowhere'))}: no such folder`]);
+  });
+
   it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {
     const cwd = path.join(BAD_FIXTURES, 'field-errors');
     const before = await fingerprint(cwd);
