@@ -74,7 +74,11 @@ export function describeValue(value: unknown): string {
 function expecting(what: string) {
   return {
     error: (iss: { input?: unknown; code?: string }) =>
-      iss.input === undefined ? `required field is missing; add it (${what})` : `expected ${what}, got ${describeValue(iss.input)}`,
+      iss.input === undefined
+        ? `required field is missing; add it (${what})`
+        : iss.input === null
+          ? `expected ${what}, got nothing (a name with no value after it); give it one, or remove the line`
+          : `expected ${what}, got ${describeValue(iss.input)}`,
   };
 }
 
