@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { closest } from './suggest.ts';
 import { templateFile } from './template-errors.ts';
 
 /** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
@@ -52,10 +53,33 @@ export async function loadTheme(dir: string): Promise<Theme> {
     templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
   const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
-  const missing = missingAssets(templates, new Set(assetNames));
-  if (missing.length > 0) throw new Error(missing.map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`).join('\n'));
+  const problems = [
+    ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
+    ...missingPartials(templates).map((m) => {
+      const meant = closest(m.name, Object.keys(templates));
+      return `${templateFile(dir, m.template)}:${m.line}: no template '@${m.name}': a template is included by its file's name in the templates folder with an @${meant ? `; did you mean '@${meant}'?` : ''}`;
+    }),
+  ];
+  if (problems.length > 0) throw new Error(problems.join('\n'));
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { folder: dir, templates, assets };
+}
+
+/** A template named as the argument of include() or layout(), written out (`include('@footer')`); not one made in code. */
+const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(['"`])@([\w-]+)\1/g;
+
+/**
+ * The templates the templates include or lay out in by a name written out that the folder has not:
+ * every page made with them would fail, which `check` can say without rendering one.
+ */
+export function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
+  const missing = [];
+  for (const [template, source] of Object.entries(templates)) {
+    for (const [index, text] of source.split('\n').entries()) {
+      for (const ref of text.matchAll(PARTIAL_REF)) if (!(ref[2]! in templates)) missing.push({ template, line: index + 1, name: ref[2]! });
+    }
+  }
+  return missing;
 }
 
 /**

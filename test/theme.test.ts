@@ -16,6 +16,18 @@ describe('loadTheme', () => {
     await writeFile(path.join(dir, 'site footer.eta'), '');
     await expect(loadTheme(dir)).rejects.toThrow(/site footer\.eta: a template's name is letters, digits, _ and - \(it is included as include\('@site footer'\)\)$/);
   });
+
+  it('names a template included by a name the folder has no template of, at its line, with the one meant', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await writeFile(path.join(dir, 'site-footer.eta'), '<footer></footer>');
+    const layout = await readFile(path.join(dir, 'layout.eta'), 'utf8');
+    await writeFile(path.join(dir, 'layout.eta'), layout.replace('</body>', `<%~ include('@site-footr') %>\n<%~ include(\`@\${it.partial}\`) %>\n</body>`));
+    const line = layout.slice(0, layout.indexOf('</body>')).split('\n').length;
+    await expect(loadTheme(dir)).rejects.toThrow(
+      new Error(`${path.join(dir, 'layout.eta')}:${line}: no template '@site-footr': a template is included by its file's name in the templates folder with an @; did you mean '@site-footer'?`),
+    );
+  });
 });
 
 describe('templatesUsed', () => {
