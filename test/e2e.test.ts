@@ -118,6 +118,7 @@ describe('commands', () => {
     refused('build', ['--out', 'site', '--templates', path.join(ROOT, 'templates')], '--out site holds files that no build wrote (README.md, …)');
     refused('start', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--port', 'abc'], '--port must be a number');
     refused('serve', ['--dir', 'dist', '--port', '0'], 'serve: --dir dist: no such folder');
+    refused('serve', ['--dir', '.', '--port', '0'], 'serve: --dir . holds no build (it has no api/v2/): name the folder npm run build wrote, such as dist');
     refused('build', ['--out', 'site/README.md', '--templates', path.join(ROOT, 'templates')], '--out site/README.md: is a file, not a folder');
     refused('check', ['--content', 'site/README.md'], '--content site/README.md: is a file, not a folder');
     const cacheFile = cli('build', ['--out', 'dist', '--templates', path.join(ROOT, 'templates'), '--cache', 'site/README.md'], root);
