@@ -386,6 +386,8 @@ export type TalkTerm = Pick<TermLink, 'name' | 'url'>;
 
 export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' | 'language'> {
   title: string;
+  /** The page's title in the browser: the talk's and its event's. */
+  pageTitle: string;
   url: string;
   canonical: string;
   apiUrl: string;
@@ -429,6 +431,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   return {
     id: talk.id,
     title: isolated(talk.title),
+    // Many talks share a title ("Lightning Talks", "Keynote": 1,671 pages of the pyvideo import): the event tells them apart in a browser's tabs and a search engine's results.
+    pageTitle: `${isolated(talk.title)} · ${isolated(talk.category)}`,
     url,
     canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),

@@ -230,7 +230,7 @@ describe('titles in a line of plain text', () => {
     const inLine = `${FSI}${evil}${PDI}`;
     const job = plan.parts.flatMap((p) => p.talks).find((j) => j.talk.id === first.id)!;
     const talkPage = renderer.talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, first), title: evil, category: evil, blurb: '', summary: '', description: '' } });
-    expect(titleOf(talkPage)).toBe(`${inLine} · Video catalogue`);
+    expect(titleOf(talkPage)).toBe(`${inLine} · ${inLine} · Video catalogue`);
     expect(talkPage).toContain(`<meta name="description" content="${inLine}, a talk at ${inLine}">`);
     expect(titleOf(renderer.redirect(evil, '/video/1/x/'))).toBe(`${inLine} · Video catalogue`);
     const slug = termSlug(evil);
