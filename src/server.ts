@@ -95,10 +95,13 @@ function queryOf(rawUrl: string): string {
 /**
  * The byte range a Range header asks of a file of `size` bytes, with its end
  * within the file; 'unsatisfiable' when it starts past the end. Undefined for
- * anything but one `bytes=first-[last]` range: that is ignored, as RFC 9110 allows.
+ * anything but one `bytes=first-[last]` or `bytes=-count` range: that is ignored, as RFC 9110 allows.
  */
 export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
+  // The last N bytes (a log's tail, a media file's index at its end): none of a file that has none.
+  const suffix = /^bytes=-(\d{1,15})$/.exec(header.trim());
+  if (suffix) return Number(suffix[1]) === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - Number(suffix[1])), end: size - 1 };
   const m = /^bytes=(\d{1,15})-(\d{0,15})$/.exec(header.trim());
   if (!m) return undefined;
   const start = Number(m[1]);

@@ -63,7 +63,11 @@ describe('helpers', () => {
     expect(byteRange('bytes=100-', 1000)).toEqual({ start: 100, end: 999 });
     expect(byteRange('bytes=900-5000', 1000)).toEqual({ start: 900, end: 999 });
     expect(byteRange('bytes=1000-', 1000)).toBe('unsatisfiable');
-    for (const bad of [undefined, 'bytes=100-50', 'bytes=-5', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', `bytes=${'9'.repeat(16)}-`]) expect(byteRange(bad, 1000)).toBeUndefined();
+    // The last bytes: all of a shorter file, none of an empty one.
+    expect(byteRange('bytes=-5', 1000)).toEqual({ start: 995, end: 999 });
+    expect(byteRange('bytes=-5000', 1000)).toEqual({ start: 0, end: 999 });
+    expect([byteRange('bytes=-0', 1000), byteRange('bytes=-5', 0)]).toEqual(['unsatisfiable', 'unsatisfiable']);
+    for (const bad of [undefined, 'bytes=100-50', 'bytes=-', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', `bytes=${'9'.repeat(16)}-`]) expect(byteRange(bad, 1000)).toBeUndefined();
   });
 });
 
@@ -623,15 +627,17 @@ describe.each([
     expect(res.status).toBe('maxFileBytes' in cache ? 200 : 206);
   });
 
-  it('a range past the end is 416; a range it cannot use is ignored', async () => {
+  it('a range past the end is 416; the last bytes are a range; a range it cannot use is ignored', async () => {
     const past = await raw(s.base, 'GET', '/assets/style.css', { Range: `bytes=${text.length}-` });
     expect(past.status).toBe(416);
     expect(past.headers['content-range']).toBe(`bytes */${text.length}`);
-    for (const ignored of ['bytes=9-3', 'bytes=0-1,4-5', 'bytes=-4', 'lines=1-2']) {
+    for (const ignored of ['bytes=9-3', 'bytes=0-1,4-5', 'bytes=-', 'lines=1-2']) {
       const res = await raw(s.base, 'GET', '/assets/style.css', { Range: ignored });
       expect(res.status, ignored).toBe(200);
       expect(res.text).toBe(text);
     }
+    const tail = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=-4' });
+    expect([tail.status, tail.text, tail.headers['content-range']]).toEqual([206, text.slice(-4), `bytes ${text.length - 4}-${text.length - 1}/${text.length}`]);
     const head = await raw(s.base, 'HEAD', '/assets/style.css', { Range: 'bytes=0-3' });
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe(String(text.length));
