@@ -67,11 +67,11 @@ const PATH_VALUES = new Set(['DIR', 'FILE']);
  * wherever it was typed (and says where in INIT_CWD): `cd talks && npm run check -- --content .` means
  * the folder the shell is in, as it would for any other program. Given relative to the folder the
  * command runs in, as its messages show paths. Not under another script, whose INIT_CWD a process it
- * starts inherits (a test run by `npm test` passes paths of its own folder).
+ * starts inherits (a test run by `npm test` passes paths of its own folder). An absolute path stays as typed.
  */
 export function typedPath(typed: string, command: string): string {
   const shell = process.env.INIT_CWD;
-  if (!shell || process.env.npm_lifecycle_event !== command) return typed;
+  if (!shell || process.env.npm_lifecycle_event !== command || typed === '' || path.isAbsolute(typed)) return typed;
   return path.relative(process.cwd(), path.resolve(shell, typed)) || '.';
 }
 

@@ -131,9 +131,9 @@ export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): v
   for (const [what, dir] of read) {
     const how = within(out, dir) ? 'is inside' : within(dir, out) ? 'holds' : undefined;
     if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
-    // Every later build would read the state's files as content or templates, and find them out of place.
+    // Builds would read the state's files as content or templates (in a hidden folder, the dev server's watcher would see every save of it).
     if (values.cache !== undefined && within(path.resolve(values.cache), dir)) {
-      throw new OptionError(`--cache ${values.cache} is inside ${what}, which every build reads; keep the cache outside it, as the default .cache is`);
+      throw new OptionError(`--cache ${values.cache} is inside ${what}, which builds read and the dev server watches; keep the cache outside it, as the default .cache is`);
     }
   }
   if (within(process.cwd(), out)) throw new OptionError(`${named} holds the working folder: the build replaces its output folder whole; name a folder of its own, such as dist`);

@@ -106,13 +106,29 @@ export function etagMatches(header: string | undefined, etag: string, strong = f
 /**
  * Whether a GET or HEAD with these validators may be answered 304 (RFC 9110, 13.1.2–13.1.3): by the ETag
  * when the request names any, else by `If-Modified-Since` against the `Last-Modified` sent (whole
- * seconds), as nginx and Caddy answer it; a date that is no date, or in the future, is ignored.
+ * seconds), as Caddy and our nginx configuration answer it; a date that is no HTTP-date, or in the future, is ignored.
  */
 export function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, lastModified: string | undefined, now = Date.now()): boolean {
   if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, etag);
   if (ifModifiedSince === undefined || lastModified === undefined) return false;
-  const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && since <= now && Date.parse(lastModified) <= since;
+  const since = httpDate(ifModifiedSince);
+  return since !== undefined && since <= now && Date.parse(lastModified) <= since;
+}
+
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+/** The three forms of an HTTP-date (RFC 9110, 5.6.7): IMF-fixdate, which clients send, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATES = [
+  new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d\\d ${MONTH} \\d{4} \\d\\d:\\d\\d:\\d\\d GMT$`),
+  new RegExp(`^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d\\d-${MONTH}-\\d\\d \\d\\d:\\d\\d:\\d\\d GMT$`),
+  new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\d{4}$`),
+];
+
+/** An HTTP-date's time, or undefined for anything else: Date.parse alone would read "2021" or "tomorrow", in the local zone. */
+export function httpDate(text: string): number | undefined {
+  const form = HTTP_DATES.findIndex((re) => re.test(text));
+  if (form === -1) return undefined;
+  const time = Date.parse(form === 2 ? `${text} GMT` : text);
+  return Number.isNaN(time) ? undefined : time;
 }
 
 /** Where the list endpoints' static files are: page `n` of a list at /api/v2/<name>/. */

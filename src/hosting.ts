@@ -232,6 +232,8 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '',
     '    server_tokens off;',
     '    absolute_redirect off;',
+    "    # If-Modified-Since of the file's date or later is a 304, as our server and Caddy answer it (nginx's default: the same date only).",
+    '    if_modified_since before;',
     '    index index.html;',
     '    error_page 404 /404.html;',
     "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",

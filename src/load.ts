@@ -393,7 +393,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   const talks: CatalogueTalk[] = [];
   const idOwners = new Map<number, string>();
-  /** The id to suggest for a talk whose id another has: one past the highest, worked out at the first. */
+  /** The id last suggested for a talk whose id another has: past the highest, and past the one suggested before. */
   let unused: number | undefined;
   const slugOwners = new Map<string, string>();
   const eventsWithoutCategory = new Set<string>();
@@ -422,7 +422,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const owner = idOwners.get(digest.id);
     if (owner) {
       const first = locate(owner, ['id']);
-      unused ??= [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0) + 1;
+      unused = (unused ?? [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
       errors.push(
         new ContentError(
           file,

@@ -216,17 +216,15 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
 /**
  * An embed's iframe as the page shows it. Its own `allow` would hand the page it frames, from any host,
  * the camera, microphone or location under the site's name (the browser asks as if the site wanted
- * them): it gets the features the site's own players have, fullscreen among them. One without a title (which names it to a
+ * them): it gets the features the site's own players have. One without a title (which names it to a
  * screen reader) is given `title`.
  */
 const embedFrame =
   (title: string): sanitizeHtml.Transformer =>
-  (tagName, attribs) => {
-    // With `allow`, which grants fullscreen, the older `allowfullscreen` is ignored, and the browser says so in its console.
-    const { allowfullscreen, ...rest } = attribs;
-    const allowed: sanitizeHtml.Attributes = attribs.allow !== undefined ? { allow: PLAYER_ALLOW } : allowfullscreen !== undefined ? { allowfullscreen } : {};
-    return { tagName, attribs: { ...rest, ...allowed, ...(attribs.title?.trim() ? {} : { title }) } };
-  };
+  (tagName, attribs) => ({
+    tagName,
+    attribs: { ...attribs, ...(attribs.allow === undefined ? {} : { allow: PLAYER_ALLOW }), ...(attribs.title?.trim() ? {} : { title }) },
+  });
 
 /** An embed's players, safe (see embedFrame). */
 export function sanitiseEmbed(html: string, title: string): string {

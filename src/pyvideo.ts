@@ -112,8 +112,8 @@ export function pelicanSlug(text: string): string {
 
 /** reStructuredText's inline link, `` `text <target>`_ `` (or `__`, anonymous), as pyvideo's texts write them. */
 const REST_LINK = /`([^`<>]*?)\s*<([^<>\s]+)>`__?/g;
-/** A Markdown link to a path from a site's root, `[text](/presenters/x/)`: one line, no brackets in its text. */
-const MARKDOWN_ROOT_LINK = /\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
+/** A Markdown link to a path from a site's root, `[text](/presenters/x/)`: one line, no brackets in its text; not an image. */
+const MARKDOWN_ROOT_LINK = /(?<!!)\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
 
 /**
  * Where a link from the root of a site (`/presenters/carlton-gibson/`) in a pyvideo text leads: a URL, `''`
@@ -138,9 +138,19 @@ export function rootLinksOf(related: { label: string; url: string }[], sourceUrl
   const youtube = /^https?:\/\/(?:www\.)?(?:youtube\.com|youtu\.be)\//i.test(sourceUrl);
   return (target) => {
     if (HIDDEN_EMAIL.test(target)) return '';
-    if (youtube && target.startsWith('/watch?')) return new URL(target, 'https://www.youtube.com').href;
-    return site ? new URL(target, site).href : undefined;
+    if (youtube && target.startsWith('/watch?')) return onSite(target, 'https://www.youtube.com');
+    return site ? onSite(target, site) : undefined;
   };
+}
+
+/** `path` on the site of `base`; undefined for what is no path of it (`//host/`, `/\host/`, which browsers read as another host's). */
+function onSite(path: string, base: string): string | undefined {
+  try {
+    const url = new URL(path, base);
+    return url.origin === new URL(base).origin ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const ABSOLUTE_URL = /^(?:https?:\/\/|mailto:)/i;
@@ -419,10 +429,10 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
 
   // After the related URLs and the source: a link from a site's root resolves against the site the text came from.
   const rootLinks = rootLinksOf(related, sourceUrl);
-  const resolved = new Set<'site' | 'text'>();
+  const resolved = new Set<'site' | 'text' | 'words'>();
   const root: RootLinks = (target) => {
     const url = rootLinks(target);
-    resolved.add(url === undefined ? 'text' : 'site');
+    resolved.add(url === undefined ? 'text' : url === '' ? 'words' : 'site');
     return url;
   };
   const fromRest = (field: 'summary' | 'description', value: string, rewrite: (value: string) => string) => {
@@ -433,6 +443,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const rootNotes = (field: 'summary' | 'description') => {
     if (resolved.has('site')) note(`${field}: links from the root of the site it was copied from → that site's addresses`);
     if (resolved.has('text')) note(`${field}: links from the root of a site not known → text`);
+    if (resolved.has('words')) note(`${field}: links to an e-mail address Cloudflare hid → their words`);
     resolved.clear();
   };
   summary = fromRest('summary', summary, (value) => restLinks(value, false, root));

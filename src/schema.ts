@@ -77,7 +77,7 @@ function expecting(what: string) {
       iss.input === undefined
         ? `required field is missing; add it (${what})`
         : iss.input === null
-          ? `expected ${what}, got nothing (a name with no value after it); give it one, or remove the line`
+          ? `expected ${what}, got null (as a name with no value after it is); give it a value, or remove the field`
           : `expected ${what}, got ${describeValue(iss.input)}`,
   };
 }

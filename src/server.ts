@@ -239,7 +239,7 @@ const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size &&
 const ENTRY_COST = 256;
 /** How long a lookup waits for the output to be back while a build swaps it (see lookup): the swap is two renames. */
 const SWAP_WAIT_MS = 1000;
-/** Lookups of a file a swap may have hidden: builds come seconds apart, so one more is plenty. */
+/** Looks for a file a swap may have hidden: builds come seconds apart, so a look that two swaps both fall in is rare enough. */
 const SWAP_TRIES = 3;
 
 function statNow(abs: string): Stats | undefined {
@@ -256,6 +256,25 @@ function statNow(abs: string): Stats | undefined {
  * builds replace files by renaming new ones in (or swap the whole folder), so
  * size, mtime and inode change with every rewrite and a stale entry is never sent.
  */
+/**
+ * A regular file's bytes and stat, read through one descriptor, so that both are of the same file even
+ * if a rename replaces it meanwhile; undefined when there is none.
+ */
+export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats: Stats } | undefined> {
+  let handle;
+  try {
+    handle = await open(abs, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = await handle.stat();
+    return stats.isFile() ? { bytes: await handle.readFile(), stats } : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 export function createFileCache(limits: CacheLimits = {}) {
   const maxFile = limits.maxFileBytes ?? 1024 * 1024;
   const maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
@@ -290,26 +309,15 @@ export function createFileCache(limits: CacheLimits = {}) {
     trim();
   };
 
-  // Reads through one descriptor, so the stat and the bytes are of the same file even if a rename replaces it meanwhile.
   async function load(abs: string): Promise<CachedFile | undefined> {
-    let handle;
-    try {
-      handle = await open(abs, 'r');
-    } catch {
-      return undefined;
-    }
-    try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) return undefined;
-      const bytes = await handle.readFile();
-      const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
-      if (bytes.byteLength <= maxFile) file.body = bytes;
-      // A file written in place while we read it: serve what we read, remember nothing.
-      if (bytes.byteLength === stats.size) keep(abs, file);
-      return file;
-    } finally {
-      await handle.close();
-    }
+    const read = await readWithStats(abs);
+    if (!read) return undefined;
+    const { bytes, stats } = read;
+    const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
+    if (bytes.byteLength <= maxFile) file.body = bytes;
+    // A file written in place while we read it: serve what we read, remember nothing.
+    if (bytes.byteLength === stats.size) keep(abs, file);
+    return file;
   }
 
   return {
@@ -475,15 +483,21 @@ export function createHandler(options: ServerOptions): Handler {
    */
   const lookup = (abs: string): Promise<CachedFile | undefined> => acrossSwaps(() => cache.get(abs));
 
-  /** What `attempt` finds in the output folder, tried again when it found nothing while a swap took the folder away (see lookup). */
+  /**
+   * What `attempt` finds in the output folder. A miss is tried again once the folder is there (a swap
+   * may have taken it away in the middle), until an attempt misses in a folder that stayed the same:
+   * a hit costs nothing more, a file that is not there one more look, a folder gone for good one wait.
+   */
   async function acrossSwaps<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
-    for (let tries = 1; ; tries++) {
-      const folder = folderNow();
-      const found = await attempt();
-      if (found !== undefined) return found;
+    let found = await attempt();
+    for (let tries = 1; found === undefined && tries < SWAP_TRIES; tries++) {
       for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-      if (tries === SWAP_TRIES || (folder !== undefined && folderNow() === folder)) return undefined;
+      const folder = folderNow();
+      if (folder === undefined) return undefined;
+      found = await attempt();
+      if (found === undefined && folderNow() === folder) return undefined;
     }
+    return found;
   }
   /** The output folder as it is now: a rename changes its ctime, so one swapped away and back is another. */
   function folderNow(): string | undefined {

@@ -264,7 +264,7 @@ function yamlProblem(code: string, message: string): string {
       return 'a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own';
     case 'BLOCK_AS_IMPLICIT_KEY':
       return message.startsWith('Nested mappings')
-        ? `${message}; a value with ": " in it must be quoted (title: "Python: the Good Parts")`
+        ? `${message}; a value with ": " in it must be quoted (title: "Python: the Good Parts"), and a field starts where the others do`
         : `${message}; line the items of a list up under one another`;
     case 'MULTILINE_IMPLICIT_KEY':
       return `${message}; write each field as name: value, with a space after the colon, and indent the lines of a long value under its name or quote it`;
@@ -273,7 +273,10 @@ function yamlProblem(code: string, message: string): string {
     case 'BAD_SCALAR_START':
       return `${message}; quote the value`;
     case 'BAD_INDENT':
-      return `${message}; end a list written in brackets with "]", or write it as lines of "- item" under its name`;
+      if (message.startsWith('Flow sequence')) return `${message}; end a list written in brackets with "]", or write it as lines of "- item" under its name`;
+      if (message.startsWith('Flow map')) return `${message}; end a mapping written in braces with "}"`;
+      if (message.startsWith('All mapping items')) return `${message}; start each field where the others beside it start`;
+      return message;
   }
   const quote = /^Missing closing (["'])quote$/.exec(message);
   if (quote) return `a value opened with ${quote[1]} has no closing ${quote[1]}; close it, or write it without quotes`;

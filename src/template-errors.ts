@@ -14,9 +14,12 @@ export function reasonOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // Eta names what it did not find, not where templates come from.
   const unknown = /^Failed to get template '(.*)'$/.exec(message);
-  if (unknown) return `no template '${unknown[1]}': a template is included by its file's name in the templates folder with an @, include('@footer') for footer.eta`;
+  if (unknown) return noTemplate(unknown[1]!, "include('@footer') for footer.eta");
   return message.split(/\n=+\n/)[0]!.replace(/^Bad template syntax\s*/, 'syntax error: ').trim();
 }
+
+/** A template that is not in the folder (`name` as Eta names it, `@footr`), and what to do. */
+export const noTemplate = (name: string, fix: string) => `no template '${name}': a template is included by its file's name in the templates folder with an @, ${fix}`;
 
 /** A template's file as messages name it: in the templates folder as it was given (`templates/talk.eta`). */
 export const templateFile = (folder: string, name: string) => path.join(folder, `${name}.eta`);

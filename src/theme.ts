@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { closest } from './suggest.ts';
-import { templateFile } from './template-errors.ts';
+import { noTemplate, templateFile } from './template-errors.ts';
 
 /** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
 export type Templates = Record<string, string>;
@@ -57,7 +57,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...missingPartials(templates).map((m) => {
       const meant = closest(m.name, Object.keys(templates));
-      return `${templateFile(dir, m.template)}:${m.line}: no template '@${m.name}': a template is included by its file's name in the templates folder with an @${meant ? `; did you mean '@${meant}'?` : ''}`;
+      return `${templateFile(dir, m.template)}:${m.line}: ${noTemplate(`@${m.name}`, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
     }),
   ];
   if (problems.length > 0) throw new Error(problems.join('\n'));
@@ -73,13 +73,22 @@ const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(['"`])@([\w-]+)\1/g;
  * every page made with them would fail, which `check` can say without rendering one.
  */
 export function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
-  const missing = [];
+  return references(templates, PARTIAL_REF)
+    .filter((ref) => !(ref.match[2]! in templates))
+    .map(({ template, line, match }) => ({ template, line, name: match[2]! }));
+}
+
+/**
+ * Each match of `pattern` in the templates, with its template and line; not in an Eta comment
+ * tag, which is blanked out first (its lines kept): a reference left there is no reference.
+ */
+function references(templates: Templates, pattern: RegExp): { template: string; line: number; match: RegExpMatchArray }[] {
+  const found = [];
   for (const [template, source] of Object.entries(templates)) {
-    for (const [index, text] of source.split('\n').entries()) {
-      for (const ref of text.matchAll(PARTIAL_REF)) if (!(ref[2]! in templates)) missing.push({ template, line: index + 1, name: ref[2]! });
-    }
+    const uncommented = source.replace(/<%[-_]?\s*\/\*[\s\S]*?\*\/\s*[-_]?%>/g, (comment) => comment.replace(/[^\n]/g, ' '));
+    for (const [index, text] of uncommented.split('\n').entries()) for (const match of text.matchAll(pattern)) found.push({ template, line: index + 1, match });
   }
-  return missing;
+  return found;
 }
 
 /**
@@ -93,11 +102,7 @@ const ASSET_REF = /\/assets\/([\w./-]*[\w-])(?![\w./${<-])/g;
  * the assets folder): each page would ask for a file the build does not write, and get a 404.
  */
 export function missingAssets(templates: Templates, assets: ReadonlySet<string>): { template: string; line: number; ref: string }[] {
-  const missing = [];
-  for (const [template, source] of Object.entries(templates)) {
-    for (const [index, text] of source.split('\n').entries()) {
-      for (const ref of text.matchAll(ASSET_REF)) if (!assets.has(ref[1]!)) missing.push({ template, line: index + 1, ref: ref[0] });
-    }
-  }
-  return missing;
+  return references(templates, ASSET_REF)
+    .filter((ref) => !assets.has(ref.match[1]!))
+    .map(({ template, line, match }) => ({ template, line, ref: match[0] }));
 }

@@ -11,7 +11,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; errors: Content
 export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields: readonly string[]): Validated<z.output<S>> {
   const { value } = doc;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const message = value === null || value === undefined ? 'no fields (the file or its front matter is empty); write them, one "name: value" a line' : `expected a mapping of fields, got ${describeValue(value)}`;
+    const message = value === null || value === undefined ? 'no fields (the file, or its front matter, holds none); write them, one "name: value" a line' : `expected a mapping of fields, got ${describeValue(value)}`;
     return { ok: false, errors: [new ContentError(doc.file, { line: 1, col: 1 }, '', message)] };
   }
   const result = schema.safeParse(value);

@@ -5,7 +5,7 @@
 // Writes run one at a time; a write that fails validation or the build leaves
 // every file as it was.
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
@@ -15,7 +15,7 @@ import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, 
 import { timestamps } from './importer.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
-import type { WriteHandler } from './server.ts';
+import { readWithStats, type WriteHandler } from './server.ts';
 import { slugFromTitle } from './pyvideo.ts';
 import { lockState, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
@@ -412,10 +412,10 @@ export class RecordWriter implements WriteHandler {
 
   /** The record as its address now serves it (a draft's, which is not published, as it would be). */
   private async recordAnswer(talk: CatalogueTalk, status: number): Promise<Status> {
-    const file = path.join(this.options.out, 'api', 'v2', 'video', String(talk.id));
-    // Writes run one at a time: nothing changes the file between the two.
-    const [body, stats] = isLive(talk) ? await Promise.all([readFile(file, 'utf8'), stat(file)]) : [serialiseRecord(loadFullTalk(this.options.content, talk)), undefined];
-    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)), ...(stats ? { 'Last-Modified': stats.mtime.toUTCString() } : {}) };
+    // The bytes and the date of one file, as the server reads them: a build in another process may replace it meanwhile.
+    const served = isLive(talk) ? await readWithStats(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id))) : undefined;
+    const body = served ? served.bytes.toString('utf8') : serialiseRecord(loadFullTalk(this.options.content, talk));
+    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)), ...(served ? { 'Last-Modified': served.stats.mtime.toUTCString() } : {}) };
     if (status === 201) headers.Location = `/api/v2/video/${talk.id}`;
     return { status, body, headers };
   }

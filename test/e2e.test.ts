@@ -186,6 +186,8 @@ describe('commands', () => {
     expect([defaults.status, defaults.stderr]).toEqual([0, '']);
     const missing = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', 'nowhere'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
     expect([missing.status, missing.stderr.split('\n')[0]]).toEqual([2, `check: --content ${path.relative(ROOT, path.join(DEMO_CONTENT, 'nowhere'))}: no such folder`]);
+    const absolute = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', '/nowhere/at/all'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
+    expect(absolute.stderr.split('\n')[0]).toBe('check: --content /nowhere/at/all: no such folder');
   });
 
   it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {

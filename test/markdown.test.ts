@@ -145,7 +145,7 @@ describe('sanitiseEmbed', () => {
 
   it("gives an iframe's allow the features of the site's own players, not the camera, microphone or location it asks for", () => {
     expect(sanitiseEmbed('<iframe src="https://player.example/v" title="Player" allow="camera *; microphone *; geolocation *; fullscreen" allowfullscreen></iframe>', 'T')).toBe(
-      '<iframe src="https://player.example/v" title="Player" allow="fullscreen; picture-in-picture; encrypted-media"></iframe>',
+      '<iframe src="https://player.example/v" title="Player" allow="fullscreen; picture-in-picture; encrypted-media" allowfullscreen></iframe>',
     );
   });
 

@@ -51,7 +51,7 @@ describe('a page file', () => {
   it('must start with front matter, and close it', () => {
     expect(problems('title: FAQ\n\nText\n')).toEqual([`${FILE}:1:1 a page starts with its front matter: a line "---", its fields (title: …), then a line "---"; add it`]);
     expect(problems('---\ntitle: FAQ\n\nText\n')).toEqual([`${FILE}:1:1 the front matter opened on line 1 has no closing "---" line; add one after its fields`]);
-    expect(problems('---\n---\nText\n')).toEqual([`${FILE}:1:1 no fields (the file or its front matter is empty); write them, one "name: value" a line`]);
+    expect(problems('---\n---\nText\n')).toEqual([`${FILE}:1:1 no fields (the file, or its front matter, holds none); write them, one "name: value" a line`]);
   });
 
   it('must be UTF-8', () => {

@@ -217,6 +217,10 @@ describe('convertTalk', () => {
     const unknown = convert({ ...record, videos: [], related_urls: [{ label: 'Slides', url: 'https://slides.example.org/a' }], description: '[Carlton Gibson](/presenters/carlton-gibson/) and `03:04 </watch?v=x>`_' });
     expect(unknown.value.description).toBe('Carlton Gibson (/presenters/carlton-gibson/) and 03:04 (/watch?v=x)');
     expect(unknown.notes.map((n) => n.kind)).toContain('description: links from the root of a site not known → text');
+    // What is no path of the site, and an image, are left to the build's own rules: no other host, no error.
+    const odd = convert({ ...record, videos: [], related_urls: site, description: '`x <//evil.example/a>`_ `y </\\evil.example/>`_ `z </\\[>`_ ![logo](/img/a.png)' });
+    expect(odd.value.description).toBe('x (//evil.example/a) y (/\\evil.example/) z (/\\[) ![logo](/img/a.png)');
+    expect(odd.notes.map((n) => n.kind)).toContain('description: links from the root of a site not known → text');
   });
 
   it("redirects from the page pyvideo.org's Pelican made: the event's title and the talk's slug, else its title, slugified", () => {

@@ -44,7 +44,9 @@ describe('YAML', () => {
       const parsed = parseSource('t.yaml', Buffer.from(text));
       return parsed.ok ? [] : parsed.errors.map(String);
     };
-    expect(problems('title: Foo: Bar\n')).toEqual(['t.yaml:1:8 YAML syntax error: Nested mappings are not allowed in compact mappings; a value with ": " in it must be quoted (title: "Python: the Good Parts")']);
+    expect(problems('title: Foo: Bar\n')).toEqual(['t.yaml:1:8 YAML syntax error: Nested mappings are not allowed in compact mappings; a value with ": " in it must be quoted (title: "Python: the Good Parts"), and a field starts where the others do']);
+    expect(problems('title: {a\n')[0]).toMatch(/; end a mapping written in braces with "}"$/);
+    expect(problems('speakers:\n  - x\n  id: 2\n')[0]).toMatch(/All mapping items must start at the same column; start each field where the others beside it start$/);
     expect(problems('speakers:\n  - A\n - B\n')).toEqual(['t.yaml:3:1 YAML syntax error: A block sequence may not be used as an implicit map key; line the items of a list up under one another']);
     expect(problems('title: "Unclosed\nid: 2\n')).toEqual(['t.yaml:3:1 YAML syntax error: a value opened with " has no closing "; close it, or write it without quotes']);
     expect(problems('title: a\n\tid: 3\n')).toEqual(['t.yaml:2:1 YAML syntax error: Tabs are not allowed as indentation; indent with spaces']);

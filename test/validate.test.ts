@@ -42,12 +42,12 @@ describe('validate', () => {
     const result = check('t.yaml', '- 1\n- 2\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list']);
     const empty = check('t.yaml', '');
-    expect(!empty.ok && empty.errors.map(String)).toEqual(['t.yaml:1:1 no fields (the file or its front matter is empty); write them, one "name: value" a line']);
+    expect(!empty.ok && empty.errors.map(String)).toEqual(['t.yaml:1:1 no fields (the file, or its front matter, holds none); write them, one "name: value" a line']);
   });
 
   it('says what to do with a field that has a name and no value', () => {
     const result = check('t.yaml', 'id: 1\ntitle: x\nspeakers:\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
-    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:10 speakers: expected a list of strings, got nothing (a name with no value after it); give it one, or remove the line']);
+    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:10 speakers: expected a list of strings, got null (as a name with no value after it is); give it a value, or remove the field']);
   });
 
   it('returns the typed record when valid', () => {
