@@ -252,11 +252,6 @@ function statNow(abs: string): Stats | undefined {
 }
 
 /**
- * Files by absolute path, each checked on every use with a synchronous stat:
- * builds replace files by renaming new ones in (or swap the whole folder), so
- * size, mtime and inode change with every rewrite and a stale entry is never sent.
- */
-/**
  * A regular file's bytes and stat, read through one descriptor, so that both are of the same file even
  * if a rename replaces it meanwhile; undefined when there is none.
  */
@@ -275,6 +270,11 @@ export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats
   }
 }
 
+/**
+ * Files by absolute path, each checked on every use with a synchronous stat:
+ * builds replace files by renaming new ones in (or swap the whole folder), so
+ * size, mtime and inode change with every rewrite and a stale entry is never sent.
+ */
 export function createFileCache(limits: CacheLimits = {}) {
   const maxFile = limits.maxFileBytes ?? 1024 * 1024;
   const maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
