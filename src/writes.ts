@@ -415,7 +415,7 @@ export class RecordWriter implements WriteHandler {
     // The bytes and the date of one file, as the server reads them: a build in another process may replace it meanwhile.
     const served = isLive(talk) ? await readWithStats(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id))) : undefined;
     const body = served ? served.bytes.toString('utf8') : serialiseRecord(loadFullTalk(this.options.content, talk));
-    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(Buffer.from(body)), ...(served ? { 'Last-Modified': served.stats.mtime.toUTCString() } : {}) };
+    const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(served?.bytes ?? Buffer.from(body)), ...(served ? { 'Last-Modified': served.stats.mtime.toUTCString() } : {}) };
     if (status === 201) headers.Location = `/api/v2/video/${talk.id}`;
     return { status, body, headers };
   }
