@@ -410,6 +410,10 @@ function without(headers: readonly string[], names: ReadonlySet<string>): string
   for (let i = 0; i < headers.length; i += 2) if (!names.has(headers[i]!)) kept.push(headers[i]!, headers[i + 1]!);
   return kept;
 }
+/** The headers of a 206 of `range` of a file of `size` bytes, whose 200 has `headers`. */
+function rangeHeaders(headers: readonly string[], range: { start: number; end: number }, size: number): string[] {
+  return [...without(headers, LENGTH), 'Content-Range', `bytes ${range.start}-${range.end}/${size}`, 'Accept-Ranges', 'bytes', 'Content-Length', String(range.end - range.start + 1)];
+}
 /** What a 304 leaves out (RFC 9110 15.4.5): the description of the body it does not send. */
 const BODY_METADATA: ReadonlySet<string> = new Set(['Content-Type', 'Content-Encoding', 'Content-Length', 'Last-Modified']);
 const LENGTH: ReadonlySet<string> = new Set(['Content-Length']);
@@ -529,11 +533,11 @@ export function createHandler(options: ServerOptions): Handler {
   }
 
   /**
-   * Streams a file too big to keep, through one descriptor: the length sent is
+   * Streams a file too big to keep, or `range` of it, through one descriptor: the length sent is
    * that of the file opened, whatever is renamed over its name meanwhile.
    * (sirv stats the name and opens it later, and would send a bigger file's bytes after a smaller one's length.)
    */
-  async function streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void): Promise<void> {
+  async function streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void, range?: { start: number; end: number }): Promise<void> {
     const opened = await acrossSwaps(async () => {
       const handle = await open(abs, 'r').catch(() => undefined);
       const stats = await handle?.stat().catch(() => undefined);
@@ -543,16 +547,19 @@ export function createHandler(options: ServerOptions): Handler {
     });
     if (!opened) return onGone();
     const { handle, stats } = opened;
-    // Replaced since it was looked up: the ETag names other bytes, and the length is this file's.
-    const sent = sameFile(expected, stats) ? headers : [...without(headers, REPLACED), 'Last-Modified', stats.mtime.toUTCString(), 'Content-Length', String(stats.size)];
+    const same = sameFile(expected, stats);
+    // Replaced since it was looked up: the ETag names other bytes, the length is this file's, and a range of the old one is no range of it.
+    const sent = same ? headers : [...without(headers, REPLACED), 'Last-Modified', stats.mtime.toUTCString(), 'Content-Length', String(stats.size)];
     if (stats.size === 0) {
       await handle.close();
       return send(res, 200, sent);
     }
-    res.writeHead(200, sent);
-    bodyBytes.set(res, stats.size);
-    const source = handle.createReadStream({ start: 0, end: stats.size - 1 });
-    guardStream(res, source, () => stats.size);
+    const { start, end } = same && range ? range : { start: 0, end: stats.size - 1 };
+    if (same && range) res.writeHead(206, rangeHeaders(headers, range, stats.size));
+    else res.writeHead(200, sent);
+    bodyBytes.set(res, end - start + 1);
+    const source = handle.createReadStream({ start, end });
+    guardStream(res, source, () => end - start + 1);
     source.pipe(res);
   }
 
@@ -590,11 +597,12 @@ export function createHandler(options: ServerOptions): Handler {
     } else if (range === 'unsatisfiable') {
       send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
     } else if (range && file.body) {
-      const part = file.body.subarray(range.start, range.end + 1);
-      send(res, 206, [...without(headers, LENGTH), 'Content-Range', `bytes ${range.start}-${range.end}/${file.size}`, 'Accept-Ranges', 'bytes', 'Content-Length', String(part.byteLength)], part);
+      send(res, 206, rangeHeaders(headers, range, file.size), file.body.subarray(range.start, range.end + 1));
     } else if (range && range.end > 0) {
-      // A range of a big file ending at byte 0 falls through to the whole file: sirv reads a last byte of 0 as "to the end".
       rangeWithSirv(req, res, fileRel, headers, range, onGone);
+    } else if (range) {
+      // sirv reads a last byte of 0 as "to the end", so the first byte alone (a client's probe for ranges) is sent here.
+      await streamFile(res, path.join(root, fileRel), file, headers, onGone, range);
     } else if (head || file.body) {
       send(res, 200, headers, head ? undefined : file.body);
     } else {
