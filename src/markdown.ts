@@ -2,12 +2,30 @@
 // sanitise), then an allow-list; player embeds through a stricter one.
 import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities';
 import { naughtyHref } from 'launder';
-import { Marked, type RendererObject, type Token } from 'marked';
+import { Marked, Tokenizer, type RendererObject, type Token } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { cached } from './memo.ts';
 
 const OPTIONS = { gfm: true, breaks: false, async: false } as const;
 const marked = new Marked(OPTIONS);
+
+/**
+ * GFM's autolinks run to the next space, which Chinese, Japanese and Korean text does not put after
+ * a link: "napari (https://napari.org)です。" would link `https://napari.org)です。` (five pyvideo
+ * talks). A link ends where a wide character follows its punctuation, and at wide punctuation; a
+ * wide letter after an address's own character (`/wiki/東京`) may be the address's, and is kept.
+ * What is left of the link is trimmed as GFM trims its end (an unmatched `)`).
+ */
+const WIDE_AFTER_LINK = /(?<=[)\].,;:!?'"])[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]|[\u3000-\u303f\uff00-\uffef]/;
+marked.use({
+  tokenizer: {
+    url(src) {
+      const token = Tokenizer.prototype.url.call(this, src);
+      const cut = token ? token.raw.search(WIDE_AFTER_LINK) : -1;
+      return cut > 0 ? Tokenizer.prototype.url.call(this, src.slice(0, cut)) : token;
+    },
+  },
+});
 
 /**
  * The level authored headings start at, so that the page's own outline stays intact: a talk's

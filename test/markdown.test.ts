@@ -86,6 +86,17 @@ describe('renderMarkdown', () => {
     expect(unlikeSanitised(sources)).toEqual([]);
   });
 
+  // CJK text puts no space after a link: scipy-jp-2020's "napari (https://napari.org)です。", scipy-kr-2023's "(https://scipy.kr/)의".
+  it('ends an autolink where wide text follows its punctuation, and at wide punctuation; keeps a wide letter of its path', () => {
+    const link = (href: string, text = href) => `<a href="${href}" rel="nofollow ugc noopener">${text}</a>`;
+    expect(renderMarkdown('napari (https://napari.org)です。')).toBe(`<p>napari (${link('https://napari.org')})です。</p>\n`);
+    expect(renderMarkdown('웹사이트(https://scipy.kr/)의 자료')).toBe(`<p>웹사이트(${link('https://scipy.kr/')})의 자료</p>\n`);
+    expect(renderMarkdown('https://a.org/x、そして www.b.org。')).toBe(`<p>${link('https://a.org/x')}、そして ${link('http://www.b.org', 'www.b.org')}。</p>\n`);
+    expect(renderMarkdown('https://ja.wikipedia.org/wiki/東京 (https://e.org/a_(b))')).toBe(
+      `<p>${link('https://ja.wikipedia.org/wiki/%E6%9D%B1%E4%BA%AC', 'https://ja.wikipedia.org/wiki/東京')} (${link('https://e.org/a_(b)')})</p>\n`,
+    );
+  });
+
   it('shows code that talks about script as text', () => {
     expect(renderMarkdown('```html\n<script>alert(1)</script>\n```')).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
