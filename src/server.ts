@@ -7,8 +7,8 @@
 // by name after it has announced the length of whatever had that name before.
 import { open, readFile } from 'node:fs/promises';
 import { existsSync, statSync, type Stats } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
 import { lookup as mimeLookup } from 'mrmime';
@@ -203,13 +203,28 @@ export function apiTarget(pathname: string, query: string): ApiTarget | undefine
   return undefined;
 }
 
-/** One common-log-like line: client, time, request, status, body bytes, milliseconds. Quotes and control bytes are escaped so a request cannot forge lines. */
-export function accessLine(entry: { remote: string; time: Date; method: string; url: string; httpVersion: string; status: number; bytes: number; ms: number; aborted: boolean }): string {
+/**
+ * One common-log-like line: client, time, request (`-` for one Node's parser refused), status, body bytes,
+ * milliseconds. Quotes and control bytes are escaped so a request cannot forge lines.
+ */
+export function accessLine(entry: {
+  remote: string;
+  time: Date;
+  request?: { method: string; url: string; httpVersion: string };
+  status: number;
+  bytes: number;
+  ms: number;
+  aborted: boolean;
+}): string {
   // eslint-disable-next-line no-control-regex
   const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\uffff"\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  const request = `${clean(entry.method)} ${clean(entry.url)} HTTP/${clean(entry.httpVersion)}`;
-  return `${entry.remote} - - [${entry.time.toISOString()}] "${request}" ${entry.status} ${entry.bytes} ${entry.ms.toFixed(1)}ms${entry.aborted ? ' aborted' : ''}`;
+  const { request } = entry;
+  const line = request ? `${clean(request.method)} ${clean(request.url)} HTTP/${clean(request.httpVersion)}` : '-';
+  return `${entry.remote} - - [${entry.time.toISOString()}] "${line}" ${entry.status} ${entry.bytes} ${entry.ms.toFixed(1)}ms${entry.aborted ? ' aborted' : ''}`;
 }
+
+/** What Node answers a request its parser refuses or one too late (its socketOnError), by the error's code; anything else it refuses is 400. */
+const REFUSED_STATUS: Readonly<Record<string, number>> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 
 /** A file as the cache knows it: the stat that identifies its bytes, their ETag, and the bytes when they are small enough to keep. */
 interface CachedFile {
@@ -759,9 +774,7 @@ export async function startServer(options: ServerOptions & { host: string; port:
         accessLine({
           remote,
           time: new Date(),
-          method: req.method ?? '-',
-          url: req.url ?? '-',
-          httpVersion: req.httpVersion,
+          request: { method: req.method ?? '-', url: req.url ?? '-', httpVersion: req.httpVersion },
           status,
           bytes: bodyless ? 0 : (bodyBytes.get(res) ?? Number(res.getHeader('content-length') ?? 0)),
           ms: performance.now() - started,
@@ -770,6 +783,19 @@ export async function startServer(options: ServerOptions & { host: string; port:
       );
     });
     void handle(req, res);
+  });
+  // A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that
+  // comes too late never reaches the handler: it gets Node's own answer, and a line in the log.
+  // A connection that failed otherwise (reset by the client) had no request to answer.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const status = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? (REFUSED_STATUS[err.code] ?? 400) : undefined;
+    // As Node: not in the middle of a response already being sent on the connection.
+    const answering = status !== undefined && socket.writable && ![...inFlight].some((res) => res.socket === socket && res.headersSent);
+    if (answering) {
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+      log?.(accessLine({ remote: socket.remoteAddress ?? '-', time: new Date(), status, bytes: 0, ms: 0, aborted: false }));
+    }
+    socket.destroy(err);
   });
   // Node hands CONNECT to this event and drops the connection when nobody listens: answer it like any method we refuse.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { build } from '../src/build.ts';
 import { ENCODINGS, etagMatches, etagOf, HEADERS, kindOf, MIN_COMPRESS_BYTES, READ_ALLOW } from '../src/headers.ts';
 import {
@@ -318,8 +318,11 @@ describe('negotiation and routing helpers', () => {
   });
 
   it('writes access log lines that a request cannot break or forge', () => {
-    const line = accessLine({ remote: '127.0.0.1', time: new Date(0), method: 'GET', url: '/a"b\n127.0.0.1 - - fake', httpVersion: '1.1', status: 404, bytes: 12, ms: 0.42, aborted: false });
+    const request = { method: 'GET', url: '/a"b\n127.0.0.1 - - fake', httpVersion: '1.1' };
+    const line = accessLine({ remote: '127.0.0.1', time: new Date(0), request, status: 404, bytes: 12, ms: 0.42, aborted: false });
     expect(line).toBe('127.0.0.1 - - [1970-01-01T00:00:00.000Z] "GET /a\\x22b\\x0a127.0.0.1 - - fake HTTP/1.1" 404 12 0.4ms');
+    // A request Node's parser refused has no request line to show.
+    expect(accessLine({ remote: '::1', time: new Date(0), status: 400, bytes: 0, ms: 0, aborted: false })).toBe('::1 - - [1970-01-01T00:00:00.000Z] "-" 400 0 0.0ms');
   });
 
   it('counts compressed bodies in the cache, and lets them go with their file', async () => {
@@ -803,8 +806,31 @@ describe('server options', () => {
     }
   });
 
-  it('answers 408 to a client whose headers do not come within 10 s, within a second or so of that', async () => {
-    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
+  it("answers what Node's parser refuses as Node does, and logs it", async () => {
+    const lines: string[] = [];
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (l) => lines.push(l) });
+    const port = Number(new URL(server.url).port);
+    const exchange = (request: string) =>
+      new Promise<string>((resolve) => {
+        let answer = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+      });
+    try {
+      expect(await exchange('FOO / HTTP/1.1\r\nHost: x\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      expect(await exchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+      await vi.waitFor(() => expect(lines).toHaveLength(2));
+      expect(lines.map((l) => l.replace(/^127\.0\.0\.1 - - \[[^\]]+\] /, ''))).toEqual(['"-" 400 0 0.0ms', '"-" 431 0 0.0ms']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 408 to a client whose headers do not come within 10 s, within a second or so of that, and logs it', async () => {
+    const lines: string[] = [];
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (l) => lines.push(l) });
     try {
       const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
       let answer = '';
@@ -815,6 +841,7 @@ describe('server options', () => {
       // Node looks for late requests every connectionsCheckingInterval: by default 30 s, which let this one wait 39 s.
       expect(waited).toBeGreaterThan(9_000);
       expect(waited).toBeLessThan(15_000);
+      expect(lines).toEqual([expect.stringMatching(/ "-" 408 0 0\.0ms$/)]);
     } finally {
       await server.close();
     }
