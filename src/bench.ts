@@ -121,7 +121,6 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
   return { ok: done, pagesMs: times[0], searchMs: times[1], pagesBuildMs: builds[0], editBuildsMs: builds.slice(2) };
 }
 
-
 /**
  * Runs one step in a child process. The child reports its own peak RSS (its
  * threads included); the processes it starts (Pagefind's) are watched from

@@ -15,7 +15,7 @@ import type { RecordWriter } from './writes.ts';
 
 const contentOptions = {
   content: { type: 'string', value: 'DIR', description: 'content folder to read', default: 'content' },
-  out: { type: 'string', value: 'DIR', description: 'output folder, replaced as a whole when the build succeeds', default: 'dist' },
+  out: { type: 'string', value: 'DIR', description: 'output folder; a build that fails leaves it as it was', default: 'dist' },
   templates: { type: 'string', value: 'DIR', description: 'templates folder (eta templates and assets/)', default: 'templates' },
 } as const;
 

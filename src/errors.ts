@@ -9,7 +9,6 @@ import type { Position } from './source.ts';
  * characters and Unicode's line and paragraph separators are escaped too: a right-to-left override
  * reverses the rest of the line, so that a quoted value could show a path or a fix it does not say.
  */
-// eslint-disable-next-line no-control-regex
 const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 const visible = (text: string) =>
   text.replace(UNSHOWN, (c) => {

@@ -60,7 +60,6 @@ export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | '
 /** Long enough for a feed item or a search result. */
 const BLURB_LENGTH = 300;
 
-
 /** A talk in the catalogue: its digest, with slug, category and event resolved. */
 export interface CatalogueTalk extends Omit<TalkDigest, 'slug' | 'category'>, Origin {
   slug: string;

@@ -658,7 +658,6 @@ function eventFields(event: CatalogueEvent) {
   return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description };
 }
 
-
 function feedItem(talk: CatalogueTalk): FeedItem {
   return {
     id: talk.id,

@@ -1,5 +1,6 @@
-// Rendering the human site from the catalogue in memory: pure functions from
-// records to page strings. Templates arrive as strings; nothing here reads the disk.
+// Rendering every output made from the catalogue in memory but the API records:
+// the human site's pages, the API's lists, feeds, sitemaps and the host files. Pure
+// functions from records to strings; templates arrive as strings, nothing here reads the disk.
 import type { Eta } from 'eta/core';
 import { decodeHTMLAttribute } from 'entities';
 import { isolated } from './bidi.ts';
@@ -34,7 +35,6 @@ export interface NavLink {
   url: string;
 }
 
-
 export const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
 
 /** Seconds as H:MM:SS; '' when unknown. */
@@ -45,7 +45,6 @@ export function formatDuration(seconds: number | null): string {
   const s = seconds % 60;
   return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
 }
-
 
 /** Bytes in decimal units, as file managers show them. */
 export function formatBytes(bytes: number | null): string {

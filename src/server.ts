@@ -46,8 +46,6 @@ const CATEGORY_PATH = /^\/api\/v2\/category\/([^/]+)\/?$/;
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 const SLUG = new RegExp(`^${SLUG_PATTERN}$`);
 
-
-
 /**
  * The request path, percent-decoded, or null when it could reach outside the
  * served folder or name a hidden file: `..`, dot segments, encoded slashes or
@@ -73,7 +71,6 @@ export function safePath(rawUrl: string | undefined): string | null {
   } catch {
     return null;
   }
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\%]/.test(decoded)) return null;
   const collapsed = decoded.replace(/\/{2,}/g, '/');
   if (collapsed.split('/').some((seg) => seg.startsWith('.'))) return null;
@@ -216,7 +213,6 @@ export function accessLine(entry: {
   ms: number;
   aborted: boolean;
 }): string {
-  // eslint-disable-next-line no-control-regex
   const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\uffff"\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   const { request } = entry;
   const line = request ? `${clean(request.method)} ${clean(request.url)} HTTP/${clean(request.httpVersion)}` : '-';

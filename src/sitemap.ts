@@ -16,7 +16,6 @@ export interface SitemapEntry {
   lastmod: string | null;
 }
 
-
 /** Record dates carry no zone: they are UTC; the protocol wants W3C date-times. A page's date stays a date. */
 const w3c = (when: string) => (when.length === 10 ? when : `${when.slice(0, 19)}Z`);
 

@@ -1,7 +1,8 @@
 // What a build remembers for the next one, in a cache folder outside the
 // output: the key of every output file (the manifest) and the loaded content.
-// One file, replaced atomically, and only trusted for the output folder it
-// was written for (same path, same folder inode).
+// Its files are replaced atomically and only trusted for the output folder they
+// were written for (same path, same folder inode); beside them, the lock of the
+// build at work and the record of the last no-op build.
 import { hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
@@ -271,7 +272,6 @@ export async function lockState(stateDir: string): Promise<() => Promise<void>> 
   }
   throw new Error(`cannot lock ${file}`);
 }
-
 
 /** What a no-op build reports: the counts of the build that is still in place. */
 export interface Totals {
