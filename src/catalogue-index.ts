@@ -4,10 +4,9 @@
 // worked out from the talks an edit changed rather than by sorting and
 // grouping every talk again.
 import { byRecordedThenTitle } from './api-lists.ts';
-import { groupByTerm, regroupByTerm, resorted, type Term } from './collections.ts';
+import { byNewest, groupByTerm, regroupByTerm, resorted, type Term } from './collections.ts';
 import { isLive, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
-import { byNewest } from './render.ts';
 
 export interface CatalogueIndex {
   /** The catalogue's talks, by id, that the index is made from. */

@@ -1,6 +1,6 @@
 // How the catalogue is browsed: talks grouped by speaker, tag and language,
-// events grouped into series, and long lists cut into pages. Pure functions
-// over the catalogue in memory.
+// events grouped into series, the orders they are listed in, their slugs and
+// addresses, and long lists cut into pages. Pure functions over the catalogue in memory.
 import { hash } from 'node:crypto';
 import slugify from '@sindresorhus/slugify';
 import { cached } from './memo.ts';
@@ -24,6 +24,14 @@ const slugs = new Map<string, string>();
  */
 export function termSlug(name: string): string {
   return cached(slugs, name, () => withinFolderName(slugify(name, SLUG_OPTIONS)) || `u-${hashOf(name.normalize('NFC'))}`);
+}
+
+/** A slug from a talk title, short enough for a URL; empty when the title has no Latin letters or digits. */
+export function slugFromTitle(title: string): string {
+  const slug = slugify(title, { decamelize: false });
+  if (slug.length <= 60) return slug;
+  const cut = slug.slice(0, 61);
+  return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 60).replace(/-+$/, '');
 }
 
 const hashOf = (text: string) => hash('sha1', text, 'hex').slice(0, 10);
@@ -214,3 +222,31 @@ export function paginate<T>(items: readonly T[], size: number, base: string): Pa
 
 /** The file a site path is written to. */
 export const fileOf = (sitePath: string) => (sitePath.endsWith('/') ? `${sitePath.slice(1)}index.html` : sitePath.slice(1));
+
+/** What a talk is ordered by: its recording date, title and id. */
+type ProgrammeOrdered = { recorded: string | null; title: string; id: number };
+/** What an event is ordered by: its start date, else its talks' first recording date, then its slug. */
+type DateOrdered = { start_date: string | null; recordedFrom: string | null; slug: string };
+
+/** Programme order within an event: by recording date (undated first), then title, then id. */
+export function byProgramme(a: ProgrammeOrdered, b: ProgrammeOrdered): number {
+  const ra = a.recorded ?? '';
+  const rb = b.recorded ?? '';
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  return a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
+}
+
+/** Newest first: by recording date (undated last), then id, newest first. */
+export function byNewest(a: Omit<ProgrammeOrdered, 'title'>, b: Omit<ProgrammeOrdered, 'title'>): number {
+  const ra = a.recorded ?? '';
+  const rb = b.recorded ?? '';
+  if (ra !== rb) return ra < rb ? 1 : -1;
+  return b.id - a.id;
+}
+
+/** Events newest first, by their start date, else their talks' first recording date (undated last), then by slug. */
+export function byEventDate(a: DateOrdered, b: DateOrdered): number {
+  const da = a.start_date ?? a.recordedFrom ?? '';
+  const db = b.start_date ?? b.recordedFrom ?? '';
+  return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
+}

@@ -11,8 +11,9 @@ import { listContent, REDIRECTS_DIR } from './listing.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
-import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, slugFromTitle, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
-import { eventSchema, isSlug, STATE_DRAFT, talkSchema } from './schema.ts';
+import { slugFromTitle } from './collections.ts';
+import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { eventSchema, isSlug, STATE_DRAFT, talkSchema, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
@@ -68,12 +69,6 @@ export interface ImportReport {
   written: number;
   unchanged: number;
   notes: Map<string, { count: number; example: string }>;
-}
-
-/** `2026-11-22T10:15:00` and `2026-11-22T10:15:00.123` for a moment, in UTC. */
-export function timestamps(now: Date): { added: string; updated: string } {
-  const iso = now.toISOString();
-  return { added: iso.slice(0, 19), updated: iso.slice(0, 23) };
 }
 
 const sha256 = (bytes: Uint8Array) => hash('sha256', bytes, 'hex');

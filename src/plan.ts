@@ -6,7 +6,7 @@ import { createHash, hash } from 'node:crypto';
 import { isolated } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
+import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -14,9 +14,6 @@ import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type Cat
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
 import {
-  byEventDate,
-  byNewest,
-  byProgramme,
   talkLink,
   type EventSummary,
   type PageInputs,

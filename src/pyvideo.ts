@@ -1,11 +1,10 @@
 // Converting pyvideo/data records into our content format: pure functions
 // from one source record to one talk file, with every repair reported.
-import slugify from '@sindresorhus/slugify';
 import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
 import type * as z from 'zod';
-import { named, speakerPath, termSlug } from './collections.ts';
+import { named, slugFromTitle, speakerPath, termSlug } from './collections.ts';
 import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
@@ -192,14 +191,6 @@ export function restLineBlocks(text: string): string {
     if (lines.some((line) => /\|\s*$/.test(line.slice(1)))) return block;
     return `${lines.map((line) => line.replace(/^\| ?/, '')).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
   });
-}
-
-/** A slug from a talk title, short enough for a URL; empty when the title has no Latin letters or digits. */
-export function slugFromTitle(title: string): string {
-  const slug = slugify(title, { decamelize: false });
-  if (slug.length <= 60) return slug;
-  const cut = slug.slice(0, 61);
-  return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 60).replace(/-+$/, '');
 }
 
 /** The English name of a language given by its ISO 639-1, 639-2/B, 639-2/T or 639-3 code or its English name, in any case. */

@@ -471,29 +471,6 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   };
 }
 
-/** Programme order within an event: by recording date (undated first), then title, then id. */
-export function byProgramme(a: TalkLink, b: TalkLink): number {
-  const ra = a.recorded ?? '';
-  const rb = b.recorded ?? '';
-  if (ra !== rb) return ra < rb ? -1 : 1;
-  return a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
-}
-
-/** Newest first: by recording date (undated last), then id, newest first. */
-export function byNewest(a: Pick<TalkLink, 'recorded' | 'id'>, b: Pick<TalkLink, 'recorded' | 'id'>): number {
-  const ra = a.recorded ?? '';
-  const rb = b.recorded ?? '';
-  if (ra !== rb) return ra < rb ? 1 : -1;
-  return b.id - a.id;
-}
-
-/** Events newest first, by their start date, else their talks' first recording date (undated last), then by slug. */
-export function byEventDate(a: EventSummary, b: EventSummary): number {
-  const da = a.start_date ?? a.recordedFrom ?? '';
-  const db = b.start_date ?? b.recordedFrom ?? '';
-  return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
-}
-
 /** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;

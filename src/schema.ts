@@ -265,6 +265,12 @@ const addedAt = z
   })
   .meta({ format: 'date-time' });
 
+/** A talk's `added` and `updated` for a moment, in UTC: `2026-11-22T10:15:00` and `2026-11-22T10:15:00.123`. */
+export function timestamps(now: Date): { added: string; updated: string } {
+  const iso = now.toISOString();
+  return { added: iso.slice(0, 19), updated: iso.slice(0, 23) };
+}
+
 /** The `YYYY-MM-DDThh:mm:ss` a talk's `added` and `updated` start with. */
 const DATE_TIME_START = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
 

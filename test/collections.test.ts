@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileOf, groupByTerm, initialOf, paginate, regroupByTerm, resorted, seriesOf, termSlug } from '../src/collections.ts';
+import { fileOf, groupByTerm, initialOf, paginate, regroupByTerm, resorted, seriesOf, slugFromTitle, termSlug } from '../src/collections.ts';
 
 describe('termSlug', () => {
   it('makes URL slugs of names and tags, keeping C, C++ and C# apart', () => {
@@ -23,6 +23,14 @@ describe('termSlug', () => {
     expect(termSlug(`${long}Ann`)).not.toBe(slug);
     expect(termSlug(long.toUpperCase())).toBe(slug);
     expect(termSlug('x'.repeat(200))).toBe('x'.repeat(200));
+  });
+});
+
+describe('slugFromTitle', () => {
+  it('slugs titles, short enough for a URL, empty without Latin letters or digits', () => {
+    expect(slugFromTitle('Ça va? Łódź & Co.')).toBe('ca-va-lodz-and-co');
+    expect(slugFromTitle('型ヒント')).toBe('');
+    expect(slugFromTitle('a '.repeat(80)).length).toBeLessThanOrEqual(60);
   });
 });
 
