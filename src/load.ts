@@ -392,6 +392,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   const talks: CatalogueTalk[] = [];
   const idOwners = new Map<number, string>();
+  const keepers = idKeepers(talkFiles.flatMap(({ path: name }) => (digests.has(name) ? [{ name, ...digests.get(name)!.digest }] : [])));
   /** The id last suggested for a talk whose id another has: past the highest, and past the one suggested before. */
   let unused: number | undefined;
   const slugOwners = new Map<string, string>();
@@ -418,16 +419,17 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     if (event && digest.category !== undefined && digest.category !== event.title) {
       errors.push(new ContentError(file, locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
     }
-    const owner = idOwners.get(digest.id);
-    if (owner) {
+    const owner = keepers.get(digest.id)!;
+    if (owner !== name) {
       const first = locate(owner, ['id']);
       unused = (unused ?? [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
+      const later = digests.get(owner)!.digest.added < digest.added;
       errors.push(
         new ContentError(
           file,
           locate(name, ['id']),
           'id',
-          `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue: give the newer of the two talks an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`,
+          `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`,
         ),
       );
       continue;
@@ -453,6 +455,19 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   errors.push(...claimed.errors);
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
+}
+
+/**
+ * The talk that keeps each id: the one added first (its addresses have held the id longest), else the
+ * first by path. Any other talk with that id is the one to give a new id, whichever file comes first.
+ */
+function idKeepers(talks: { name: string; id: number; added: string }[]): Map<number, string> {
+  const keepers = new Map<number, { name: string; added: string }>();
+  for (const { name, id, added } of talks) {
+    const kept = keepers.get(id);
+    if (!kept || added < kept.added) keepers.set(id, { name, added });
+  }
+  return new Map([...keepers].map(([id, { name }]) => [id, name]));
 }
 
 /**
