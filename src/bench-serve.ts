@@ -4,8 +4,7 @@
 // of its own and autocannon generates the load from this one, so on two cores
 // the server measured and the load generator each have one.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';

@@ -5,6 +5,7 @@ import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
 import type * as z from 'zod';
 import { named, slugFromTitle, speakerPath, termSlug } from './collections.ts';
+import { languageName } from './languages.ts';
 import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
@@ -16,10 +17,6 @@ export interface ImportNote {
 export type Converted<T> = { ok: true; value: T; notes: ImportNote[] } | { ok: false; error: string };
 
 const PYVIDEO_CODES = new Set(iso6393.map((l) => l.iso6393));
-// The package's codes of one kind never stand for another language in another kind, so one map holds them all.
-const LANGUAGE_BY_CODE = new Map(iso6393.flatMap((l) => [l.iso6393, l.iso6392B, l.iso6392T, l.iso6391].flatMap((code) => (code ? [[code, l.name] as const] : []))));
-const LANGUAGE_BY_LOWER_NAME = new Map(iso6393.map((l) => [l.name.toLowerCase(), l.name]));
-
 const HOSTED = new Set(['youtube', 'vimeo', 'peertube', 'archive.org', 'archive']);
 const FORMAT_SET = new Set<string>(FORMATS);
 
@@ -191,15 +188,6 @@ export function restLineBlocks(text: string): string {
     if (lines.some((line) => /\|\s*$/.test(line.slice(1)))) return block;
     return `${lines.map((line) => line.replace(/^\| ?/, '')).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
   });
-}
-
-/** The English name of a language given by its ISO 639-1, 639-2/B, 639-2/T or 639-3 code or its English name, in any case. */
-export function languageName(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const key = value.toLowerCase();
-  const named = LANGUAGE_BY_LOWER_NAME.get(key);
-  // Some names are also another language's code ("Mon", "mon" Mongolian): a name written as the package writes it is the name.
-  return named === value ? named : (LANGUAGE_BY_CODE.get(key) ?? named);
 }
 
 export interface TalkContext {

@@ -1,10 +1,8 @@
 // The content schemas: one per collection (events, talks, pages). Every rule a
 // record must meet lives here, so the build, `check` and later writers agree.
-import { iso6393 } from 'iso-639-3';
 import * as z from 'zod';
 import { SLUG_PATTERN } from './headers.ts';
-import { cached } from './memo.ts';
-import { closest } from './suggest.ts';
+import { isLanguage, languageHints } from './languages.ts';
 
 export const FORMATS = ['ogv', 'mp4', 'webm', 'flv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -14,41 +12,6 @@ export const VIDEO_MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'vid
 
 export const STATE_LIVE = 1;
 export const STATE_DRAFT = 2;
-
-const LANGUAGE_TAGS = new Map(iso6393.map((l) => [l.name, l.iso6391 ?? l.iso6393]));
-const LANGUAGES = new Set(LANGUAGE_TAGS.keys());
-const LANGUAGE_NAMES = [...LANGUAGES];
-
-/** The BCP 47 tag for an English language name, for `lang` attributes: the two-letter code where there is one. */
-export function languageTag(name: string): string {
-  return LANGUAGE_TAGS.get(name) ?? 'und';
-}
-
-/** ISO 15924 codes of writing systems that are several Unicode scripts. */
-const COMPOSITE_SCRIPTS: Record<string, string[]> = { Jpan: ['Han', 'Hiragana', 'Katakana'], Kore: ['Hangul', 'Han'], Hans: ['Han'], Hant: ['Han'] };
-/** Per tag: letters of its language's script, or null for a language written in Latin letters (or unknown). */
-const OWN_LETTERS = new Map<string, RegExp | null>();
-
-/**
- * The BCP 47 tag for a text of a talk in `name`: the language's own, unless the language is written in
- * another script than Latin and the text has none of its letters, as many talks given in Russian,
- * Korean or Japanese have titles in English (224 of the pyvideo import's 468 in Russian): such a text is
- * in the site's English. A text in Latin letters in a language written in them cannot be told apart.
- */
-export function textLanguageTag(text: string, name: string): string {
-  const tag = languageTag(name);
-  const letters = cached(OWN_LETTERS, tag, () => {
-    let script: string | undefined;
-    try {
-      script = new Intl.Locale(tag).maximize().script;
-    } catch {
-      return null;
-    }
-    if (!script || script === 'Latn') return null;
-    return new RegExp((COMPOSITE_SCRIPTS[script] ?? [script]).map((s) => `\\p{Script=${s}}`).join('|'), 'u');
-  });
-  return letters === null || letters.test(text) ? tag : 'en';
-}
 
 /** How a value that is not what was expected is named in a message. */
 export function describeValue(value: unknown): string {
@@ -157,10 +120,11 @@ const slug = z
 
 const language = z
   .string(expecting('an English language name such as "English"'))
-  .refine((v) => LANGUAGES.has(v), {
+  .refine(isLanguage, {
     error: (iss) => {
-      const hint = closest(String(iss.input), LANGUAGE_NAMES);
-      return `unknown language "${String(iss.input)}": use an English language name from ISO 639-3${hint ? ` (did you mean "${hint}"?)` : ''}`;
+      const hints = languageHints(String(iss.input)).map((hint) => `"${hint}"`);
+      const meant = hints.length > 1 ? `${hints.slice(0, -1).join(', ')} or ${hints.at(-1)}` : hints[0];
+      return `unknown language "${String(iss.input)}": use an English language name from ISO 639-3${meant ? ` (did you mean ${meant}?)` : ''}`;
     },
   })
   .default('English');

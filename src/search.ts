@@ -10,7 +10,7 @@ import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './collections.ts';
-import { languageTag, textLanguageTag } from './schema.ts';
+import { languageTag, textLanguageTag } from './languages.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];

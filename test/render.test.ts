@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HtmlValidate } from 'html-validate';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
 import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { blurb, renderMarkdown } from '../src/markdown.ts';
@@ -169,6 +169,30 @@ describe("an event's page", () => {
 });
 
 describe('every HTML page', () => {
+  it('is valid HTML', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const { parts } = planSite(catalogue, { code: '', templates: {} });
+    const jobs = parts.flatMap((p) => p.pages);
+    const pages = jobs.filter((p) => p.path.endsWith('.html')).map((p) => ({ path: p.path, body: renderer.output(p) }));
+    expect(new Set(jobs.flatMap((p) => (p.kind === 'page' ? [p.template] : [])))).toEqual(new Set(['home', 'events', 'event', 'listing', 'terms', 'search', 'api', 'not-found', 'page']));
+    for (const job of parts.flatMap((p) => p.talks)) {
+      for (const o of job.outputs) {
+        if (o.kind === 'page') pages.push({ path: o.path, body: renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }) });
+        if (o.kind === 'redirect') pages.push({ path: o.path, body: renderer.redirect(job.talk.title, o.target) });
+      }
+    }
+    expect(pages.length).toBeGreaterThan(200);
+    const validator = new HtmlValidate({ extends: ['html-validate:standard'] });
+    const messages: string[] = [];
+    for (const page of pages) {
+      const report = await validator.validateString(page.body, page.path);
+      messages.push(...report.results.flatMap((r) => r.messages.map((m) => `${page.path}:${m.line}:${m.column} ${m.ruleId} ${m.message}`)));
+    }
+    expect(messages).toEqual([]);
+  });
+
   it('names its icon, so that no browser asks for /favicon.ico, which the site has not', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
