@@ -161,7 +161,14 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
   } catch (err) {
     return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)] };
   }
-  const result = parse(shown, bytes);
+  let result: Validated<T>;
+  try {
+    result = parse(shown, bytes);
+  } catch (err) {
+    // A file nested thousands of levels deep can exhaust a parser's stack: it is the file's error, named, not the build's crash.
+    const reason = err instanceof RangeError ? 'it is nested too deeply to read' : String(err);
+    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot check the file: ${reason}; a talk is a mapping of fields, most of them text`)] };
+  }
   if (!result.ok) return result;
   return { ok: true, value: result.value, rev: revisionOf(bytes) };
 }

@@ -34,6 +34,19 @@ describe('file names in messages', () => {
   });
 });
 
+describe('a file beyond the parsers', () => {
+  it("is its own error, named, not the check's crash", async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'conf', 'videos'), { recursive: true });
+    await writeFile(path.join(dir, 'conf', 'category.yaml'), 'title: Conf\n');
+    await writeFile(path.join(dir, 'conf', 'videos', 'deep.json'), `{"id": 1, "title": "T", "tags": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    const { errors } = await loadContent(dir);
+    expect(errors.map((e) => `${path.basename(e.file)}:${e.pos.line}:${e.pos.col} ${e.message}`)).toEqual([
+      'deep.json:1:1 cannot check the file: it is nested too deeply to read; a talk is a mapping of fields, most of them text',
+    ]);
+  });
+});
+
 describe('the demo catalogue', () => {
   it('loads without a problem and covers the content format', async () => {
     const { catalogue, errors } = await loadContent(DEMO_CONTENT);

@@ -75,6 +75,13 @@ describe('JSON', () => {
     const dup = parse('t.json', '{"a": {"b": 1, "b": 2}}');
     expect(!dup.ok && dup.errors.map(String)).toEqual(['t.json:1:16 a.b: duplicate key (also at line 1); keep only one']);
   });
+
+  it('reads a string of 10 MB, and finds a key repeated after it', () => {
+    const long = 'lorem ipsum \\"dolor\\" sit amet '.repeat(350_000);
+    expect(parse('t.json', `{"title": "T", "description": "${long}"}`).ok).toBe(true);
+    const dup = parse('t.json', `{"description": "${long}", "title": "T", "title": "U"}`);
+    expect(!dup.ok && dup.errors.map(String)).toEqual([expect.stringMatching(/^t\.json:1:\d+ title: duplicate key/)]);
+  });
 });
 
 describe('decodeUtf8', () => {
