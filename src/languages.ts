@@ -102,7 +102,8 @@ export function languageHints(value: string): string[] {
   const base = /^([^(_-]+?)\s*[(_-]/.exec(trimmed)?.[1];
   const ofBase = base && known(base);
   if (ofBase) return [ofBase];
-  const inside = trimmed.split(/\s+/).flatMap((part) => (part.length > 1 && known(part)) || []);
+  // A word of a phrase is a name, not a code: "all" is Allar's.
+  const inside = trimmed.split(/\s+/).flatMap((part) => LANGUAGE_BY_LOWER_NAME.get(part.toLowerCase()) ?? byOtherName().get(folded(part)) ?? []);
   if (inside.length > 0) return [...new Set(inside)].slice(0, 3);
   const word = new RegExp(`(?:^|[\\s(-])${trimmed.replace(/[^\p{L}\p{N} ]/gu, '')}(?:$|[\\s),-])`, 'iu');
   const containing = trimmed.length >= 3 ? LANGUAGE_NAMES.filter((name) => LIVING.has(name) && word.test(name)) : [];

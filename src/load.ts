@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resorted } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
-import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
+import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, TALK_INSTEAD, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
@@ -178,7 +178,7 @@ export const revisionOf = (bytes: Buffer): string => hash('sha1', bytes, 'base64
 
 /** Reads and validates one talk file, every field of it. */
 export function readTalk(dir: string, display: string, name: string): Read<Talk> {
-  return readValidated(dir, display, name, checked((doc) => validate(talkSchema, doc, TALK_FIELDS)));
+  return readValidated(dir, display, name, checked((doc) => validate(talkSchema, doc, TALK_FIELDS, TALK_INSTEAD)));
 }
 
 function digestOf(talk: Talk): TalkDigest {

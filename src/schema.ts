@@ -235,9 +235,6 @@ export function timestamps(now: Date): { added: string; updated: string } {
   return { added: iso.slice(0, 19), updated: iso.slice(0, 23) };
 }
 
-/** The `YYYY-MM-DDThh:mm:ss` a talk's `added` and `updated` start with. */
-const DATE_TIME_START = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
-
 export const talkSchema = z
   .strictObject({
     category: z.string(expecting("the event's title")).optional(),
@@ -289,8 +286,8 @@ export const talkSchema = z
         }
       }
       const { added, updated } = talk;
-      // Compared only as the dates they must be: a malformed `added` has its own error.
-      if (typeof added === 'string' && typeof updated === 'string' && DATE_TIME_START.test(added) && DATE_TIME_START.test(updated) && updated.slice(0, 19) < added) {
+      // Compared only when both are what they must be: a malformed one has its own error, and a zone would make the order another.
+      if (typeof added === 'string' && typeof updated === 'string' && isRealDateTime(added, 'none') && isRealDateTime(updated, 'optional') && updated.slice(0, 19) < added) {
         ctx.addIssue({ code: 'custom', path: ['updated'], message: `is before added (${added}); it must be the same or later` });
       }
     },
@@ -380,5 +377,7 @@ export const pageSchema = z
 export type PageFields = z.output<typeof pageSchema>;
 
 export const TALK_FIELDS = Object.keys(talkSchema.shape);
+/** Fields of other collections (a page's `draft`) and what a talk has for them. */
+export const TALK_INSTEAD: Readonly<Record<string, string>> = { draft: 'a talk is a draft with `state: 2` (and live with `state: 1`, the default)' };
 export const EVENT_FIELDS = Object.keys(eventSchema.shape);
 export const PAGE_FIELDS = Object.keys(pageSchema.shape);

@@ -8,7 +8,11 @@ import { closest } from './suggest.ts';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ContentError[] };
 
-export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields: readonly string[]): Validated<z.output<S>> {
+/**
+ * `fields` are the collection's, for "did you mean" on a misspelt one; `instead` says what to write for a
+ * field another collection has (a page's `draft`, where a talk has `state`).
+ */
+export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields: readonly string[], instead: Readonly<Record<string, string>> = {}): Validated<z.output<S>> {
   const { value } = doc;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const message = value === null || value === undefined ? 'no fields (the file, or its front matter, holds none); write them, one "name: value" a line' : `expected a mapping of fields, got ${describeValue(value)}`;
@@ -22,7 +26,7 @@ export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields:
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const hint = path.length === 0 ? closest(key, fields) : undefined;
-        const fix = hint ? `did you mean \`${hint}\`?` : 'remove it (see "Content format" in the README for the known fields)';
+        const fix = (path.length === 0 && Object.hasOwn(instead, key) ? instead[key] : undefined) ?? (hint ? `did you mean \`${hint}\`?` : 'remove it (see "Content format" in the README for the known fields)');
         errors.push(new ContentError(doc.file, doc.locate([...path, key], 'key'), fieldName([...path, key]), `unknown field; ${fix}`));
       }
       continue;

@@ -18,7 +18,7 @@ import { writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
 import { lockState, OutputLocked, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
-import { talkSchema, TALK_FIELDS, timestamps } from './schema.ts';
+import { talkSchema, TALK_FIELDS, TALK_INSTEAD, timestamps } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
 import { parseSource } from './source.ts';
 import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
@@ -376,7 +376,7 @@ export class RecordWriter implements WriteHandler {
     const { content } = this.options;
     const shown = path.join(content, change.file);
     const parsed = parseSource(shown, Buffer.from(change.after));
-    const checked = parsed.ok ? validate(talkSchema, parsed.doc, TALK_FIELDS) : parsed;
+    const checked = parsed.ok ? validate(talkSchema, parsed.doc, TALK_FIELDS, TALK_INSTEAD) : parsed;
     if (!checked.ok) return { status: 400, body: inertJson(fieldErrors(checked.errors)) };
 
     // Held until a change the build refuses is taken back: a build of the same output in another

@@ -196,7 +196,7 @@ describe('commands', () => {
     const result = cli('check', ['--templates', path.join(ROOT, 'templates')], cwd);
     expect(result.status).toBe(1);
     const expected = (await readFile(path.join(cwd, 'expected.txt'), 'utf8')).trimEnd().split('\n');
-    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 1 of 2 files`]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 2 of 3 files`]);
     expect(await fingerprint(cwd)).toEqual(before);
   });
 
@@ -207,7 +207,7 @@ describe('commands', () => {
     const bad = cli('check', ['--templates', templates], path.join(BAD_FIXTURES, 'field-errors'));
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain(`${path.join(templates, 'talk.eta')}:2:`);
-    expect(bad.stderr.trimEnd().split('\n').at(-1)).toBe('check failed: 11 errors in 1 of 2 files and the templates');
+    expect(bad.stderr.trimEnd().split('\n').at(-1)).toBe('check failed: 15 errors in 2 of 3 files and the templates');
     const good = cli('check', ['--content', DEMO_CONTENT, '--templates', templates]);
     expect([good.status, good.stderr.trimEnd().split('\n').at(-1)]).toEqual([1, 'check failed: 1 error in the templates']);
     // A build says as much: it stops at the content's errors, and names the templates' too.
@@ -215,7 +215,7 @@ describe('commands', () => {
     const built = cli('build', ['--templates', templates, '--out', out, '--cache', path.join(path.dirname(out), 'cache')], path.join(BAD_FIXTURES, 'field-errors'));
     expect(built.status).toBe(1);
     expect(built.stderr).toContain(`${path.join(templates, 'talk.eta')}:2:`);
-    expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 11 errors in content and the templates; nothing written');
+    expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 15 errors in content and the templates; nothing written');
   });
 
   it('build: writes the catalogue and ends with a one-line summary', async () => {
