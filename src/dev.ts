@@ -4,6 +4,7 @@
 // Pages come first: a changed shard of the search index (Pagefind indexes it
 // again whole, which takes seconds on a large catalogue) follows in a build of
 // its own, which a newer change stops.
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar from 'chokidar';
@@ -24,14 +25,14 @@ const CLIENT = `(() => {
   source.addEventListener('reload', () => location.reload());
   source.addEventListener('search', () => location.pathname === '/search/' && location.reload());
   source.addEventListener('problems', (event) => {
-    const lines = JSON.parse(event.data);
+    const { errors, built } = JSON.parse(event.data);
     if (!box) {
       box = document.createElement('div');
       box.setAttribute('role', 'alert');
       box.style.cssText = 'position:fixed;inset:auto 0 0 0;max-height:50vh;overflow:auto;margin:0;padding:1rem;background:#3b0d0c;color:#fff;font:14px/1.4 monospace;white-space:pre-wrap;z-index:2147483647';
       document.body.append(box);
     }
-    box.textContent = 'Build failed; the last good build is shown.\\n\\n' + lines.join('\\n');
+    box.textContent = (built ? 'Build failed; the last good build is shown.' : 'Build failed; nothing is built yet: fix these and save.') + '\\n\\n' + errors.join('\\n');
   });
 })();
 `;
@@ -51,6 +52,8 @@ export interface DevServer extends RunningServer {
 export async function startDev(options: DevOptions): Promise<DevServer> {
   const clients = new Set<ServerResponse>();
   let problems: string[] = [];
+  /** Whether the output holds a build to show: the folder's from before, or this server's. */
+  let built = existsSync(path.join(options.out, 'api', 'v2'));
   const send = (event: string, data: unknown) => {
     for (const client of clients) client.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
@@ -89,12 +92,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     options.log(result as BuildResult);
     if (result.ok) {
       clean = false;
+      built = true;
       problems = [];
       send(deferSearch ? 'reload' : 'search', null);
       return !!result.summary.searchPending;
     }
     problems = result.errors.map(String);
-    send('problems', problems);
+    send('problems', { errors: problems, built });
     return false;
   };
   /** Runs builds one at a time; changes during a build cause one more build after it. */
@@ -150,7 +154,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       if (head) res.end();
       else {
         res.write(': connected\n\n');
-        if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify(problems)}\n\n`);
+        if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify({ errors: problems, built })}\n\n`);
         clients.add(res);
         req.on('close', () => clients.delete(res));
       }

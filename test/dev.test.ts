@@ -105,8 +105,9 @@ describe('npm run dev', () => {
     expect(await searchEntry()).not.toBe(entry);
 
     await writeFile(file, `${original}tittle: typo\n`);
-    const problems = (await stream.next('problems')) as string[];
-    expect(problems.join('\n')).toMatch(/asyncio-in-production-lessons\.yaml:\d+:1 tittle: unknown field; did you mean `title`\?/);
+    const problems = (await stream.next('problems')) as { errors: string[]; built: boolean };
+    expect(problems.built).toBe(true);
+    expect(problems.errors.join('\n')).toMatch(/asyncio-in-production-lessons\.yaml:\d+:1 tittle: unknown field; did you mean `title`\?/);
     expect(JSON.parse((await raw(server.url, 'GET', '/api/v2/video/12')).text).title).toBe('Edited while the dev server ran');
 
     await writeFile(file, original);
@@ -144,8 +145,8 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/about/')).text).toContain('Saved while the dev server ran');
 
     await writeFile(about, original.replace(/^title: .*$/m, 'titel: About'));
-    const problems = (await stream.next('problems')) as string[];
-    expect(problems.join('\n')).toMatch(/_pages\/about\.md:3:1 titel: unknown field; did you mean `title`\?/);
+    const problems = (await stream.next('problems')) as { errors: string[] };
+    expect(problems.errors.join('\n')).toMatch(/_pages\/about\.md:3:1 titel: unknown field; did you mean `title`\?/);
 
     const faq = path.join(content, '_pages', 'faq.md');
     await writeFile(about, original);
@@ -188,8 +189,10 @@ describe('npm run dev', () => {
     expect(page.status).toBe(404);
     expect(page.text).toContain(`<script src="${DEV_CLIENT}"></script></body>`);
     const stream = await events(new URL(DEV_EVENTS, server.url).href);
-    const problems = ((await stream.next('problems')) as string[]).join('\n');
-    expect(problems).toMatch(/broken\.yaml:\d+:\d+ YAML syntax error/);
+    const problems = (await stream.next('problems')) as { errors: string[]; built: boolean };
+    // No build to show yet: the page says so rather than "the last good build is shown" over a 404.
+    expect(problems.built).toBe(false);
+    expect(problems.errors.join('\n')).toMatch(/broken\.yaml:\d+:\d+ YAML syntax error/);
     await rm(broken);
     await stream.next('reload');
     expect((await raw(server.url, 'GET', '/')).status).toBe(200);
