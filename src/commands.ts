@@ -10,7 +10,7 @@ import { ContentError } from './errors.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
-import { loadTheme } from './theme.ts';
+import { loadTheme, ThemeError, type Templates } from './theme.ts';
 import type { RecordWriter } from './writes.ts';
 
 const contentOptions = {
@@ -166,7 +166,7 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
   try {
     const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
-    const templates = result.ok ? undefined : await templateProblem(values.templates);
+    const templates = result.ok ? [] : await templateProblems(values.templates);
     return reportBuild(result, values, templates);
   } catch (err) {
     if (!signalled) throw err;
@@ -241,13 +241,13 @@ async function listenablePort(host: string, port: number): Promise<number> {
 }
 
 /** Prints a build's errors (and `templates`, the templates' problem, if any), or its one-line summary; returns the exit code. */
-function reportBuild(result: BuildResult, values: BuildValues, templates?: string): number {
+function reportBuild(result: BuildResult, values: BuildValues, templates: string[] = []): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
-    if (templates) process.stderr.write(`${templates}\n`);
+    for (const problem of templates) process.stderr.write(`${problem}\n`);
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
-    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}${templates ? ' and the templates' : ''}` : '';
-    const count = result.errors.length + (templates ? 1 : 0);
+    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}${templates.length > 0 ? ' and the templates' : ''}` : '';
+    const count = result.errors.length + templates.length;
     process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
     return 1;
   }
@@ -259,15 +259,23 @@ function reportBuild(result: BuildResult, values: BuildValues, templates?: strin
   return 0;
 }
 
-/** Why the templates in `folder` do not compile, as the build would say it; undefined when they do. */
-async function templateProblem(folder: string): Promise<string | undefined> {
+/** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's, then each template that does not compile. */
+async function templateProblems(folder: string): Promise<string[]> {
   const { SiteRenderer } = await import('./render.ts');
+  const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
+  let templates: Templates;
+  let problems: string[] = [];
   try {
-    const theme = await loadTheme(folder);
-    new SiteRenderer(theme.templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, theme.folder);
-    return undefined;
+    templates = (await loadTheme(folder)).templates;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    if (!(err instanceof ThemeError)) return lines(err);
+    ({ problems, templates } = err);
+  }
+  try {
+    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, folder);
+    return problems;
+  } catch (err) {
+    return [...problems, ...lines(err)];
   }
 }
 
@@ -284,9 +292,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   // Where redirects lead is checked against the pages of a catalogue without errors, as the build checks it.
   const errors = loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
-  const problems: unknown[] = [...errors];
-  const templates = await templateProblem(values.templates);
-  if (templates) problems.push(templates);
+  const problems: unknown[] = [...errors, ...(await templateProblems(values.templates))];
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const wrong = new Set(errors.map((e) => e.file)).size;

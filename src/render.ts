@@ -484,13 +484,16 @@ export class SiteRenderer {
   ) {
     this.eta = newEta();
     for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`${templateFile(folder, name)} is missing`);
+    // Every template that does not compile is named at once, one a line.
+    const failures: string[] = [];
     for (const [name, source] of Object.entries(templates)) {
       try {
         this.eta.loadTemplate(`@${name}`, source);
       } catch (err) {
-        throw new Error(compileFailure(templateFile(folder, name), source, err));
+        failures.push(compileFailure(templateFile(folder, name), source, err));
       }
     }
+    if (failures.length > 0) throw new Error(failures.join('\n'));
   }
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */

@@ -37,6 +37,16 @@ export function templatesUsed(templates: Templates, name: string): string[] {
   return Object.keys(templates).filter((n) => used.has(n));
 }
 
+/** The problems of a templates folder whose templates could all be read, one a line, with the templates (which may have compile errors besides). */
+export class ThemeError extends Error {
+  constructor(
+    readonly problems: string[],
+    readonly templates: Templates,
+  ) {
+    super(problems.join('\n'));
+  }
+}
+
 export async function loadTheme(dir: string): Promise<Theme> {
   const templates: Templates = {};
   for (const name of TEMPLATE_NAMES) {
@@ -60,7 +70,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
       return `${templateFile(dir, m.template)}:${m.line}: ${noTemplate(`@${m.name}`, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
     }),
   ];
-  if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (problems.length > 0) throw new ThemeError(problems, templates);
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { folder: dir, templates, assets };
 }

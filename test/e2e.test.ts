@@ -218,6 +218,29 @@ describe('commands', () => {
     expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 15 errors in content and the templates; nothing written');
   });
 
+  it("check and build: every template's problem, one a line, and the content's errors with them", async () => {
+    const templates = path.join(await tempDir(), 'templates');
+    await cp(path.join(ROOT, 'templates'), templates, { recursive: true });
+    await writeFile(path.join(templates, 'talk.eta'), '<% if ( { %>\n');
+    await writeFile(path.join(templates, 'page.eta'), '<p>\n<%= it.title ) %>\n');
+    await writeFile(path.join(templates, 'layout.eta'), `${await readFile(path.join(ROOT, 'templates', 'layout.eta'), 'utf8')}<link rel="stylesheet" href="/assets/styles.css">\n`);
+    const check = cli('check', ['--content', DEMO_CONTENT, '--templates', templates]);
+    const lines = check.stderr.trimEnd().split('\n');
+    expect(lines.map((line) => line.replace(templates, 'T'))).toEqual([
+      expect.stringMatching(/^T\/layout\.eta:\d+: \/assets\/styles\.css is not a file of /),
+      expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
+      expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/),
+      'check failed: 3 errors in the templates',
+    ]);
+    // A build stops at the templates, and still names the content's errors with them.
+    const out = path.join(await tempDir(), 'dist');
+    const built = cli('build', ['--templates', templates, '--out', out, '--cache', path.join(path.dirname(out), 'cache')], path.join(BAD_FIXTURES, 'field-errors'));
+    expect(built.status).toBe(1);
+    expect(built.stderr).toContain('many-problems.yaml:3:1 speakrs: unknown field');
+    expect(built.stderr).toContain('/assets/styles.css is not a file of');
+    expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 17 errors in content and the templates; nothing written');
+  });
+
   it('build: writes the catalogue and ends with a one-line summary', async () => {
     const out = path.join(await tempDir(), 'dist');
     const result = cli('build', buildArgs(out));
