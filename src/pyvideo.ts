@@ -299,11 +299,17 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     if (!related.some((r) => r.url === url)) related.push({ label, url });
     return 'related_urls';
   };
+  /** Paths from the root of the conference's site (EuroPython 2020's slides, `/media/conference/slides/…`), resolved once its address is known. */
+  const fromRoot: { label: string; path: string }[] = [];
   const relate = (label: string, url: string) => {
     // Five addresses were scraped with their HTML's character references (`?usp=sharing&amp;ouid=…`), which break their query.
-    const plain = decodeHTMLStrict(url);
-    if (plain !== url) note('related_urls: HTML character references in a URL decoded (&amp; → &)');
-    if (place(label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
+    const decoded = decodeHTMLStrict(url);
+    if (decoded !== url) note('related_urls: HTML character references in a URL decoded (&amp; → &)');
+    // 52 end in a carriage return or a space (`http://2017.pyconuk.org/schedule/ `).
+    const plain = decoded.trim();
+    if (plain !== decoded) note('related_urls: white space around a URL trimmed');
+    if (/^\/(?![/\\])/.test(plain)) fromRoot.push({ label: label === url ? plain : label, path: plain });
+    else if (place(label === url ? plain : label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
   };
   const listOf = (field: string): unknown[] => {
     const value = source[field];
@@ -326,6 +332,14 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     else if (!isObject(r)) note('related_urls: entry neither a URL nor {label, url}, dropped');
     else if (typeof r.url === 'string' && r.url !== '') relate(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : r.url, r.url);
     else note('related_urls: entry without a url dropped');
+  }
+  const onConferenceSite = rootLinksOf(related, '');
+  for (const { label, path } of fromRoot) {
+    const url = onConferenceSite(path);
+    if (url) {
+      place(label === path ? url : label, url);
+      note("related_urls: a path from the root of the conference's site → its address");
+    } else if (place(label, path) === 'whiteboard') note('related_urls: a path from the root of a site not known, kept in whiteboard');
   }
 
   const media: Partial<Record<Format, { url: string; length: number | null }>> = {};

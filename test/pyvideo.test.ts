@@ -177,6 +177,24 @@ describe('convertTalk', () => {
     expect(notes.map((n) => n.kind)).toContain('related_urls: HTML character references in a URL decoded (&amp; → &)');
   });
 
+  // europython-2020's slides (`/media/conference/slides/….pdf`, 94 talks) and 52 URLs ending in "\r" or " ".
+  it("trims a related URL and resolves one from the conference site's root against it, and says so", () => {
+    const related = [{ label: 'Slides', url: '/media/conference/slides/3TMW.pdf' }, { label: 'Conference Website', url: 'https://ep2020.europython.eu/' }, 'https://github.com/x/y\r', { label: 'Schedule', url: 'http://2017.pyconuk.org/schedule/ ' }];
+    const { value, notes } = convert({ ...record, related_urls: related });
+    expect(value.related_urls.slice(0, 4)).toEqual([
+      { label: 'Conference Website', url: 'https://ep2020.europython.eu/' },
+      { label: 'https://github.com/x/y', url: 'https://github.com/x/y' },
+      { label: 'Schedule', url: 'http://2017.pyconuk.org/schedule/' },
+      { label: 'Slides', url: 'https://ep2020.europython.eu/media/conference/slides/3TMW.pdf' },
+    ]);
+    expect(value.whiteboard).toBe('');
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['related_urls: white space around a URL trimmed', "related_urls: a path from the root of the conference's site → its address"]));
+    // Without the conference's address, the path stays where it was, and the report says why.
+    const unknown = convert({ ...record, related_urls: [{ label: 'Slides', url: '/media/s.pdf' }] });
+    expect(unknown.value.whiteboard).toContain('/media/s.pdf');
+    expect(unknown.notes.map((n) => n.kind)).toContain('related_urls: a path from the root of a site not known, kept in whiteboard');
+  });
+
   it('turns the pyvideo.org page and the legacy alias into redirects', () => {
     expect(convert().value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html', '/video/2558/old-slug/']);
     expect(convert({ ...record, alias: 'video/7/a-talk' }).value.aliases).toEqual(['/conf/a-talk.html', '/conf/a-talk-things.html']);
