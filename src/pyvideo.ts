@@ -177,6 +177,9 @@ export function markdownRootLinks(text: string, root: RootLinks): string {
   });
 }
 
+/** What starts a list item, a heading or a quote at the start of a Markdown line. */
+const BLOCK_START = /^(\s*)(?:([-+*>]|#{1,6})|(\d+)([.)]))(?=\s|$)/;
+
 /**
  * reStructuredText's line blocks (lines that start with "| ", 142 descriptions of the snapshot: addresses,
  * verses, agendas) as lines that keep their breaks in Markdown. A run of lines that end with "|" too is a
@@ -186,9 +189,130 @@ export function restLineBlocks(text: string): string {
   return text.replace(/^(?:\|(?: .*)?(?:\n|$))+/gm, (block) => {
     const lines = block.replace(/\n$/, '').split('\n');
     if (lines.some((line) => /\|\s*$/.test(line.slice(1)))) return block;
-    return `${lines.map((line) => line.replace(/^\| ?/, '')).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
+    // A line that would start a list, a heading or a quote in Markdown is a line of the block, as docutils shows it.
+    const shown = (line: string) => line.replace(/^\| ?/, '').replace(BLOCK_START, (_, space: string, mark: string | undefined, digits: string, end: string) => (mark ? `${space}\\${mark}` : `${space}${digits}\\${end}`));
+    return `${lines.map(shown).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
   });
 }
+
+/**
+ * A line of one punctuation character, three or more: reStructuredText's adornment of a section title, or a
+ * transition. Not of backticks, a Markdown fence (and no adornment of the snapshot's).
+ */
+const ADORNMENT = /^([!-/:-@[-_{-~])\1{2,}\s*$/;
+/** A line that opens or closes a Markdown code fence. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A paragraph's end that introduces a literal block ("Example::", "Example: ::", "::"). */
+const LITERAL_MARK = /(^|\s?)::\s*$/;
+/** A directive whose content is code: `.. code:: python`, `.. code-block::`, `.. sourcecode::`. */
+const CODE_DIRECTIVE = /^\.\. (?:code|code-block|sourcecode)::\s*(\S*)\s*$/;
+/** A directive of an image: `.. image:: URL`, `.. figure:: URL`. */
+const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
+/** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
+const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
+
+const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+/** The name a reference and its target share: case and runs of white space do not count, as in docutils. */
+const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * reStructuredText's block markup as Markdown, where Markdown would read it otherwise (745 section titles
+ * in the snapshot's descriptions; `Abstract` over `~~~~~~~~` was a code fence that swallowed the rest):
+ * section titles become headings, their levels in the order their adornments first appear; a literal block
+ * after `::` and the content of a code directive become fenced code; an image or figure directive a
+ * Markdown image; hyperlink targets (`.. _CloudABI: https://nuxi.nl/`, 284) Markdown's link reference
+ * definitions, and the references to them (`CloudABI_`, `` `Two words`_ ``) its reference links. Markdown
+ * already in the text (its fences, its setext headings, which come out the same) stays as it is.
+ */
+export function restBlocks(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const styles: string[] = [];
+  const targets = new Map<string, string>();
+  let fence: string | undefined;
+  const blank = (line: string | undefined) => line === undefined || line.trim() === '';
+  /** The indented block that starts at or after `from` (blank lines first), as fenced code; the index after it. */
+  const literal = (from: number, lang: string): number => {
+    let start = from;
+    while (start < lines.length && blank(lines[start])) start++;
+    const indent = start < lines.length ? indentOf(lines[start]!) : 0;
+    if (indent === 0) return from;
+    let end = start;
+    while (end < lines.length && (blank(lines[end]) || indentOf(lines[end]!) >= indent)) end++;
+    while (end > start && blank(lines[end - 1])) end--;
+    out.push('', `\`\`\`${lang}`, ...lines.slice(start, end).map((line) => line.slice(indent)), '```');
+    return end;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (fence !== undefined) {
+      out.push(line);
+      if (line.trim().startsWith(fence)) fence = undefined;
+      continue;
+    }
+    const over = ADORNMENT.exec(line);
+    // Over and under a title, after a blank line; three tildes are rather a Markdown fence around one line of code.
+    const overlined = over && blank(lines[i - 1]) && !blank(lines[i + 1]) && !/^~{3}\s*$/.test(line) && ADORNMENT.exec(lines[i + 2] ?? '')?.[0].trim() === line.trim();
+    const title = overlined ? lines[i + 1]! : undefined;
+    const under = !over && blank(lines[i - 1] ?? out.at(-1)) && indentOf(line) === 0 && !blank(line) ? ADORNMENT.exec(lines[i + 1] ?? '') : null;
+    if ((title !== undefined && title.trim().length <= line.trim().length) || (under && line.trim().length <= lines[i + 1]!.trim().length && !ADORNMENT.test(line))) {
+      const style = title !== undefined ? `${over![1]}/` : under![1]!;
+      if (!styles.includes(style)) styles.push(style);
+      out.push(`${'#'.repeat(Math.min(styles.indexOf(style) + 1, 6))} ${(title ?? line).trim()}`);
+      i += title !== undefined ? 2 : 1;
+      continue;
+    }
+    const opened = FENCE.exec(line);
+    if (opened) {
+      fence = opened[1]!;
+      out.push(line);
+      continue;
+    }
+    const code = CODE_DIRECTIVE.exec(line);
+    if (code) {
+      // Its options (`:linenos:`) are the directive's, not the code's.
+      let next = i + 1;
+      while (next < lines.length && /^\s+:[\w-]+:/.test(lines[next]!)) next++;
+      const end = literal(next, code[1] ?? '');
+      if (end !== next) {
+        i = end - 1;
+        continue;
+      }
+    }
+    const image = IMAGE_DIRECTIVE.exec(line);
+    if (image) {
+      out.push(`![](${image[1]})`);
+      continue;
+    }
+    const target = TARGET.exec(line);
+    if (target) {
+      targets.set(refName(target[1]!), target[2]!);
+      // A definition cannot interrupt a paragraph.
+      if (!blank(out.at(-1)) && !/^\[[^\]]+\]: /.test(out.at(-1)!)) out.push('');
+      out.push(`[${refName(target[1]!).replace(/[[\]\\]/g, '\\$&')}]: <${target[2]}>`);
+      continue;
+    }
+    const mark = LITERAL_MARK.exec(line);
+    if (mark && !line.startsWith('..')) {
+      // "Example::" reads "Example:"; "Example ::" and "::" alone lose the mark.
+      const kept = line.replace(LITERAL_MARK, (_, before: string) => (before === '' && line.trim() !== '::' ? ':' : ''));
+      if (kept.trim() !== '') out.push(kept);
+      i = literal(i + 1, '') - 1;
+      continue;
+    }
+    out.push(line);
+  }
+  const converted = out.join('\n');
+  if (targets.size === 0) return converted;
+  // References to the targets only: an identifier that ends in "_" is no reference unless a target has its name.
+  return converted.replace(/`([^`<>\n]+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g, (whole, phrase: string | undefined, word: string | undefined) => {
+    const name = refName(phrase ?? word!);
+    return targets.has(name) ? `[${(phrase ?? word!).trim().replace(/[[\]\\]/g, '\\$&')}]` : whole;
+  });
+}
+
+/** A pyvideo description, reStructuredText or Markdown or plain text, as Markdown (see restLinks, restBlocks, restLineBlocks). */
+export const restMarkup = (text: string, root?: RootLinks): string => restLineBlocks(restBlocks(restLinks(text, true, root)));
 
 export interface TalkContext {
   /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */
@@ -430,7 +554,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   };
   const fromRest = (field: 'summary' | 'description', value: string, rewrite: (value: string) => string) => {
     const rewritten = rewrite(value);
-    if (rewritten !== value) note(`${field}: reStructuredText links and line blocks → ${field === 'summary' ? 'plain text' : 'Markdown'}`);
+    if (rewritten !== value) note(`${field}: reStructuredText markup → ${field === 'summary' ? 'plain text' : 'Markdown'}`);
     return rewritten;
   };
   const rootNotes = (field: 'summary' | 'description') => {
@@ -442,7 +566,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   summary = fromRest('summary', summary, (value) => restLinks(value, false, root));
   rootNotes('summary');
   description = markdownRootLinks(
-    fromRest('description', description, (value) => restLineBlocks(restLinks(value, true, root))),
+    fromRest('description', description, (value) => restMarkup(value, root)),
     root,
   );
   rootNotes('description');
@@ -501,7 +625,11 @@ export function convertEvent(source: unknown, where: string): Converted<EventFil
   if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
   const notes: ImportNote[] = [];
   const event: EventFile = { title: source.title };
-  if (typeof source.description === 'string' && source.description !== '') event.description = source.description;
+  if (typeof source.description === 'string' && source.description !== '') {
+    // Written as the talks' are (vanpy's "meetup_" and ".. _meetup: …", pycon-ca-2012's "::").
+    event.description = restMarkup(source.description);
+    if (event.description !== source.description) notes.push({ kind: 'event description: reStructuredText markup → Markdown', source: where });
+  }
   if (isHttpUrl(source.url)) event.url = source.url;
   else if (source.url) notes.push({ kind: 'event url: not an http(s) URL, dropped', source: where });
   for (const field of ['start_date', 'end_date'] as const) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restLineBlocks, restLinks, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlocks, restLineBlocks, restLinks, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
 import { talkSchema } from '../src/schema.ts';
 
@@ -215,10 +215,43 @@ describe('convertTalk', () => {
       '<p>Slides: <a href="https://e.org/a_b" rel="nofollow ugc noopener">the slides</a>, <a href="https://e.org/c" rel="nofollow ugc noopener">code</a> and <a href="https://www.youtube.com/watch?v=x" rel="nofollow ugc noopener">03:04</a>.</p>\n<p>Room 1<br>Kyoto</p>\n',
     );
     expect(value.summary).toBe('See the docs (https://e.org/d).');
-    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['description: reStructuredText links and line blocks → Markdown', 'summary: reStructuredText links and line blocks → plain text']));
-    // Markdown stays as it is: its links, its code, its tables.
-    const markdown = '[a](https://e.org) `code <b>` and\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
-    expect(restLineBlocks(restLinks(markdown, true))).toBe(markdown);
+    expect(notes.map((n) => n.kind)).toEqual(expect.arrayContaining(['description: reStructuredText markup → Markdown', 'summary: reStructuredText markup → plain text']));
+    // Markdown stays as it is: its links, its code, its tables, its headings and fences.
+    const markdown = '[a](https://e.org) `code <b>` and\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Notes\n\n```\nTitle\n~~~~~\n```\n\n---\n';
+    expect(restLineBlocks(restBlocks(restLinks(markdown, true)))).toBe(markdown);
+  });
+
+  // euroscipy-2017's "Abstract" over "~~~~~~~~" opened a code fence that swallowed the rest; "Background" over "^^^^" was text.
+  it("makes reStructuredText's section titles headings, in the order their adornments appear", () => {
+    const rest = 'Intro.\n\n=====\nTitle\n=====\n\nAbstract\n~~~~~~~~\nText.\n\nBackground\n^^^^^^^^^^\n\nMore\n~~~~\n';
+    expect(restBlocks(rest)).toBe('Intro.\n\n# Title\n\n## Abstract\nText.\n\n### Background\n\n## More\n');
+    expect(renderMarkdown(restBlocks(rest))).toContain('<h4>Abstract</h4>\n<p>Text.</p>');
+    // A line of text with a shorter line under it, or a transition after a blank line, is no title.
+    expect(restBlocks('A longer line of text\n~~~\nx\n~~~\n\n----\n')).toBe('A longer line of text\n~~~\nx\n~~~\n\n----\n');
+  });
+
+  it('makes literal blocks and code directives fenced code, image directives images', () => {
+    expect(restBlocks('Example::\n\n    x = 1\n      y\n\nAfter ::\n\n  z\n\n::\n\n  w\n\nNo block follows::\nText.\n')).toBe(
+      'Example:\n\n```\nx = 1\n  y\n```\n\nAfter\n\n```\nz\n```\n\n\n```\nw\n```\n\nNo block follows:\nText.\n',
+    );
+    expect(restBlocks('.. code:: python\n   :linenos:\n\n   import this\n\n.. figure:: https://e.org/a.png\n')).toBe('\n```python\nimport this\n```\n\n![](https://e.org/a.png)\n');
+  });
+
+  // europython-2016's "CloudABI_ … .. _CloudABI: https://nuxi.nl/" (284 targets in the snapshot).
+  it('makes hyperlink targets and the references to them Markdown reference links, and leaves names that only end in "_"', () => {
+    const rest = 'Use CloudABI_ or `Two  Words`_, not my_var_ nor __init__.\n.. _CloudABI: https://nuxi.nl/\n.. _`two words`: https://e.org/2\n';
+    const converted = restBlocks(rest);
+    expect(converted).toBe('Use [CloudABI] or [Two  Words], not my_var_ nor __init__.\n\n[cloudabi]: <https://nuxi.nl/>\n[two words]: <https://e.org/2>\n');
+    expect(renderMarkdown(converted)).toBe(
+      '<p>Use <a href="https://nuxi.nl/" rel="nofollow ugc noopener">CloudABI</a> or <a href="https://e.org/2" rel="nofollow ugc noopener">Two  Words</a>, not my_var_ nor <strong>init</strong>.</p>\n',
+    );
+  });
+
+  // europython-2018's "| What's in the Talk:" over "| - Functions nature…" showed a stray "\" at each line's end.
+  it("keeps a line block's lines that look like list items as its lines", () => {
+    expect(renderMarkdown(restLineBlocks("| What's in the Talk:\n| - Functions\n| 2. Closures\n| # not a heading\n"))).toBe(
+      "<p>What&#39;s in the Talk:<br>- Functions<br>2. Closures<br># not a heading</p>\n",
+    );
   });
 
   it("resolves a link from the root of the conference's site against its address, keeps one from an unknown site as text, and says so", () => {
@@ -318,6 +351,12 @@ describe('convertEvent', () => {
       'event start_date: not a real date, dropped',
       'event field "alias" ignored',
     ]);
+  });
+
+  it("converts an event's reStructuredText description as a talk's, and says so", () => {
+    const result = convertEvent({ title: 'VanPy', description: 'Join our meetup_.\n\n.. _meetup: https://meetup.com/vanpy\n' }, 'vanpy/category.json');
+    expect(result.ok && result.value.description).toBe('Join our [meetup].\n\n[meetup]: <https://meetup.com/vanpy>\n');
+    expect(result.ok && result.notes.map((n) => n.kind)).toContain('event description: reStructuredText markup → Markdown');
   });
 
   it("redirects from the event's page on pyvideo.org, named after its title as Pelican named it", () => {
