@@ -10,7 +10,7 @@ import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPat
 import { renderFeed, SITE_NAME } from './feeds.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
-import { excerpt, renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { excerpt, linkedText, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
@@ -498,8 +498,8 @@ export class SiteRenderer {
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
-    // Beside the data, what every template may use: the site, and the helper that counts in words.
-    const input = { ...data, site: this.site, counted };
+    // Beside the data, what every template may use: the site, the helper that counts in words and the one that links addresses in text.
+    const input = { ...data, site: this.site, counted, linked: linkedText };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blurb, excerpt, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
+import { blurb, excerpt, linkedText, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
 import { unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
@@ -123,6 +123,17 @@ describe('renderMarkdown', () => {
     ];
     expect(unlikeSanitised(sources)).toEqual([]);
     expect(renderMarkdown(sources[1]!)).not.toContain('href');
+  });
+});
+
+describe('linkedText', () => {
+  it("links a plain text's http(s) addresses, leaving the punctuation after them and everything else text", () => {
+    const link = (url: string) => `<a href="${url.replace(/&/g, '&amp;')}" rel="nofollow ugc noopener">${url.replace(/&/g, '&amp;')}</a>`;
+    expect(linkedText('Slides: https://e.org/s?a=1&b=2. Code (https://e.org/a_(b)), <b>x</b>')).toBe(
+      `Slides: ${link('https://e.org/s?a=1&b=2')}. Code (${link('https://e.org/a_(b)')}), &lt;b&gt;x&lt;/b&gt;`,
+    );
+    expect(linkedText('詳細はhttps://e.org/x。 javascript:alert(1) "https://e.org/q"')).toBe(`詳細は${link('https://e.org/x')}。 javascript:alert(1) &quot;${link('https://e.org/q')}&quot;`);
+    expect(linkedText('no address')).toBe('no address');
   });
 });
 

@@ -115,6 +115,17 @@ describe('talk pages', () => {
     expect(JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/.exec(html)![1]!).name).toBe('a\u0000b\u0007cdefg');
   });
 
+  it("link the addresses of a summary, which stays plain text", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), summary: 'Slides: https://e.org/s?a=1&b=2.\n<b>Code</b> (https://e.org/c)' };
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk });
+    expect(html).toContain(
+      'Slides: <a href="https://e.org/s?a=1&amp;b=2" rel="nofollow ugc noopener">https://e.org/s?a=1&amp;b=2</a>. &lt;b&gt;Code&lt;/b&gt; (<a href="https://e.org/c" rel="nofollow ugc noopener">https://e.org/c</a>)</p>',
+    );
+  });
+
   it('link no blank speaker or tag: such a name has no page', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
@@ -362,7 +373,7 @@ describe("the README's table of templates", () => {
     const section = readme.slice(readme.indexOf('\n## Templates\n'), readme.indexOf('\n## Incremental builds\n'));
     const rows = [...section.matchAll(/^\| `([\w-]+)\.eta` \|[^|]*\|([^|]*)\|$/gm)].map(([, name, fields]) => [name!, [...fields!.matchAll(/`(\w+)`/g)].map((f) => f[1]!).filter((f) => f !== 'site')] as const);
     // What every template gets beside its own fields.
-    const shared = ['site', 'counted'];
+    const shared = ['site', 'counted', 'linked'];
     expect(rows.map(([name]) => name)).toEqual([...TEMPLATE_NAMES]);
     // Each page template shows the names of its own `it`; the layout only writes the page.
     const dump: Record<string, string> = Object.fromEntries(TEMPLATE_NAMES.map((name) => [name, `<% layout('@layout') %><%= Object.keys(it).filter((k) => !${JSON.stringify(shared)}.includes(k)).join(' ') %>`]));
