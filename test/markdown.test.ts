@@ -171,12 +171,18 @@ describe('sanitiseEmbed', () => {
     );
   });
 
-  it('drops anything that is not an https iframe, video or source', () => {
+  it('drops anything that is not an iframe, video or source from the web', () => {
     const html = sanitiseEmbed(
-      '<script>alert(1)</script><iframe src="http://e.org/p"></iframe><iframe src="javascript:alert(1)"></iframe><iframe src="//e.org/p"></iframe><object data="x"></object><div onclick="x">text</div>',
+      '<script>alert(1)</script><iframe src="ftp://e.org/p"></iframe><iframe src="javascript:alert(1)"></iframe><iframe src="/e.org/p"></iframe><object data="x"></object><div onclick="x">text</div>',
       'T',
     );
     expect(html).toBe('text');
+  });
+
+  it("asks for a player's frame over https, as a browser asks from a page served so: the classic embed codes' //host and http:// were dropped", () => {
+    expect(sanitiseEmbed('<iframe src="//www.youtube.com/embed/abc123" allowfullscreen></iframe>', 'T')).toBe('<iframe src="https://www.youtube.com/embed/abc123" allowfullscreen title="T"></iframe>');
+    expect(sanitiseEmbed('<iframe src="http://player.vimeo.com/video/1" title="V"></iframe>', 'T')).toBe('<iframe src="https://player.vimeo.com/video/1" title="V"></iframe>');
+    for (const bad of ['///evil.example/', 'javascript:alert(1)', '/relative', 'ftp://e.org/']) expect(sanitiseEmbed(`<iframe src="${bad}"></iframe>`, 'T'), bad).toBe('');
   });
 
   // YouTube's embed code writes frameborder, which HTML made obsolete; an iframe without a title is a frame no screen reader can name.
