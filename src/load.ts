@@ -127,12 +127,14 @@ export type ReadTalkResult =
 
 const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 
-/** Why a data file at `parts` is neither an event's nor a talk's, and where it would be one. */
-function misplaced(parts: string[]): string {
+/** Why a data file at `parts` is neither an event's nor a talk's, and where it would be one; `isEvent` tells an event's folder. */
+function misplaced(parts: string[], isEvent: (folder: string) => boolean): string {
   if (parts.length === 2) {
     return `an event folder holds its category file and a videos folder, nothing else; if this file describes the event, name it category${parts[1]!.match(DATA_FILE)![0]}, and if it is a talk, move it into ${parts[0]}/videos/`;
   }
   if (parts.length > 3 && parts[1] === 'videos') return `talks go directly in ${parts[0]}/videos/, not in a folder below it; move the file there`;
+  // `conf/video/d.yaml`, `conf/talks/d.yaml`, `conf/Videos/d.yaml`: an event folder's talks folder under another name.
+  if (parts.length === 3 && isEvent(parts[0]!)) return `an event's talks go in its folder "videos"; move the file to ${parts[0]}/videos/${parts[2]}`;
   return 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml';
 }
 
@@ -326,7 +328,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     } else if (parts.length === 3 && parts[1] === 'videos') {
       talkFiles.push(entry);
     } else {
-      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', misplaced(parts)));
+      const isEvent = (folder: string) => entries.some((e) => e.path.startsWith(`${folder}/category.`) && CATEGORY_FILE.test(e.path.slice(folder.length + 1)));
+      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', misplaced(parts, isEvent)));
     }
   }
 
