@@ -464,7 +464,9 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
     mustExist(values.tokens);
-    for (const entry of await readTokens(values.tokens)) process.stdout.write(`${entry.name}\n`);
+    const entries = await readTokens(values.tokens);
+    for (const entry of entries) process.stdout.write(`${entry.name}\n`);
+    if (entries.length === 0) process.stderr.write(`${values.tokens} holds no tokens; add one with "npm run token -- add NAME"\n`);
     return 0;
   }
   if (name === undefined) return usage();
@@ -475,7 +477,11 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
     return 0;
   }
   if (action === 'remove') {
-    if (await removeToken(values.tokens, name)) return 0;
+    if (await removeToken(values.tokens, name)) {
+      // The server reads the file when it starts: one running still takes the token.
+      process.stderr.write(`removed token "${name}" from ${values.tokens}; restart a server running with it to refuse the token\n`);
+      return 0;
+    }
     process.stderr.write(`token: ${values.tokens} has no token named "${name}"\n`);
     return 1;
   }

@@ -159,8 +159,10 @@ describe('commands', () => {
     expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('editor\n');
     const unknown = cli('token', ['remove', 'carol', '--tokens', tokens]);
     expect([unknown.status, unknown.stderr]).toEqual([1, `token: ${tokens} has no token named "carol"\n`]);
-    expect(cli('token', ['remove', 'editor', '--tokens', tokens]).status).toBe(0);
-    expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('');
+    const removed = cli('token', ['remove', 'editor', '--tokens', tokens]);
+    expect([removed.status, removed.stderr]).toEqual([0, `removed token "editor" from ${tokens}; restart a server running with it to refuse the token\n`]);
+    const empty = cli('token', ['list', '--tokens', tokens]);
+    expect([empty.stdout, empty.stderr]).toEqual(['', `${tokens} holds no tokens; add one with "npm run token -- add NAME"\n`]);
   });
 
   it('check: the demo catalogue is valid', () => {
