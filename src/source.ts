@@ -1,7 +1,7 @@
 // Parsing one content file (YAML or JSON) into a plain value that remembers
 // where each field came from, so that every later error can name line:col.
 import { parseTree, findNodeAtLocation, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
-import { isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import { ContentError } from './errors.ts';
 
 export type FieldPath = ReadonlyArray<string | number>;
@@ -208,7 +208,11 @@ function parseYaml(file: string, text: string): ParseResult {
       ok: false,
       errors: doc.errors.flatMap((e) => {
         const pos = positionAt(lines, e.pos[0]);
-        if (e.code === 'DUPLICATE_KEY') return [new ContentError(file, pos, keyAt(text, e.pos[0]), 'duplicate key; keep only one')];
+        if (e.code === 'DUPLICATE_KEY') {
+          const first = firstOfKey(doc, e.pos[0]);
+          const also = first === undefined ? '' : ` (also at line ${positionAt(lines, first).line})`;
+          return [new ContentError(file, pos, keyAt(text, e.pos[0]), `duplicate key${also}; keep only one`)];
+        }
         if (seen.has(pos.line)) return [];
         seen.add(pos.line);
         return [new ContentError(file, pos, '', `YAML syntax error: ${yamlProblem(e.code, firstLine(e.message))}`)];
@@ -249,6 +253,21 @@ function parseYaml(file: string, text: string): ParseResult {
 }
 
 /** The plain or quoted mapping key written at `offset`. */
+/** Where the key that the key at `offset` repeats is first written in its mapping, as JSON's duplicates say. */
+function firstOfKey(doc: Document, offset: number): number | undefined {
+  let first: number | undefined;
+  visit(doc, {
+    Map(_, map) {
+      const keys = map.items.map((pair) => (isScalar(pair.key) ? pair.key : undefined));
+      const repeated = keys.find((key) => key?.range?.[0] === offset);
+      if (!repeated) return undefined;
+      first = keys.find((key) => key !== undefined && key.value === repeated.value)?.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return first === offset ? undefined : first;
+}
+
 function keyAt(text: string, offset: number): string {
   const rest = text.slice(offset);
   const quoted = /^(["'])(.*?)\1/.exec(rest);

@@ -44,7 +44,7 @@ describe('a page file', () => {
     expect(problems('---\ntitle: "  "\norder: 3\n---\n')).toEqual([`${FILE}:2:8 title: must not be empty`, `${FILE}:3:8 order: orders the page in the navigation, which it is not in; add nav: true or remove order`]);
     expect(problems('---\ntitle: About us\nlinkTitle: About\n---\n')).toEqual([`${FILE}:3:12 linkTitle: is the text of the page's link in the navigation, which it is not in; add nav: true or remove linkTitle`]);
     expect(problems('---\ntitle: About us\nnav: true\nlinkTitle: " "\nlink_title: About\n---\n')).toEqual([`${FILE}:4:12 linkTitle: must not be empty`, `${FILE}:5:1 link_title: unknown field; did you mean \`linkTitle\`?`]);
-    expect(problems('---\ntitle: A\ntitle: B\n---\n')).toEqual([`${FILE}:3:1 title: duplicate key; keep only one`]);
+    expect(problems('---\ntitle: A\ntitle: B\n---\n')).toEqual([`${FILE}:3:1 title: duplicate key (also at line 2); keep only one`]);
     expect(problems('---\ntitle: [\n---\n')[0]).toMatch(new RegExp(`^${FILE}:3:1 YAML syntax error: `));
   });
 

@@ -37,7 +37,7 @@ describe('a redirects file', () => {
       `${FILE}:4:10 /y.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
       `${FILE}:5:1 /z y.html: expected a path on this site such as "/pycon-2014/a-talk.html", got "/z y.html": it holds a space, which a path on the site cannot`,
     ]);
-    expect(problems('/a.html: /\n/a.html: /talks/\n')).toEqual([`${FILE}:2:1 /a.html: duplicate key; keep only one`]);
+    expect(problems('/a.html: /\n/a.html: /talks/\n')).toEqual([`${FILE}:2:1 /a.html: duplicate key (also at line 1); keep only one`]);
     expect(problems('- /a.html\n')).toEqual([`${FILE}:1:1 expected a mapping of old paths to the pages they lead to, a line each: "/old/path.html: /new/page/"`]);
   });
 

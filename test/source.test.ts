@@ -36,7 +36,7 @@ describe('YAML', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(String(bad.errors[0])).toMatch(/^t\.yaml:\d+:\d+ YAML syntax error: /);
     const dup = parse('t.yaml', 'id: 1\n"title": a\ntitle: b\n');
-    expect(!dup.ok && dup.errors.map(String)).toEqual(['t.yaml:3:1 title: duplicate key; keep only one']);
+    expect(!dup.ok && dup.errors.map(String)).toEqual(['t.yaml:3:1 title: duplicate key (also at line 2); keep only one']);
     const two = parse('t.yaml', 'id: 1\n---\nid: 2\n');
     expect(!two.ok && two.errors.map(String)).toEqual(['t.yaml:2:1 YAML syntax error: a second document ("---") in the file; a file holds one talk or event, so remove it or move it to a file of its own']);
     // The parser's words, with what to do: the commonest mistake is a colon in a title; one line out of place is one error.
