@@ -138,6 +138,18 @@ function misplaced(parts: string[], isEvent: (folder: string) => boolean): strin
   return 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml';
 }
 
+/** Whether a talk file that failed its checks writes a `slug` field (or cannot be read again), so that its name may be any. */
+function writesSlug(file: string): boolean {
+  try {
+    return /^\s*"?slug"?\s*:/m.test(readFileSync(file, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+const fileNameError = (file: string, stem: string) =>
+  new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`);
+
 export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
 }
@@ -394,6 +406,10 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   for (const result of results) {
     if (!result.ok) {
       errors.push(...result.errors.map((e) => new ContentError(e.file, e.pos, e.field, e.message)));
+      // The file's name is as wrong whatever its fields are: said now, not once they are fixed. A file that
+      // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
+      const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
+      if (!isSlug(stem) && !writesSlug(path.join(dir, result.name))) errors.push(fileNameError(shown(result.name), stem));
       continue;
     }
     digests.set(result.name, { rev: result.rev, digest: result.digest });
@@ -421,7 +437,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const file = shown(name);
     const stem = fileName.replace(DATA_FILE, '');
     if (digest.slug === undefined && !isSlug(stem)) {
-      errors.push(new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`));
+      errors.push(fileNameError(file, stem));
       continue;
     }
     const slug = digest.slug ?? stem;
