@@ -366,6 +366,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const named = pageSlug(name);
     if (!named.ok) {
       errors.push(new ContentError(shown(name), { line: 1, col: 1 }, '', named.problem));
+      // A page but for its name: its fields' errors are said with it.
+      if (named.named) cachedOrRead(name, stats!, parsePage);
       continue;
     }
     const loaded = cachedOrRead(name, stats!, parsePage);

@@ -20,8 +20,11 @@ export const sitePageFile = (slug: string) => fileOf(sitePagePath(slug));
 /** The site's own folders at its root: the names aliases may not take, and video/, where the talks' pages are. */
 const RESERVED: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES, 'video']);
 
-/** The slug of the page at `name` (its path in the content folder), or why the file cannot be a page. */
-export function pageSlug(name: string): { ok: true; slug: string } | { ok: false; problem: string } {
+/**
+ * The slug of the page at `name` (its path in the content folder), or why the file cannot be a page:
+ * `named` when it is a page but for its name, whose fields are then checked too.
+ */
+export function pageSlug(name: string): { ok: true; slug: string } | { ok: false; problem: string; named?: true } {
   const [, file, ...deeper] = name.split('/');
   if (deeper.length === 0 && /\.md$/i.test(file!) && !file!.endsWith('.md')) {
     return { ok: false, problem: `a page's extension is written in lower case; rename the file to ${file!.slice(0, -3)}.md` };
@@ -30,8 +33,8 @@ export function pageSlug(name: string): { ok: true; slug: string } | { ok: false
     return { ok: false, problem: `the ${PAGES_DIR} folder holds pages, a Markdown file each directly in it (${PAGES_DIR}/<slug>.md); move this file out, or make it one` };
   }
   const slug = file!.slice(0, -'.md'.length);
-  if (!isSlug(slug)) return { ok: false, problem: `the file name "${slug}" is not a valid slug, and the page's address is /<file name>/; rename the file to lower-case letters, digits and hyphens` };
-  if (RESERVED.has(slug)) return { ok: false, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` };
+  if (!isSlug(slug)) return { ok: false, named: true, problem: `the file name "${slug}" is not a valid slug, and the page's address is /<file name>/; rename the file to lower-case letters, digits and hyphens` };
+  if (RESERVED.has(slug)) return { ok: false, named: true, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` };
   return { ok: true, slug };
 }
 
