@@ -615,13 +615,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (options.memory && stateDir) stillOwn(options.memory, stateDir);
     const code = await (codeFingerprint ??= fingerprintCode());
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
-    const theme = await loadTheme(options.templates).catch(async (err: unknown) => {
+    let theme: Theme;
+    try {
+      theme = await loadTheme(options.templates);
+    } catch (err) {
       // A theme that cannot be used does not hide the content's errors: those are the build's answer, and the command names the templates' with them, as check does.
       const { errors } = await (await work()).loadContent(options.content, { entries });
-      if (errors.length > 0) return errors;
+      if (errors.length > 0) return { ok: false, errors };
       throw err;
-    });
-    if (Array.isArray(theme)) return { ok: false, errors: theme };
+    }
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || (!options.memory?.state && !hasState(stateDir));
     if (cold && workers.threads > 1 && entries.length >= LOAD_PARALLEL_FROM) workers.start();

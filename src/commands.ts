@@ -240,7 +240,7 @@ async function listenablePort(host: string, port: number): Promise<number> {
   return listened;
 }
 
-/** Prints a build's errors (and `templates`, the templates' problem, if any), or its one-line summary; returns the exit code. */
+/** Prints a build's errors (and `templates`, the templates' problems, one a line), or its one-line summary; returns the exit code. */
 function reportBuild(result: BuildResult, values: BuildValues, templates: string[] = []): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);

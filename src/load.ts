@@ -420,7 +420,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
 
   const talks: CatalogueTalk[] = [];
   const idOwners = new Map<number, string>();
-  const keepers = idKeepers(talkFiles.flatMap(({ path: name }) => (digests.has(name) ? [{ name, ...digests.get(name)!.digest }] : [])));
+  const keepers = idKeepers(talkFiles, digests);
   /** The id last suggested for a talk whose id another has: past the highest, and past the one suggested before. */
   let unused: number | undefined;
   const slugOwners = new Map<string, string>();
@@ -489,13 +489,15 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
  * The talk that keeps each id: the one added first (its addresses have held the id longest), else the
  * first by path. Any other talk with that id is the one to give a new id, whichever file comes first.
  */
-function idKeepers(talks: { name: string; id: number; added: string }[]): Map<number, string> {
-  const keepers = new Map<number, { name: string; added: string }>();
-  for (const { name, id, added } of talks) {
-    const kept = keepers.get(id);
-    if (!kept || added < kept.added) keepers.set(id, { name, added });
+function idKeepers(files: readonly { path: string }[], digests: ReadonlyMap<string, { digest: TalkDigest }>): Map<number, string> {
+  const keepers = new Map<number, string>();
+  for (const { path: name } of files) {
+    const digest = digests.get(name)?.digest;
+    if (!digest) continue;
+    const kept = keepers.get(digest.id);
+    if (kept === undefined || digest.added < digests.get(kept)!.digest.added) keepers.set(digest.id, name);
   }
-  return new Map([...keepers].map(([id, { name }]) => [id, name]));
+  return keepers;
 }
 
 /**
