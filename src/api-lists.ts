@@ -109,7 +109,7 @@ export function speakerItems(speakers: readonly { slug: string; names: readonly 
 
 /** The address of a list page, as Django REST framework writes it: page 1 has no query. */
 export const listUrl = (baseUrl: string, name: ListName, page: number) => `${baseUrl}/api/v2/${name}/${page === 1 ? '' : `?page=${page}`}`;
-export const recordUrl = (baseUrl: string, id: number) => `${baseUrl}/api/v2/video/${id}`;
+const recordUrl = (baseUrl: string, id: number) => `${baseUrl}/api/v2/video/${id}`;
 
 /** The page's envelope; `results` is written by the caller (records are spliced in as the bytes of their files). */
 function envelope(list: ListPage<unknown>, baseUrl: string): string {

@@ -12,7 +12,7 @@ interface OptionSpec {
   default?: string;
 }
 
-export interface CommandSpec<O extends Record<string, OptionSpec>> {
+interface CommandSpec<O extends Record<string, OptionSpec>> {
   name: string;
   summary: string;
   options: O;
@@ -24,7 +24,7 @@ export interface CommandSpec<O extends Record<string, OptionSpec>> {
 
 type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string };
 
-export function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): string {
+function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): string {
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `--${name}${o.value ? ` ${o.value}` : ''}`;
     const dflt = o.default !== undefined ? ` (default: ${o.default})` : '';

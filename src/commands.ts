@@ -117,7 +117,7 @@ function within(inner: string, outer: string): boolean {
  * replaces its output folder whole, so it must not hold the content, the templates, the working
  * folder, the build's cache, or files that no build wrote.
  */
-export function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
+function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
     if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: ${notAFolder(dir)}`);
   }
@@ -308,7 +308,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   return 0;
 }
 
-export function parsePort(text: string): number {
+function parsePort(text: string): number {
   const port = Number(text);
   // The default comes from $PORT: a bad one is named as such, not as an option nobody gave.
   const named = process.argv.some((arg) => arg === '--port' || arg.startsWith('--port=')) ? '--port' : '$PORT';
@@ -316,7 +316,7 @@ export function parsePort(text: string): number {
   return port;
 }
 
-export function parseCount(option: string, text: string): number {
+function parseCount(option: string, text: string): number {
   if (!/^[1-9]\d{0,8}$/.test(text)) throw new OptionError(`--${option} must be a whole number from 1, got "${text}"`);
   return Number(text);
 }
@@ -443,7 +443,7 @@ async function openWriter(values: { dir: string; tokens: string; content: string
   return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });
 }
 
-export const DEFAULT_TOKENS = 'tokens.txt';
+const DEFAULT_TOKENS = 'tokens.txt';
 
 export const tokenCommand = {
   name: 'token',

@@ -13,7 +13,7 @@ export const READ_ALLOW = 'GET, HEAD, OPTIONS';
 export const HTML = 'text/html; charset=utf-8';
 
 /** Only the site's own scripts run (search needs WebAssembly); the policy makes sure nobody else's does. */
-export const PAGE_CSP =
+const PAGE_CSP =
   "default-src 'self'; img-src 'self' https:; media-src 'self' https:; frame-src https:; style-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; form-action 'self'";
 
 export type FileKind = 'record' | 'list' | 'page' | 'text' | 'asset' | 'immutable' | 'file';
@@ -70,7 +70,7 @@ export const SLUG_PATTERN = '[a-z0-9-]+';
 /** Record files: `api/v2/video/<id>`. */
 export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
-export const LIST_FILE = new RegExp(`^api/v2/(?:(?:video|category|speaker)/page\\.(?:[1-9][0-9]*|last)|category/${SLUG_PATTERN})$`);
+const LIST_FILE = new RegExp(`^api/v2/(?:(?:video|category|speaker)/page\\.(?:[1-9][0-9]*|last)|category/${SLUG_PATTERN})$`);
 /** Pagefind's index chunks, named by their content: by extension, in whichever shard's folder they are. */
 export const IMMUTABLE_EXTENSIONS = ['pf_fragment', 'pf_index', 'pf_filter'] as const;
 /** Feeds, sitemaps and robots.txt, by extension. */

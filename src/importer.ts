@@ -17,7 +17,7 @@ import { eventSchema, isSlug, STATE_DRAFT, talkSchema, timestamps } from './sche
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
-export const REDIRECTS_FILE = `${REDIRECTS_DIR}/pyvideo.json`;
+const REDIRECTS_FILE = `${REDIRECTS_DIR}/pyvideo.json`;
 
 interface TalkState {
   id: number;
@@ -49,12 +49,12 @@ export interface ImportState {
 }
 
 /** A record the import could not convert: its path inside the source, and why. */
-export interface ImportError {
+interface ImportError {
   file: string;
   reason: string;
 }
 
-export interface ImportReport {
+interface ImportReport {
   ok: boolean;
   /** Why the source folder as a whole is not one to import (nothing else is looked at then). */
   unusable?: string;

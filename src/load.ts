@@ -51,7 +51,7 @@ export interface Enclosure {
 }
 
 /** What the catalogue keeps of a talk file: the fields lists, links, feeds, search and checks use. */
-export type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | 'category'> & {
+type TalkDigest = Pick<Talk, (typeof SUMMARY_FIELDS)[number] | 'slug' | 'category'> & {
   /** A short plain-text excerpt of the summary, or else of the description. */
   blurb: string;
   enclosure: Enclosure | null;
@@ -85,7 +85,7 @@ export interface Catalogue {
 /** What a load remembers of each valid file, for the next load to reuse. */
 export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource | RedirectsSource }>;
 
-export interface LoadResult {
+interface LoadResult {
   catalogue: Catalogue;
   errors: ContentError[];
   files: number;
@@ -121,7 +121,7 @@ export interface LoadBasis {
 /** Reads many talk files, in whatever thread it runs; errors travel as plain objects. */
 export type ReadTalks = (task: { dir: string; display: string; names: string[] }) => ReadTalkResult[];
 
-export type ReadTalkResult =
+type ReadTalkResult =
   | { name: string; ok: true; rev: string; digest: TalkDigest }
   | { name: string; ok: false; errors: { file: string; pos: Position; field: string; message: string }[] };
 
@@ -191,7 +191,7 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
 export const revisionOf = (bytes: Buffer): string => hash('sha1', bytes, 'base64url');
 
 /** Reads and validates one talk file, every field of it. */
-export function readTalk(dir: string, display: string, name: string): Read<Talk> {
+function readTalk(dir: string, display: string, name: string): Read<Talk> {
   return readValidated(dir, display, name, checked((doc) => validate(talkSchema, doc, TALK_FIELDS, TALK_INSTEAD)));
 }
 
@@ -241,7 +241,7 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
   return { ...acceptedTalk(value as Record<string, unknown>), ...talk };
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   /** The listing from `listContent`, when the caller already has it. */
   entries?: ContentEntry[];
   cache?: LoadCache;

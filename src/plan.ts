@@ -33,7 +33,7 @@ export interface OutputSpec {
   compress?: boolean;
 }
 
-export type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
+type TalkOutput = OutputSpec & ({ kind: 'record' } | { kind: 'page' } | { kind: 'redirect'; target: string });
 
 /** A talk and the files made from it: its API record, its page, its short link and its old addresses. */
 export interface TalkJob extends Omit<TalkPageInput, 'talk'> {
@@ -97,7 +97,7 @@ export interface SearchPlan {
 }
 
 /** A shard of the search index: its folder in the output, the key of its files and the talks or pages they are made from. */
-export interface SearchShard {
+interface SearchShard {
   dir: string;
   key: string;
   talks: CatalogueTalk[];
@@ -111,14 +111,14 @@ export interface Fingerprints {
   templates: Record<string, string>;
 }
 
-export const NEWEST_ON_HOME = 20;
-export const EVENTS_ON_HOME = 10;
+const NEWEST_ON_HOME = 20;
+const EVENTS_ON_HOME = 10;
 /** Talks per page of a long list. */
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 /** Items per feed: feed readers only look at the newest. */
-export const FEED_ITEMS = 50;
+const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
-export const EVENT_NEIGHBOURS = 3;
+const EVENT_NEIGHBOURS = 3;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 

@@ -14,7 +14,7 @@ export interface ImportNote {
   source: string;
 }
 
-export type Converted<T> = { ok: true; value: T; notes: ImportNote[] } | { ok: false; error: string };
+type Converted<T> = { ok: true; value: T; notes: ImportNote[] } | { ok: false; error: string };
 
 const PYVIDEO_CODES = new Set(iso6393.map((l) => l.iso6393));
 const HOSTED = new Set(['youtube', 'vimeo', 'peertube', 'archive.org', 'archive']);
@@ -98,7 +98,7 @@ export function embedFor(player: string, title: string): string {
  * unidecode, as Pelican's, tags stripped, what is not a letter, digit, underscore, space or hyphen
  * dropped, lower case, each run of spaces and hyphens one hyphen.
  */
-export function pelicanSlug(text: string): string {
+function pelicanSlug(text: string): string {
   return unidecode(text.replace(/<[^>]*>/g, ''))
     .replace(/[^\w\s-]/g, '')
     .trim()
@@ -116,7 +116,7 @@ const MARKDOWN_ROOT_LINK = /(?<!!)\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
  * when the link has no target worth keeping (its words stay), or undefined when the site is not known (it
  * stays as text, as no page here has that path).
  */
-export type RootLinks = (target: string) => string | undefined;
+type RootLinks = (target: string) => string | undefined;
 
 /** Labels of a related URL that is the conference's own site, whose pages the texts were copied from. */
 const CONFERENCE_SITE = /conference|website|schedule/i;
@@ -129,7 +129,7 @@ const HIDDEN_EMAIL = /^\/cdn-cgi\/l\/email-protection\b/;
  * ("Conference Website", "Conference schedule"), or from the talk's YouTube page, whose links are to
  * moments of its video (`</watch?v=…&t=184s>`).
  */
-export function rootLinksOf(related: { label: string; url: string }[], sourceUrl: string): RootLinks {
+function rootLinksOf(related: { label: string; url: string }[], sourceUrl: string): RootLinks {
   const site = related.find((r) => CONFERENCE_SITE.test(r.label))?.url;
   const youtube = /^https?:\/\/(?:www\.)?(?:youtube\.com|youtu\.be)\//i.test(sourceUrl);
   return (target) => {
@@ -169,7 +169,7 @@ export function restLinks(text: string, markdown: boolean, root: RootLinks = () 
 }
 
 /** Markdown's links from the root of a site, resolved by `root`; as text, `text (/path/)`, where it cannot. */
-export function markdownRootLinks(text: string, root: RootLinks): string {
+function markdownRootLinks(text: string, root: RootLinks): string {
   return text.replace(MARKDOWN_ROOT_LINK, (_, label: string, written: string) => {
     const target = root(written);
     if (target === '') return label;

@@ -37,9 +37,9 @@ export const API_FIELDS = [
   'updated',
 ] as const satisfies readonly (keyof Talk)[];
 
-export type ApiRecord = { [K in (typeof API_FIELDS)[number]]: Talk[K] } & { slug: string; category: string };
+type ApiRecord = { [K in (typeof API_FIELDS)[number]]: Talk[K] } & { slug: string; category: string };
 
-export function toApiRecord(talk: Talk & { slug: string; category: string }): ApiRecord {
+function toApiRecord(talk: Talk & { slug: string; category: string }): ApiRecord {
   const record: Record<string, unknown> = {};
   for (const field of API_FIELDS) record[field] = talk[field];
   return record as ApiRecord;

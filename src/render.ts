@@ -36,7 +36,7 @@ export interface NavLink {
   url: string;
 }
 
-export const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
+const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
 
 /** Seconds as H:MM:SS; '' when unknown. */
 export function formatDuration(seconds: number | null): string {
@@ -143,7 +143,7 @@ export interface Download {
   downloadOnly: FullTalk[`video_${Format}_download_only`];
 }
 
-export function downloadsFor(talk: FullTalk): Download[] {
+function downloadsFor(talk: FullTalk): Download[] {
   return FORMATS.filter((f) => talk[`video_${f}_url`]).map((f) => ({
     format: f.toUpperCase(),
     url: talk[`video_${f}_url`]!,
@@ -176,7 +176,7 @@ export function paragraphs(text: string): string[][] {
 }
 
 /** A talk as listed on other pages: just what a list item shows. */
-export interface TalkLink {
+interface TalkLink {
   id: number;
   slug: string;
   title: string;
@@ -261,7 +261,7 @@ export interface PageInputs {
 }
 
 /** A talk in a template's list: `home`'s `newest`, `event`'s and `listing`'s `talks`, `talk`'s `others`, `prev` and `next`. */
-export type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> & {
+type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> & {
   url: string;
   /** The BCP 47 tag of its title (see textLanguageTag): all a list shows of the talk's text. */
   lang: string;
@@ -352,7 +352,7 @@ function listItem(link: TalkLink): TalkItem {
 }
 
 /** ISO 8601 duration, as schema.org wants it. */
-export function isoDuration(seconds: number | null): string | undefined {
+function isoDuration(seconds: number | null): string | undefined {
   if (seconds === null) return undefined;
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
@@ -382,7 +382,7 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
 }
 
 /** A speaker or tag of a talk, linked to its page. */
-export type TalkTerm = Pick<TermLink, 'name' | 'url'>;
+type TalkTerm = Pick<TermLink, 'name' | 'url'>;
 
 export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' | 'language'> {
   title: string;

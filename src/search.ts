@@ -97,7 +97,7 @@ export function pageSearchRecord(page: CataloguePage): SearchRecord {
  * an eighth less of Pagefind's work writing them, and fewer files to upload (hosts limit them).
  * A result then fetches its neighbours' fragments too, a few KB.
  */
-export const FRAGMENT_FILES_FROM = 1000;
+const FRAGMENT_FILES_FROM = 1000;
 export const fragmentFiles = (records: number) => Math.max(FRAGMENT_FILES_FROM, Math.ceil(records / 10));
 
 // Pagefind's UI bundles are not used: the search page has a small script of its own.
@@ -107,7 +107,7 @@ const KEEP = /^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|pagefind\.
 const IN_FLIGHT = 256;
 
 /** One shard to index: its records, and the fresh folder its files go to. */
-export interface ShardInput {
+interface ShardInput {
   records: SearchRecord[];
   dir: string;
 }

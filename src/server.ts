@@ -146,7 +146,7 @@ function isServedName(rel: string): boolean {
 }
 
 /** What an API path addresses. */
-export interface ApiTarget {
+interface ApiTarget {
   /** The resource's name in OPTIONS' description. */
   name: string;
   allow: string;
@@ -441,7 +441,7 @@ export interface WriteHandler {
   refusal(req: IncomingMessage): { status: number; body: string; headers?: Record<string, string> } | undefined;
 }
 
-export interface ServerOptions {
+interface ServerOptions {
   /** The folder to serve: a build's output. */
   dir: string;
   /** Rewrites every HTML page before it is sent (the dev server adds its live-reload script). */
@@ -472,7 +472,7 @@ export interface ServerOptions {
   drainMs?: number;
 }
 
-export interface Handler {
+interface Handler {
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   /**
    * The ETag a GET of this file would carry now, e.g. `currentEtag('api/v2/video/12')`;
@@ -483,7 +483,7 @@ export interface Handler {
   writesSettled(): Promise<void>;
 }
 
-export function createHandler(options: ServerOptions): Handler {
+function createHandler(options: ServerOptions): Handler {
   const root = path.resolve(options.dir);
   const cache = createFileCache(options.cache);
   // dev mode: sirv looks each file up per request, so it follows rebuilds too.

@@ -23,7 +23,7 @@ const w3c = (when: string) => (when.length === 10 ? when : `${when.slice(0, 19)}
 const loc = (site: Pick<SiteInfo, 'baseUrl'>, path: string) => escapeMarkup(`${site.baseUrl}${encodeURI(path)}`);
 
 /** Where a sitemap's entries come from: entries `start` to `end` of list `list`. */
-export interface Span {
+interface Span {
   list: number;
   start: number;
   end: number;

@@ -18,7 +18,7 @@ export interface SourceDoc {
   locate(path: FieldPath, which?: 'key' | 'value'): Position;
 }
 
-export type ParseResult = { ok: true; doc: SourceDoc } | { ok: false; errors: ContentError[] };
+type ParseResult = { ok: true; doc: SourceDoc } | { ok: false; errors: ContentError[] };
 
 export function positionAt(lineStarts: number[], offset: number): Position {
   let lo = 0;

@@ -41,7 +41,7 @@ export function compileFailure(file: string, source: string, err: unknown): stri
  * a mark of the tag's line (`__eta.line=12`); V8 names the line of code it stopped at, whose
  * text is the tag's own. Undefined when that line is Eta's (a block left open ends in its code).
  */
-export function syntaxErrorAt(source: string): { line: number; col?: number } | undefined {
+function syntaxErrorAt(source: string): { line: number; col?: number } | undefined {
   const code = newEta(true).compileToString(source);
   try {
     // The function Eta makes of it, as it makes it, with the body starting on the second line.

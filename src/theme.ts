@@ -82,7 +82,7 @@ const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(['"`])@([\w-]+)\1/g;
  * The templates the templates include or lay out in by a name written out that the folder has not:
  * every page made with them would fail, which `check` can say without rendering one.
  */
-export function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
+function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
   return references(templates, PARTIAL_REF)
     .filter((ref) => !(ref.match[2]! in templates))
     .map(({ template, line, match }) => ({ template, line, name: match[2]! }));

@@ -12,7 +12,7 @@ export interface TokenEntry {
 }
 
 const LINE = /^([A-Za-z0-9._@-]{1,64})\s+sha256:([0-9a-f]{64})$/;
-export const isTokenName = (name: string) => /^[A-Za-z0-9._@-]{1,64}$/.test(name);
+const isTokenName = (name: string) => /^[A-Za-z0-9._@-]{1,64}$/.test(name);
 const digest = (token: string) => hash('sha256', token, 'buffer');
 
 /** Reads a tokens file; a line it cannot read is an error that names it, never a token silently ignored. */
@@ -28,7 +28,7 @@ export function parseTokens(text: string, file: string): TokenEntry[] {
   return entries;
 }
 
-export function formatTokens(entries: readonly TokenEntry[]): string {
+function formatTokens(entries: readonly TokenEntry[]): string {
   const head = '# API tokens for `npm run serve -- --tokens FILE`: name and SHA-256 of the token.\n# Manage with `npm run token -- add|remove|list`.\n';
   return head + entries.map((e) => `${e.name} sha256:${e.hash.toString('hex')}\n`).join('');
 }
@@ -79,7 +79,7 @@ export function verifyToken(entries: readonly TokenEntry[], presented: string): 
   return found;
 }
 
-export type Credentials = { ok: true; token: string } | { ok: false; reason: 'missing' } | { ok: false; reason: 'invalid'; detail: string };
+type Credentials = { ok: true; token: string } | { ok: false; reason: 'missing' } | { ok: false; reason: 'invalid'; detail: string };
 
 const invalid = (detail: string): Credentials => ({ ok: false, reason: 'invalid', detail });
 

@@ -25,9 +25,9 @@ import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
 import { validate } from './validate.ts';
 
 /** Bodies above this are refused before they are read to the end. */
-export const MAX_BODY = 1024 * 1024;
+const MAX_BODY = 1024 * 1024;
 /** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
-export const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
+const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
 const WRITABLE = API_FIELDS.filter((f) => !READ_ONLY.has(f));
 
 type Status = { status: number; body: string; headers?: Record<string, string> };
@@ -53,7 +53,7 @@ function isCurrent(content: string, talk: CatalogueTalk): boolean {
   }
 }
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(readonly answer: Status) {
     super(answer.body);
   }
@@ -69,7 +69,7 @@ function pythonType(value: unknown): string {
 }
 
 /** The request body as a JSON object, or the error Django REST framework would answer with. */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const length = Number(req.headers['content-length'] ?? 0);
   // No body is no data, whatever its type, as Django REST framework reads it: a PATCH of nothing, a PUT of nothing.
   if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
@@ -102,7 +102,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
 }
 
 /** Content errors as Django REST framework's validation body: messages by field. */
-export function fieldErrors(errors: readonly ContentError[]): Record<string, string[]> {
+function fieldErrors(errors: readonly ContentError[]): Record<string, string[]> {
   // Without a prototype: a field may be named `toString` or `__proto__`.
   const out: Record<string, string[]> = Object.create(null);
   for (const error of errors) {
@@ -127,7 +127,7 @@ function fieldType(schema: JsonSchema): Record<string, unknown> {
 }
 
 /** What OPTIONS tells a client that may write: each field of the record, its type, whether it is required or read-only, and its choices. */
-export function putActions(): Record<string, Record<string, unknown>> {
+function putActions(): Record<string, Record<string, unknown>> {
   const schema = z.toJSONSchema(talkSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema>; required?: string[] };
   const required = new Set(schema.required ?? []);
   const fields: Record<string, Record<string, unknown>> = {};
@@ -139,7 +139,7 @@ export function putActions(): Record<string, Record<string, unknown>> {
   return fields;
 }
 
-export interface WriterOptions extends Pick<BuildOptions, 'content' | 'out' | 'templates' | 'cache' | 'baseUrl' | 'compress' | 'searchShardSize'> {
+interface WriterOptions extends Pick<BuildOptions, 'content' | 'out' | 'templates' | 'cache' | 'baseUrl' | 'compress' | 'searchShardSize'> {
   tokens: readonly TokenEntry[];
   /** The clock, for `updated`; tests pass their own. */
   now?: () => Date;
