@@ -212,6 +212,12 @@ const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
 
 const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+
+/** Python's `__init__`, `__slots__` in running text, which Markdown makes a bold "init" (18 pyvideo descriptions). */
+const DUNDER = /(?<![\w\\])__([a-z][a-z0-9_]*?)__(?!\w)/g;
+/** A line of text with its dunders' underscores escaped; not in its code spans, nor in an address (`https://…/__init__.py`), nor a line of indented code. */
+const escapeDunders = (line: string) =>
+  indentOf(line) >= 4 ? line : line.split(/(`+[^`]*`+|\S*:\/\/\S*)/).map((part, i) => (i % 2 === 1 ? part : part.replace(DUNDER, '\\_\\_$1\\_\\_'))).join('');
 /** The name a reference and its target share: case and runs of white space do not count, as in docutils. */
 const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -221,8 +227,9 @@ const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+
  * section titles become headings, their levels in the order their adornments first appear; a literal block
  * after `::` and the content of a code directive become fenced code; an image or figure directive a
  * Markdown image; hyperlink targets (`.. _CloudABI: https://nuxi.nl/`, 284) Markdown's link reference
- * definitions, and the references to them (`CloudABI_`, `` `Two words`_ ``) its reference links. Markdown
- * already in the text (its fences, its setext headings, which come out the same) stays as it is.
+ * definitions, and the references to them (`CloudABI_`, `` `Two words`_ ``) its reference links; a Python
+ * name such as `__slots__` in running text stays text. Markdown already in the text (its fences, its setext
+ * headings, which come out the same) stays as it is.
  */
 export function restBlocks(text: string): string {
   const lines = text.split('\n');
@@ -258,7 +265,7 @@ export function restBlocks(text: string): string {
     if ((title !== undefined && title.trim().length <= line.trim().length) || (under && line.trim().length <= lines[i + 1]!.trim().length && !ADORNMENT.test(line))) {
       const style = title !== undefined ? `${over![1]}/` : under![1]!;
       if (!styles.includes(style)) styles.push(style);
-      out.push(`${'#'.repeat(Math.min(styles.indexOf(style) + 1, 6))} ${(title ?? line).trim()}`);
+      out.push(`${'#'.repeat(Math.min(styles.indexOf(style) + 1, 6))} ${escapeDunders((title ?? line).trim())}`);
       i += title !== undefined ? 2 : 1;
       continue;
     }
@@ -296,11 +303,11 @@ export function restBlocks(text: string): string {
     if (mark && !line.startsWith('..')) {
       // "Example::" reads "Example:"; "Example ::" and "::" alone lose the mark.
       const kept = line.replace(LITERAL_MARK, (_, before: string) => (before === '' && line.trim() !== '::' ? ':' : ''));
-      if (kept.trim() !== '') out.push(kept);
+      if (kept.trim() !== '') out.push(escapeDunders(kept));
       i = literal(i + 1, '') - 1;
       continue;
     }
-    out.push(line);
+    out.push(escapeDunders(line));
   }
   const converted = out.join('\n');
   if (targets.size === 0) return converted;

@@ -241,9 +241,17 @@ describe('convertTalk', () => {
   it('makes hyperlink targets and the references to them Markdown reference links, and leaves names that only end in "_"', () => {
     const rest = 'Use CloudABI_ or `Two  Words`_, not my_var_ nor __init__.\n.. _CloudABI: https://nuxi.nl/\n.. _`two words`: https://e.org/2\n';
     const converted = restBlocks(rest);
-    expect(converted).toBe('Use [CloudABI] or [Two  Words], not my_var_ nor __init__.\n\n[cloudabi]: <https://nuxi.nl/>\n[two words]: <https://e.org/2>\n');
+    expect(converted).toBe('Use [CloudABI] or [Two  Words], not my_var_ nor \\_\\_init\\_\\_.\n\n[cloudabi]: <https://nuxi.nl/>\n[two words]: <https://e.org/2>\n');
     expect(renderMarkdown(converted)).toBe(
-      '<p>Use <a href="https://nuxi.nl/" rel="nofollow ugc noopener">CloudABI</a> or <a href="https://e.org/2" rel="nofollow ugc noopener">Two  Words</a>, not my_var_ nor <strong>init</strong>.</p>\n',
+      '<p>Use <a href="https://nuxi.nl/" rel="nofollow ugc noopener">CloudABI</a> or <a href="https://e.org/2" rel="nofollow ugc noopener">Two  Words</a>, not my_var_ nor __init__.</p>\n',
+    );
+  });
+
+  // pycon-ca-2017's "__slots__" was a bold "slots".
+  it("keeps Python's dunder names in running text as text, and leaves code, addresses and Markdown's bold alone", () => {
+    const text = 'Use __slots__ and obj.__init__() in `x.__dict__`, https://e.org/__init__.py and __Bold__';
+    expect(renderMarkdown(restBlocks(text))).toBe(
+      '<p>Use __slots__ and obj.__init__() in <code>x.__dict__</code>, <a href="https://e.org/__init__.py" rel="nofollow ugc noopener">https://e.org/__init__.py</a> and <strong>Bold</strong></p>\n',
     );
   });
 
