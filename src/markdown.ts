@@ -91,19 +91,20 @@ export function escapeMarkup(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-/** An http(s) address in plain text, up to a space, a quote, an angle bracket or wide punctuation (see WIDE_AFTER_LINK). */
-const BARE_URL = /\bhttps?:\/\/[^\s<>"'\u3000-\u303f\uff00-\uffef]+/gi;
+/** An http(s) address in plain text, up to a space, a quote or an angle bracket; WIDE_AFTER_LINK ends it in CJK text. */
+const BARE_URL = /\bhttps?:\/\/[^\s<>"']+/gi;
 
 /**
  * Plain text as HTML, its http(s) addresses links to them, as GitHub links a bare address: the
- * punctuation that ends a sentence and a `)` the address did not open stay text. A summary is plain
+ * punctuation that ends a sentence, a `)` the address did not open and CJK text after it stay text. A summary is plain
  * text (294 of the pyvideo import's give their slides or code so), which pyvideo.org showed linked.
  */
 export function linkedText(text: string): string {
   let html = '';
   let last = 0;
   for (const match of text.matchAll(BARE_URL)) {
-    let url = match[0].replace(/[.,;:!?*_~]+$/, '');
+    const wide = match[0].search(WIDE_AFTER_LINK);
+    let url = (wide > 0 ? match[0].slice(0, wide) : match[0]).replace(/[.,;:!?*_~]+$/, '');
     while (url.endsWith(')') && (url.match(/\)/g)?.length ?? 0) > (url.match(/\(/g)?.length ?? 0)) url = url.slice(0, -1).replace(/[.,;:!?*_~]+$/, '');
     html += `${escapeMarkup(text.slice(last, match.index))}<a href="${escapeMarkup(url)}" rel="${LINK_REL}">${escapeMarkup(url)}</a>`;
     last = match.index + url.length;

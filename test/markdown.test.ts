@@ -133,6 +133,8 @@ describe('linkedText', () => {
       `Slides: ${link('https://e.org/s?a=1&b=2')}. Code (${link('https://e.org/a_(b)')}), &lt;b&gt;x&lt;/b&gt;`,
     );
     expect(linkedText('詳細はhttps://e.org/x。 javascript:alert(1) "https://e.org/q"')).toBe(`詳細は${link('https://e.org/x')}。 javascript:alert(1) &quot;${link('https://e.org/q')}&quot;`);
+    // As in Markdown (see the autolinks above): "(https://scipy.kr/)의" links the address alone.
+    expect(linkedText('웹사이트(https://scipy.kr/)의 자료')).toBe(`웹사이트(${link('https://scipy.kr/')})의 자료`);
     expect(linkedText('no address')).toBe('no address');
   });
 });
