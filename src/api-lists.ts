@@ -4,7 +4,7 @@
 // Pure: the plan decides what goes on each page, this module says what the
 // pages contain and how they are written.
 import { hash } from 'node:crypto';
-import { LIST_PAGE_SIZE, type ListName, type PageName } from './headers.ts';
+import { LIST_PAGE_SIZE, recordFile, type ListName, type PageName } from './headers.ts';
 import { byId, type CatalogueEvent, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { inertJson } from './record.ts';
@@ -109,7 +109,7 @@ export function speakerItems(speakers: readonly { slug: string; names: readonly 
 
 /** The address of a list page, as Django REST framework writes it: page 1 has no query. */
 export const listUrl = (baseUrl: string, name: ListName, page: number) => `${baseUrl}/api/v2/${name}/${page === 1 ? '' : `?page=${page}`}`;
-const recordUrl = (baseUrl: string, id: number) => `${baseUrl}/api/v2/video/${id}`;
+const recordUrl = (baseUrl: string, id: number) => `${baseUrl}/${recordFile(id)}`;
 
 /** The page's envelope; `results` is written by the caller (records are spliced in as the bytes of their files). */
 function envelope(list: ListPage<unknown>, baseUrl: string): string {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { unpackSnapshot } from './bench.ts';
 import { build } from './build.ts';
+import { recordFile } from './headers.ts';
 import { importPyvideo } from './importer.ts';
 import { NGINX, startNginx } from './web-servers.ts';
 
@@ -128,7 +129,7 @@ function run(options: autocannon.Options): Promise<autocannon.Result> {
 /** Asks for every record once, in order. */
 function warmUp(url: string, ids: readonly string[], connections: number): Promise<autocannon.Result> {
   let i = 0;
-  return run({ url, connections, amount: ids.length, requests: [{ setupRequest: (request) => ({ ...request, path: `/api/v2/video/${ids[i++ % ids.length]}` }) }] });
+  return run({ url, connections, amount: ids.length, requests: [{ setupRequest: (request) => ({ ...request, path: `/${recordFile(ids[i++ % ids.length]!)}` }) }] });
 }
 
 /**
@@ -142,7 +143,7 @@ function randomReads(url: string, ids: readonly string[], connections: number, s
     url,
     connections,
     duration: seconds,
-    setupClient: (client) => client.setRequests(Array.from({ length: PER_CONNECTION }, () => ({ method: 'GET', path: `/api/v2/video/${pick()}` }))),
+    setupClient: (client) => client.setRequests(Array.from({ length: PER_CONNECTION }, () => ({ method: 'GET', path: `/${recordFile(pick())}` }))),
   });
 }
 

@@ -67,8 +67,10 @@ const outputFiles = new WeakMap<OutputSpec, readonly string[]>();
  */
 export const SLUG_PATTERN = '[a-z0-9-]+';
 
+/** A record's id in its file's name: a talk's id is a whole number of 16 digits at most (schema.ts keeps it under 2^53). */
+export const ID_PATTERN = '[1-9][0-9]{0,15}';
 /** Record files: `api/v2/video/<id>`. */
-export const RECORD_FILE = /^api\/v2\/video\/[1-9][0-9]*$/;
+export const RECORD_FILE = new RegExp(`^api/v2/video/${ID_PATTERN}$`);
 /** List files: `api/v2/{video,category,speaker}/page.<n>` and `api/v2/category/<slug>`. */
 const LIST_FILE = new RegExp(`^api/v2/(?:(?:video|category|speaker)/page\\.(?:[1-9][0-9]*|last)|category/${SLUG_PATTERN})$`);
 /** Pagefind's index chunks, named by their content: by extension, in whichever shard's folder they are. */
@@ -137,6 +139,7 @@ export type ListName = 'video' | 'category' | 'speaker';
 export type PageName = number | 'last';
 export const listFile = (name: ListName, page: PageName) => `api/v2/${name}/page.${page}`;
 export const categoryFile = (slug: string) => `api/v2/category/${slug}`;
+export const recordFile = (id: number | string) => `api/v2/video/${id}`;
 
 /** Items per page of each list endpoint (as richard, the Django app the interface comes from, had them). */
 export const LIST_PAGE_SIZE = { video: 20, category: 50, speaker: 50 } as const;

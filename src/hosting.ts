@@ -10,6 +10,7 @@ import {
   ENCODINGS,
   HEADERS,
   HOST_FILES,
+  ID_PATTERN,
   IMMUTABLE_EXTENSIONS,
   INVALID_PAGE,
   LIST_TITLES,
@@ -24,8 +25,7 @@ import {
 } from './headers.ts';
 import { inertJson } from './record.ts';
 
-/** The URL patterns of the API's files (headers.ts names the files; test/hosting.test.ts checks the two agree). */
-export const ID_PATTERN = '[1-9][0-9]*';
+/** The lists of the API (headers.ts names their files; test/hosting.test.ts checks the URL patterns agree with it). */
 export const LIST_NAMES: readonly ListName[] = ['video', 'category', 'speaker'];
 /** What OPTIONS calls each list, as our server does. */
 
@@ -49,9 +49,6 @@ const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1
 /** kindOf's tests for index chunks and feeds, as regular expressions on a request path. */
 const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
 const TEXT_PATH = `\\.(?:${TEXT_EXTENSIONS.map(escapeRegex).join('|')})$`;
-
-/** The ids our server reads on a record's path (CANONICAL_ID in server.ts): a longer one is the record's 404 to every method, OPTIONS and DELETE too. */
-const SERVED_ID = '[1-9][0-9]{0,15}';
 
 /** The API endpoints: what each path serves, its Allow, and what OPTIONS and a miss answer. */
 interface Endpoint {
@@ -243,7 +240,7 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '',
     '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
     '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
-    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${SERVED_ID})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
+    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
     ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
     ...lists,
     ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
@@ -479,7 +476,7 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     '',
     '\troute {',
     ...[
-      ...caddyApi('record', `path_regexp record ^/api/v2/video/(${SERVED_ID})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
+      ...caddyApi('record', `path_regexp record ^/api/v2/video/(${ID_PATTERN})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
       ...caddyApiMiss('record_miss', '^/api/v2/video/[^/]+/?$', RECORD),
       ...lists,
       ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),

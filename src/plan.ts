@@ -7,7 +7,7 @@ import { isolated } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
-import { categoryFile, listFile } from './headers.ts';
+import { categoryFile, listFile, recordFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
@@ -350,7 +350,7 @@ export function* planParts(
       const others = around.filter((other) => other.id !== talk.id);
       const redirect = (path: string): TalkOutput => ({ kind: 'redirect', path, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) });
       const outputs: TalkOutput[] = [
-        { kind: 'record', path: `api/v2/video/${talk.id}`, key: `${prints.code}${base}` },
+        { kind: 'record', path: recordFile(talk.id), key: `${prints.code}${base}` },
         { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([prev, next, others], made)}`, compress },
         redirect(shortLinkFile(talk.id)),
         ...talk.aliases.map((alias) => redirect(aliasFile(alias))),

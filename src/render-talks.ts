@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { videoListJson } from './api-lists.ts';
+import { recordFile } from './headers.ts';
 import { loadFullTalk } from './load.ts';
 import { FileWriter, tempName, type WriteTarget } from './output.ts';
 import type { PageJob, TalkJob } from './plan.ts';
@@ -53,6 +54,6 @@ export function writeRecordLists(target: WriteTarget, baseUrl: string, pages: Ex
     }
     return readFileSync(path.join(target.root, rel), 'utf8');
   };
-  for (const page of pages) writer.write(page.path, videoListJson(page.input, baseUrl, page.input.items.map((id) => read(`api/v2/video/${id}`))));
+  for (const page of pages) writer.write(page.path, videoListJson(page.input, baseUrl, page.input.items.map((id) => read(recordFile(id)))));
   return resultOf(writer);
 }

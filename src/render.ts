@@ -8,6 +8,7 @@ import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts'
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed, SITE_NAME } from './feeds.ts';
+import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, linkedText, renderMarkdown, sanitiseEmbed } from './markdown.ts';
@@ -36,7 +37,7 @@ export interface NavLink {
   url: string;
 }
 
-const apiPath = (talk: { id: number }) => `/api/v2/video/${talk.id}`;
+const apiPath = (talk: { id: number }) => `/${recordFile(talk.id)}`;
 
 /** Seconds as H:MM:SS; '' when unknown. */
 export function formatDuration(seconds: number | null): string {

@@ -23,6 +23,7 @@ import {
   etagOf,
   HEADERS,
   HOST_FILES,
+  ID_PATTERN,
   INVALID_PAGE,
   kindOf,
   LIST_TITLES,
@@ -31,6 +32,7 @@ import {
   NOT_FOUND,
   READ_ALLOW,
   RECORD_ALLOW,
+  recordFile,
   SLUG_PATTERN,
   type FileKind,
   type ListName,
@@ -43,7 +45,7 @@ const JSON_TYPE = 'application/json';
 const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
 const LIST_PATH = /^\/api\/v2\/(video|category|speaker)\/?$/;
 const CATEGORY_PATH = /^\/api\/v2\/category\/([^/]+)\/?$/;
-const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+const CANONICAL_ID = new RegExp(`^${ID_PATTERN}$`);
 const SLUG = new RegExp(`^${SLUG_PATTERN}$`);
 
 /**
@@ -184,7 +186,7 @@ export function apiTarget(pathname: string, query: string): ApiTarget | undefine
   if (record) {
     const id = record[1]!;
     const canonical = CANONICAL_ID.test(id);
-    return { name: 'Video Instance', allow: RECORD_ALLOW, file: canonical ? `api/v2/video/${id}` : null, missing: NOT_FOUND, ...(canonical ? { id } : {}) };
+    return { name: 'Video Instance', allow: RECORD_ALLOW, file: canonical ? recordFile(id) : null, missing: NOT_FOUND, ...(canonical ? { id } : {}) };
   }
   const list = LIST_PATH.exec(pathname);
   if (list) {

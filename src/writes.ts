@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
 import { slugFromTitle } from './collections.ts';
 import type { ContentError } from './errors.ts';
-import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS } from './headers.ts';
+import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
 import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
@@ -415,7 +415,7 @@ export class RecordWriter implements WriteHandler {
     const served = isLive(talk) ? await readWithStats(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id))) : undefined;
     const body = served ? served.bytes.toString('utf8') : serialiseRecord(loadFullTalk(this.options.content, talk));
     const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(served?.bytes ?? Buffer.from(body)), ...(served ? { 'Last-Modified': served.stats.mtime.toUTCString() } : {}) };
-    if (status === 201) headers.Location = `/api/v2/video/${talk.id}`;
+    if (status === 201) headers.Location = `/${recordFile(talk.id)}`;
     return { status, body, headers };
   }
 }

@@ -7,8 +7,8 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
-import { categoryFile, COMPRESSED_KINDS, ENCODINGS, HEADERS, HOST_FILES, kindOf, listFile, SLUG_PATTERN, type FileKind } from '../src/headers.ts';
-import { DEFAULT_LISTEN, DEFAULT_ROOT, hostFiles, ID_PATTERN, LIST_NAMES, nginxConfig } from '../src/hosting.ts';
+import { categoryFile, COMPRESSED_KINDS, ENCODINGS, HEADERS, HOST_FILES, ID_PATTERN, kindOf, listFile, SLUG_PATTERN, type FileKind } from '../src/headers.ts';
+import { DEFAULT_LISTEN, DEFAULT_ROOT, hostFiles, LIST_NAMES, nginxConfig } from '../src/hosting.ts';
 import { inertJson } from '../src/record.ts';
 import { pageParam } from '../src/server.ts';
 import { describeResource, RECORD_OPTIONS } from '../src/headers.ts';
@@ -53,7 +53,7 @@ describe('hostFiles', () => {
 
   it("the API's URL patterns name exactly the files headers.ts classifies as records and lists", () => {
     const id = new RegExp(`^${ID_PATTERN}$`);
-    for (const text of ['1', '12', '21713', '0', '01', '-1', '1a', '']) {
+    for (const text of ['1', '12', '21713', '9007199254740991', '12345678901234567', '0', '01', '-1', '1a', '']) {
       expect(id.test(text), text).toBe(kindOf(`api/v2/video/${text}`) === 'record');
     }
     const slug = new RegExp(`^${SLUG_PATTERN}$`);
