@@ -399,7 +399,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
   const sitePages = siteRedirects(converted.map((talk) => talk.value));
   outputs.set(REDIRECTS_FILE, toJson(sitePages));
-  report.notes.set("pyvideo.org speaker's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
+  report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
   report.events = events.size;
 
   if (report.errors.length > 0) return report;

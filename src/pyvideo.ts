@@ -4,7 +4,7 @@ import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
 import type * as z from 'zod';
-import { named, slugFromTitle, speakerPath, termSlug } from './collections.ts';
+import { named, slugFromTitle, speakerPath, tagPath, termSlug } from './collections.ts';
 import { languageName } from './languages.ts';
 import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
@@ -702,18 +702,26 @@ export function chooseSlug(stem: string, title: string, id: number, taken: Set<s
 const INDEX_PAGES: Record<string, string> = { '/events.html': '/events/', '/speakers.html': '/speakers/', '/tags.html': '/tags/' };
 
 /**
- * The site's redirects from pyvideo.org's pages that belong to no talk or event: its indexes, and
- * each speaker's page, which Pelican named after the speaker's name (AUTHOR_URL,
- * `/speaker/guido-van-rossum.html`), to ours. Speakers of live talks only: a draft's have no page.
+ * The site's redirects from pyvideo.org's pages that belong to no talk or event: its indexes, each
+ * speaker's page, which Pelican named after the speaker's name (AUTHOR_URL,
+ * `/speaker/guido-van-rossum.html`), and each tag's page (TAG_URL, `/tag/pytest/`) whose slug is not
+ * ours (`py.test` is `/tag/py-test/` here), to ours. Of live talks only: a draft's have no page.
  * Names that Pelican slugged the same shared one page there; it leads to the first one's here.
  */
-export function siteRedirects(talks: readonly { speakers: readonly string[]; state: number }[]): Record<string, string> {
+export function siteRedirects(talks: readonly { speakers: readonly string[]; tags: readonly string[]; state: number }[]): Record<string, string> {
   const redirects = new Map(Object.entries(INDEX_PAGES));
-  for (const talk of talks) {
-    if (talk.state !== STATE_LIVE) continue;
+  const live = talks.filter((talk) => talk.state === STATE_LIVE);
+  // A tag of ours with pyvideo.org's slug has that page already, whichever tag's it was there.
+  const ourTags = new Set(live.flatMap((talk) => named(talk.tags).map(termSlug)));
+  for (const talk of live) {
     for (const name of named(talk.speakers)) {
       const page = `/speaker/${pelicanSlug(name)}.html`;
       if (!redirects.has(page) && pelicanSlug(name) !== '' && !aliasProblem(page)) redirects.set(page, speakerPath(termSlug(name)));
+    }
+    for (const tag of named(talk.tags)) {
+      const slug = pelicanSlug(tag);
+      const page = `/tag/${slug}/`;
+      if (slug !== '' && !ourTags.has(slug) && !redirects.has(page) && !aliasProblem(page, true)) redirects.set(page, tagPath(termSlug(tag)));
     }
   }
   return Object.fromEntries([...redirects].sort(([a], [b]) => (a < b ? -1 : 1)));

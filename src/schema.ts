@@ -187,14 +187,22 @@ export const LIST_FOLDERS: ReadonlySet<string> = new Set(['events', 'language', 
 /** A page named `<name>.html` directly in one of them is no page of the site's: pyvideo.org's events were at /events/<slug>.html. */
 const freeInList = (segments: string[]) => segments.length === 2 && LIST_FOLDERS.has(segments[0]!) && segments[1]!.endsWith('.html') && segments[1] !== 'index.html';
 
-/** Why `value` cannot be a talk's or an event's alias, or undefined when it can. */
-export function aliasProblem(value: string): string | undefined {
+/**
+ * The folders of the pages of an event, a speaker, a tag and a language (`/tag/<slug>/`). An old site's
+ * page of one may have had another slug (pyvideo.org's `/tag/pytest/` is our `/tag/py-test/`): a site's
+ * redirect may take such an address, which the build checks is no page of its own (see targetProblems).
+ */
+const ITEM_FOLDERS: ReadonlySet<string> = new Set(['events', 'language', 'speaker', 'tag']);
+const itemPage = (segments: string[]) => segments.length === 3 && ITEM_FOLDERS.has(segments[0]!) && segments[1] !== '' && segments[2] === '';
+
+/** Why `value` cannot be a talk's or an event's alias, or undefined when it can; `redirect`: a site's redirect's old path, which may also be an item's page. */
+export function aliasProblem(value: string, redirect = false): string | undefined {
   const problem = sitePathProblem(value);
   if (problem) return `expected a path on this site such as "/pycon-2014/a-talk.html", got "${value}": ${problem}`;
   const segments = value.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
-  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments)) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
+  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).

@@ -219,10 +219,12 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     for (const event of events) {
       for (const alias of event.aliases) expect(await readFile(path.join(out, alias.endsWith('.html') ? alias : `${alias}/index.html`), 'utf8')).toContain(`url=/events/${event.slug}/"`);
     }
-    // pyvideo.org's speaker pages (and three indexes) lead to ours: one per spelling Pelican slugged apart.
+    // pyvideo.org's speaker pages, tag pages named otherwise and three indexes lead to ours: one per spelling Pelican slugged apart.
     const siteRedirects = result.catalogue!.redirects.flatMap((file) => file.redirects);
     expect(siteRedirects.length).toBeGreaterThan(12_500);
+    expect(siteRedirects.filter((r) => r.from.startsWith('/tag/')).length).toBeGreaterThan(90);
     expect(await readFile(path.join(out, 'speaker/guido-van-rossum.html'), 'utf8')).toContain('url=/speaker/guido-van-rossum/"');
+    expect(await readFile(path.join(out, 'tag/aspnet/index.html'), 'utf8')).toContain('url=/tag/asp-net/"');
     expect(await readFile(path.join(out, 'speakers.html'), 'utf8')).toContain('url=/speakers/"');
     const drafts = result.catalogue!.talks.filter((t) => t.state === 2);
     for (const talk of drafts) expect(records.has(`api/v2/video/${talk.id}`)).toBe(false);
@@ -393,13 +395,13 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
-  it("redirects pyvideo.org's indexes and the pages of the speakers of live talks to ours", () =>
+  it("redirects pyvideo.org's indexes and the pages of the speakers and tags of live talks to ours", () =>
     handMade(async ({ source, content, write }) => {
       await write('NO_PUBLISH.json', [3]);
       await write('conf/category.json', { title: 'Conf' });
-      await write('conf/videos/first.json', { id: 1, title: 'First', speakers: ['Mike Müller', "Sean O'Connor"] });
-      await write('conf/videos/second.json', { id: 2, title: 'Second', speakers: ['Mike Muller', '  '] });
-      await write('conf/videos/third.json', { id: 3, title: 'Third', speakers: ['Only In A Draft'] });
+      await write('conf/videos/first.json', { id: 1, title: 'First', speakers: ['Mike Müller', "Sean O'Connor"], tags: ['py.test', '#python'] });
+      await write('conf/videos/second.json', { id: 2, title: 'Second', speakers: ['Mike Muller', '  '], tags: ['python', 'Py.Test'] });
+      await write('conf/videos/third.json', { id: 3, title: 'Third', speakers: ['Only In A Draft'], tags: ['draft.only'] });
       const report = await importPyvideo({ source, content, now: FIRST });
       expect(report.errors).toEqual([]);
       // Pelican slugged "Mike Müller" and "Mike Muller" the same: one page there, which leads to the first one's here.
@@ -408,12 +410,15 @@ describe('importing hand-made snapshots', () => {
         '/speaker/mike-muller.html': '/speaker/mike-mueller/',
         '/speaker/sean-oconnor.html': '/speaker/sean-o-connor/',
         '/speakers.html': '/speakers/',
+        // Pelican named the page of "py.test" and "Py.Test" otherwise than we do; "#python"'s was the page of "python", which is ours too.
+        '/tag/pytest/': '/tag/py-test/',
         '/tags.html': '/tags/',
       });
-      expect(report.notes.get("pyvideo.org speaker's or index page → redirect")).toEqual({ count: 5, example: '_redirects/pyvideo.json' });
+      expect(report.notes.get("pyvideo.org speaker's, tag's or index page → redirect")).toEqual({ count: 6, example: '_redirects/pyvideo.json' });
       const out = path.join(source, '..', 'dist');
       expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
       expect(await readFile(path.join(out, 'speaker/sean-oconnor.html'), 'utf8')).toContain('url=/speaker/sean-o-connor/"');
+      expect(await readFile(path.join(out, 'tag/pytest/index.html'), 'utf8')).toContain('url=/tag/py-test/"');
       // A second import of the same snapshot leaves the file as it was.
       expect((await importPyvideo({ source, content, now: SECOND })).written).toBe(0);
     }));

@@ -31,13 +31,16 @@ describe('a redirects file', () => {
   });
 
   it('names every problem at its line and column: an old path no redirect may take, a page that is no site path, a repeated old path', () => {
-    expect(problems('/ok.html: /speakers/\n/events/old/: /events/\n/x.html: 12\n/y.html: https://example.org/\n"/z y.html": /\n')).toEqual([
-      `${FILE}:2:1 /events/old/: "/events/old/" is among the site's own pages and files (/events); choose a path outside them`,
+    expect(problems('/ok.html: /speakers/\n/talks/old/: /talks/\n/x.html: 12\n/y.html: https://example.org/\n"/z y.html": /\n')).toEqual([
+      `${FILE}:2:1 /talks/old/: "/talks/old/" is among the site's own pages and files (/talks); choose a path outside them`,
       `${FILE}:3:10 /x.html: expected the path of a page of this site such as "/speakers/", got 12`,
       `${FILE}:4:10 /y.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
       `${FILE}:5:1 /z y.html: expected a path on this site such as "/pycon-2014/a-talk.html", got "/z y.html": it holds a space, which a path on the site cannot`,
     ]);
     expect(problems('/a.html: /\n/a.html: /talks/\n')).toEqual([`${FILE}:2:1 /a.html: duplicate key (also at line 1); keep only one`]);
+    // An old site's page of an event, speaker, tag or language may have had another slug; not a further page of its list, nor a page in a folder so named.
+    expect(problems('/tag/pytest/: /tags/\n/events/old-name/: /events/\n/speaker/ada/: /speakers/\n/language/jp/: /languages/\n')).toEqual([]);
+    expect(problems('/tag/pytest/page/2/: /tags/\n/tag/x.html/: /tags/\n/tag/: /tags/\n').map((p) => p.split(': ')[0])).toEqual([`${FILE}:1:1 /tag/pytest/page/2/`, `${FILE}:2:1 /tag/x.html/`, `${FILE}:3:1 /tag/`]);
     expect(problems('- /a.html\n')).toEqual([`${FILE}:1:1 expected a mapping of old paths to the pages they lead to, a line each: "/old/path.html: /new/page/"`]);
   });
 
@@ -106,6 +109,16 @@ describe('a build with redirects', () => {
     const check = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'check.ts'), '--content', content, '--templates', TEMPLATES], { encoding: 'utf8' });
     expect(check.status).toBe(1);
     expect(check.stderr.split('\n').slice(0, 4)).toEqual([...expected, 'check failed: 3 errors in 1 of 51 files']);
+  });
+
+  it("takes an old site's address of a tag's page, and refuses one that is a tag's page of this site", async () => {
+    const { content, out } = await withRedirects('/tag/async-io/: /tag/asyncio/\n');
+    expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+    expect(await readFile(path.join(out, 'tag/async-io/index.html'), 'utf8')).toContain('url=/tag/asyncio/"');
+    await writeFile(path.join(content, '_redirects', 'site.yaml'), '# From the old site\n/tag/async-io/: /tag/asyncio/\n/tag/asyncio/: /tags/\n');
+    const failed = await build({ content, out, templates: TEMPLATES });
+    expect(failed.ok ? [] : failed.errors.map(String)).toEqual([`${path.join(content, '_redirects', 'site.yaml')}:3:1 /tag/asyncio/: "/tag/asyncio/" is a page of this site's own; remove the line`]);
+    expect(await readFile(path.join(out, 'tag/asyncio/index.html'), 'utf8')).not.toContain('http-equiv="refresh"');
   });
 
   it("fails once a speaker's last talk is gone, and builds once the redirect goes too", async () => {
