@@ -13,7 +13,8 @@ import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
-import { eventSchema, isSlug, STATE_DRAFT, talkSchema, timestamps } from './schema.ts';
+import type * as z from 'zod';
+import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
@@ -73,6 +74,13 @@ interface ImportReport {
 
 const sha256 = (bytes: Uint8Array) => hash('sha256', bytes, 'hex');
 const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Why a converted record is not one the build takes, as the build would say it; undefined when it is. */
+function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
+  const check = schema.safeParse(value);
+  const problems = [...textProblems(value), ...(check.success ? [] : check.error.issues)].map((i) => `${i.path.join('.')}: ${i.message}`);
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
 
 async function readState(content: string): Promise<ImportState> {
   const none: ImportState = { highestId: 0, retired: [], talks: {}, folders: {} };
@@ -196,8 +204,8 @@ export async function importPyvideo(options: { source: string; content: string; 
       continue;
     }
     addNotes(converted.notes);
-    const check = eventSchema.safeParse(converted.value);
-    if (!check.success) report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+    const problems = schemaProblems(eventSchema, converted.value);
+    if (problems) report.errors.push({ file, reason: problems });
     events.set(eventSlugs.get(event)!, converted.value);
     eventSources.set(eventSlugs.get(event)!, file);
   }
@@ -352,9 +360,9 @@ export async function importPyvideo(options: { source: string; content: string; 
       continue;
     }
     addNotes(talk.notes);
-    const check = talkSchema.safeParse(talk.value);
-    if (!check.success) {
-      report.errors.push({ file, reason: `${check.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+    const problems = schemaProblems(talkSchema, talk.value);
+    if (problems) {
+      report.errors.push({ file, reason: problems });
       continue;
     }
     converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });

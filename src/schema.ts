@@ -13,6 +13,28 @@ export const VIDEO_MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'vid
 export const STATE_LIVE = 1;
 export const STATE_DRAFT = 2;
 
+/** What no page, feed or API record can carry: a control character XML refuses (tab and line breaks aside), half a surrogate pair, or a noncharacter. */
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+
+/**
+ * Each string in a parsed value that holds what is not text (see NOT_TEXT), by its path, with how to
+ * fix it. JSON can escape any of them (`\u0000`, `\ud800`) and YAML's double quotes most: a feed with
+ * one is not XML, and Pagefind's index refuses it.
+ */
+export function textProblems(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; message: string }[] {
+  if (typeof value === 'string') {
+    const bad = NOT_TEXT.exec(value)?.[0];
+    if (bad === undefined) return [];
+    const code = `U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const message = /[\ud800-\udfff]/.test(bad)
+      ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
+      : `holds ${code}, ${bad < ' ' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
+    return [{ path, message }];
+  }
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => textProblems(item, [...path, Array.isArray(value) ? Number(key) : key]));
+}
+
 /** How a value that is not what was expected is named in a message. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';

@@ -2,7 +2,7 @@
 // problem mapped back to the line and column it was written at.
 import type * as z from 'zod';
 import { ContentError } from './errors.ts';
-import { describeValue } from './schema.ts';
+import { describeValue, textProblems } from './schema.ts';
 import { fieldName, type SourceDoc } from './source.ts';
 import { closest } from './suggest.ts';
 
@@ -19,9 +19,11 @@ export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields:
     return { ok: false, errors: [new ContentError(doc.file, { line: 1, col: 1 }, '', message)] };
   }
   const result = schema.safeParse(value);
-  if (result.success) return { ok: true, value: result.data };
-  const errors: ContentError[] = [];
-  for (const issue of result.error.issues) {
+  const notText = textProblems(value);
+  if (result.success && notText.length === 0) return { ok: true, value: result.data };
+  const errors = notText.map(({ path, message }) => new ContentError(doc.file, doc.locate(path), fieldName(path), message));
+  const told = new Set(errors.map((e) => e.field));
+  for (const issue of result.success ? [] : result.error.issues) {
     const path = issue.path as (string | number)[];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
@@ -31,7 +33,7 @@ export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields:
       }
       continue;
     }
-    errors.push(new ContentError(doc.file, doc.locate(path), fieldName(path), issue.message));
+    if (!told.has(fieldName(path))) errors.push(new ContentError(doc.file, doc.locate(path), fieldName(path), issue.message));
   }
   return { ok: false, errors };
 }

@@ -68,6 +68,12 @@ function pythonType(value: unknown): string {
   return typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
+/** JSON.parse reads `1e400` as Infinity, which no field can hold and JSON.stringify writes as null. */
+function finiteOnly(key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError(`Out of range float values are not JSON compliant (the value of "${key}")`);
+  return value;
+}
+
 /** The request body as a JSON object, or the error Django REST framework would answer with. */
 async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const length = Number(req.headers['content-length'] ?? 0);
@@ -91,7 +97,7 @@ async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknow
   let value: unknown;
   try {
     // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD in the content file, the client never told.
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)));
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)), finiteOnly);
   } catch (err) {
     throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
   }

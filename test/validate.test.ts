@@ -26,11 +26,24 @@ describe('validate', () => {
     expect(!merge.ok && merge.errors.map(String)).toEqual(['t.json:1:91 <<: unknown field; remove it (see "Content format" in the README for the known fields)']);
   });
 
-  it('shows control characters a value holds as escapes, so that an error line cannot drive the terminal or forge another line', () => {
-    const result = check('t.yaml', 'id: 1\ntitle: x\nlanguage: "\\e]0;owned\\a\\e[2J\\nt.yaml:1:1 all fine"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
+  it('shows control characters a name holds as escapes, so that an error line cannot drive the terminal or forge another line', () => {
+    const result = check('t.yaml', 'id: 1\ntitle: x\n"\\e]0;owned\\a\\e[2J\\nt.yaml:1:1 all fine": 1\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
     expect(!result.ok && result.errors.map(String)).toEqual([
-      't.yaml:3:11 language: unknown language "\\x1b]0;owned\\x07\\x1b[2J\\x0at.yaml:1:1 all fine": use an English language name from ISO 639-3',
+      't.yaml:3:1 \\x1b]0;owned\\x07\\x1b[2J\\x0at.yaml:1:1 all fine: unknown field; remove it (see "Content format" in the README for the known fields)',
     ]);
+  });
+
+  it('refuses what is not text in any string, control characters and half a surrogate pair, at each, with the other problems', () => {
+    const json = '{"id": 1, "title": "a\\ud800b", "speakers": ["Ada", "Bo\\u0000b"],\n "language": "\\u001b[2J", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00", "duration": "x"}';
+    const result = check('t.json', json);
+    expect(!result.ok && result.errors.map(String)).toEqual([
+      't.json:1:20 title: holds half of a character (the surrogate U+D800, without its other half); write the whole character, or remove the escape',
+      't.json:1:52 speakers[1]: holds U+0000, a control character no page or feed can carry; remove it',
+      't.json:2:14 language: holds U+001B, a control character no page or feed can carry; remove it',
+      't.json:2:105 duration: expected a whole number of seconds or null, got a string',
+    ]);
+    // Tabs, line breaks and whole characters outside the BMP are text.
+    expect(check('t.json', '{"id": 1, "title": "a\\tb\\r\\nc \\ud83d\\ude00", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00"}').ok).toBe(true);
   });
 
   it('shows bidirectional overrides and line separators as escapes, so that a quoted value cannot reorder the line', () => {

@@ -172,6 +172,12 @@ describe('writes through the API', () => {
     expect((await send('PATCH', 12, '', { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' })).status).toBe(200);
     expect((await send('PATCH', 12, 'title=x', { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' })).status).toBe(415);
     expect(json(await send('PUT', 12, ''))).toEqual({ title: [expect.any(String)] });
+    // What is not text (half a surrogate pair, a control character) is refused in any field, as in a content file.
+    const notText = await send('PATCH', 12, '{"title": "a\\ud800b", "tags": ["ok", "\\u0000"]}');
+    expect([notText.status, Object.keys(json(notText)).sort()]).toEqual([400, ['tags', 'title']]);
+    // A number past what a double holds is no Infinity (nor null, as JSON.stringify would write it).
+    const huge = await send('PATCH', 12, '{"duration": 1e400}');
+    expect([huge.status, json(huge).detail]).toEqual([400, 'JSON parse error - Out of range float values are not JSON compliant (the value of "duration")']);
     const list = await send('PATCH', 12, '[1, 2]');
     expect(list.status).toBe(400);
     expect(json(list)).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
