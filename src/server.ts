@@ -7,7 +7,7 @@
 // by name after it has announced the length of whatever had that name before.
 import { open, readFile } from 'node:fs/promises';
 import { existsSync, statSync, type Stats } from 'node:fs';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
@@ -756,7 +756,7 @@ export async function startServer(options: ServerOptions & { host: string; port:
   let draining = false;
   // Node looks for requests past their deadlines (below) every connectionsCheckingInterval, 30 s by default,
   // which made the limits 10–40 s and 30–60 s: once a second keeps them within a second of what they say.
-  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     // Read now: a request whose body is refused midway loses its socket before the response closes.
     const remote = req.socket.remoteAddress ?? '-';
@@ -781,7 +781,8 @@ export async function startServer(options: ServerOptions & { host: string; port:
       );
     });
     void handle(req, res);
-  });
+  };
+  const server = createServer({ connectionsCheckingInterval: 1000 }, onRequest);
   // A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that
   // comes too late never reaches the handler: it gets Node's own answer, and a line in the log.
   // A connection that failed otherwise (reset by the client) had no request to answer.
@@ -795,10 +796,21 @@ export async function startServer(options: ServerOptions & { host: string; port:
     }
     socket.destroy(err);
   });
-  // Node hands CONNECT to this event and drops the connection when nobody listens: answer it like any method we refuse.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+  // Node hands CONNECT to this event, with the bare socket, and drops the connection when nobody listens:
+  // a response on that socket lets the handler answer it as any method a path refuses (a record's Allow, its JSON).
+  // Pipelined after a request still being answered, it is answered after it.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: ${READ_ALLOW}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    const answer = () => {
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as Socket);
+      res.on('finish', () => socket.end());
+      onRequest(req, res);
+    };
+    const before = [...inFlight].find((res) => res.socket === socket);
+    if (before) before.once('finish', answer);
+    else answer();
   });
   // Deliberate limits: a client gets 10 s to send its headers and 30 s for the whole request
   // (bodies are small JSON); idle keep-alive connections close after 5 s. There is no

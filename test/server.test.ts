@@ -176,6 +176,29 @@ describe('server', () => {
     expectOnly(res.headers, { 'content-type': 'application/json', vary: 'Accept', allow: RECORD_HEADERS.allow });
   });
 
+  it("CONNECT, which Node hands over with the bare socket, is answered as any method the path refuses", async () => {
+    const exchange = (target: string, before = '') =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(base);
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(`${before}CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const record = await exchange('/api/v2/video/1');
+    expect(record.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect(record).toContain(`\r\nAllow: ${RECORD_HEADERS.allow}\r\n`);
+    expect(record).toContain('\r\nVary: Accept\r\n');
+    expect(record.endsWith('{"detail": "Method \\"CONNECT\\" not allowed."}')).toBe(true);
+    expect((await exchange('/talks/')).split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect((await exchange('example.org:443')).split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    // After a request on the same connection, once that one is answered.
+    const pipelined = await exchange('/api/v2/video/1', 'GET /api/v2/video/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect([...pipelined.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '405']);
+    expect((await raw(base, 'GET', '/api/v2/video/1')).status).toBe(200);
+  });
+
   it('serves pages as text/html; charset=utf-8 and follows folders to their slash', async () => {
     const home = await raw(base, 'GET', '/');
     expect(home.status).toBe(200);
