@@ -321,6 +321,10 @@ export class RecordWriter implements WriteHandler {
         } else if (Object.hasOwn(stored, key)) changes[key] = undefined;
       }
       if (Object.keys(changes).length === 0) return this.recordAnswer(talk, 200);
+      // `updated` is the server's to set, and cannot go before `added`: a clock or a hand that set `added` ahead is the file's to correct.
+      if (current.added > stamp.added) {
+        return fail(409, `The talk was added at ${current.added}, later than this change (${stamp.added}): correct "added" in ${talk.file}, then write again.`);
+      }
       changes.updated = stamp.updated;
       change = { file: talk.name, before: source, after: editSource(talk.name, source.toString('utf8'), changes) };
     } else {

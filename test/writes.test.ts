@@ -345,6 +345,11 @@ describe('writes through the API', () => {
     expect(put.status).toBe(200);
     expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).title).toBe('Put by Hand');
     expect(existsSync(path.join(content, 'tidewater-python-2024/videos/put-by-hand.yaml'))).toBe(false);
+    // A talk whose file says it was added later than now cannot be stamped `updated` now: the file is to correct, not the request.
+    await writeFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'id: 4343\ntitle: Ahead\nadded: "2099-06-01T00:00:00"\nupdated: "2099-06-01T00:00:00"\n');
+    const ahead = await send('PATCH', 4343, { duration: 61 });
+    expect([ahead.status, json(ahead).detail]).toEqual([409, expect.stringMatching(/^The talk was added at 2099-06-01T00:00:00, later than this change \(.*\): correct "added" in .*added-by-hand\.yaml, then write again\.$/)]);
+    expect(parse(await readFile(path.join(content, 'tidewater-python-2024/videos/added-by-hand.yaml'), 'utf8')).duration).toBeUndefined();
   });
 
   it('saves the build state after the answer, once writes stop coming', async () => {
