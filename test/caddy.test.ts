@@ -52,11 +52,19 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
   });
 
   it('a folder without its slash is redirected to it; a missing page is the 404 page; host files and copies are not sent', async () => {
-    const folder = await get('/talks');
-    expect([folder.status, folder.headers.location]).toEqual([308, '/talks/']);
-    const missing = await get('/no/such/page/');
-    expect(missing.status).toBe(404);
-    expect(missing.body.equals(await file('404.html'))).toBe(true);
+    for (const [asked, location] of [
+      ['/talks', '/talks/'],
+      ['/talks?x=1&y=%20', '/talks/?x=1&y=%20'],
+    ]) {
+      const folder = await get(asked!);
+      expect([folder.status, folder.headers.location]).toEqual([301, location]);
+    }
+    // A name too long for the file system is no page either.
+    for (const missingPath of ['/no/such/page/', `/${'a'.repeat(256)}`, `/talks/${'é'.repeat(200)}/`, '/assets/']) {
+      const missing = await get(missingPath);
+      expect(missing.status, missingPath).toBe(404);
+      expect(missing.body.equals(await file('404.html'))).toBe(true);
+    }
     for (const rel of [...HOST_FILES, 'index.html.gz', 'talks/index.html.br']) {
       expect(existsSync(path.join(served.dist, rel)), rel).toBe(true);
       expect((await get(`/${rel}`)).status, rel).toBe(404);

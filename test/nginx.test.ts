@@ -99,10 +99,13 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     const folder = await get('/talks?x=1');
     expect(folder.status).toBe(301);
     expect(folder.headers.location).toBe('/talks/?x=1');
-    const missing = await get('/no/such/page/');
-    expect(missing.status).toBe(404);
-    expect(missing.body.equals(await file('404.html'))).toBe(true);
-    expect(pick(missing, Object.keys(expected('page')))).toEqual(expected('page'));
+    // A name too long for the file system is no page either.
+    for (const missingPath of ['/no/such/page/', `/${'a'.repeat(256)}`, `/talks/${'é'.repeat(200)}/`, '/assets/']) {
+      const missing = await get(missingPath);
+      expect(missing.status, missingPath).toBe(404);
+      expect(missing.body.equals(await file('404.html'))).toBe(true);
+      expect(pick(missing, Object.keys(expected('page')))).toEqual(expected('page'));
+    }
   });
 
   it('does not send the host configuration or the compressed copies as files', async () => {
