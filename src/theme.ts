@@ -62,8 +62,12 @@ export async function loadTheme(dir: string): Promise<Theme> {
     if (!PARTIAL_NAME.test(name)) throw new Error(`${path.join(dir, file)}: a template's name is letters, digits, _ and - (it is included as include('@${name}'))`);
     templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
-  const assetNames = (await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: true, dot: false })).sort();
+  // A link is not followed: a theme's assets are copied into a folder that is published, and one to /etc would publish /etc.
+  const entries = await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false });
+  const links = entries.filter((e) => e.dirent.isSymbolicLink()).map((e) => e.path);
+  const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
   const problems = [
+    ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...missingPartials(templates).map((m) => {
       const meant = closest(m.name, Object.keys(templates));

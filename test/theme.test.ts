@@ -1,4 +1,4 @@
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTheme, missingAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
@@ -71,5 +71,14 @@ describe('missingAssets', () => {
     await rm(path.join(dir, 'assets', 'favicon.svg'));
     const line = (await readFile(path.join(dir, 'layout.eta'), 'utf8')).split('\n').findIndex((l) => l.includes('/assets/favicon.svg')) + 1;
     await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'layout.eta')}:${line}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
+  });
+
+  it('refuses a link in the assets folder, to a folder or a file: what it leads to would be published', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await symlink('/etc', path.join(dir, 'assets', 'etc'));
+    await symlink(path.join(dir, 'assets', 'style.css'), path.join(dir, 'assets', 'copy.css'));
+    const failed = await loadTheme(dir).then(() => [], (err: { problems?: string[] }) => err.problems);
+    expect(failed).toEqual(['copy.css', 'etc'].map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`));
   });
 });
