@@ -396,10 +396,12 @@ export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' 
   eventUrl: string;
   duration: string;
   languageUrl: string;
-  /** The BCP 47 tag of the talk's text (its summary and description): its language's. */
+  /** The BCP 47 tag of the talk's language. */
   lang: string;
-  /** The BCP 47 tag of its title, which may be in English where the talk is not (see textLanguageTag). */
+  /** The BCP 47 tags of its title, summary and description: each may be in English where the talk is not (see textLanguageTag). */
   titleLang: string;
+  summaryLang: string;
+  descriptionLang: string;
   summary: string[][];
   /** HTML, from the talk's Markdown. */
   description: string;
@@ -446,6 +448,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     languageUrl: languagePath(termSlug(talk.language)),
     lang: languageTag(talk.language),
     titleLang: textLanguageTag(talk.title, talk.language),
+    summaryLang: textLanguageTag(talk.summary, talk.language),
+    descriptionLang: textLanguageTag(talk.description, talk.language),
     summary: paragraphs(talk.summary),
     description: renderMarkdown(talk.description),
     metaDescription: description,

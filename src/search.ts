@@ -10,7 +10,7 @@ import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './collections.ts';
-import { languageTag, textLanguageTag } from './languages.ts';
+import { textLanguageTag } from './languages.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -51,13 +51,19 @@ export function spaceCjkWords(text: string): string {
  * the text, so the summary follows the title, and the fields a result shows of its own come last.
  */
 const FIELD_BREAK = '\n—\n';
+/**
+ * Explicit bidirectional formatting (embeddings, overrides, isolates), which is no word to search: left in, an
+ * override in a title would reverse the rest of a result's excerpt, which Pagefind cuts anywhere in the text.
+ */
+const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
-  const lang = languageTag(talk.language);
+  // The excerpt is mostly the summary's words (the title's where there is none): marked as the talk page marks each.
+  const lang = textLanguageTag(talk.blurb || talk.title, talk.language);
   const titleLang = textLanguageTag(talk.title, talk.language);
   return {
     url: talkPath(talk),
-    content: spaceCjkWords([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK)),
+    content: spaceCjkWords([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK).replace(EXPLICIT_BIDI, '')),
     meta: {
       title: talk.title,
       speakers: talk.speakers.join(', '),
@@ -69,7 +75,7 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
       event: [talk.category],
       year: talk.recorded ? [talk.recorded.slice(0, 4)] : [],
       language: [talk.language],
-      // The language's BCP 47 tag, for the result's `lang`: a filter the page never offers, as in meta it would be a word found by "ja".
+      // The BCP 47 tag of the result's excerpt (see textLanguageTag), for its `lang`: a filter the page never offers, as in meta it would be a word found by "ja".
       lang: [lang],
       // A title in the site's English where the talk's language has letters of its own, as its page marks it (textLanguageTag).
       ...(titleLang !== lang ? { titleLang: [titleLang] } : {}),

@@ -84,7 +84,7 @@ describe('talk pages', () => {
     expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
   });
 
-  it("mark a title in English as English, where the talk's language is written in another script", () => {
+  it("mark a title in English as English, where the talk's language is written in another script", async () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const english = talkView({ talk: makeTalk({ title: 'How PyPy can help', language: 'Russian' }), event, others: [] }, SITE);
     expect([english.titleLang, english.lang]).toEqual(['en', 'ru']);
@@ -92,6 +92,15 @@ describe('talk pages', () => {
     expect([russian.titleLang, russian.lang]).toEqual(['ru', 'ru']);
     // Latin letters in a language written in them cannot be told from English: the talk's language stands.
     expect(talkView({ talk: makeTalk({ title: 'How PyPy can help', language: 'Spanish' }), event, others: [] }, SITE).titleLang).toBe('es');
+    // So are its summary and description, each by its own letters (PyCon Israel's talks in Hebrew, described in English).
+    const hebrew = talkView({ talk: makeTalk({ title: 'פייתון', summary: 'In English.', description: 'תיאור', language: 'Hebrew' }), event, others: [] }, SITE);
+    expect([hebrew.titleLang, hebrew.summaryLang, hebrew.descriptionLang, hebrew.lang]).toEqual(['he', 'en', 'he', 'he']);
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), summary: 'In English.', description: 'Also *English*.', language: 'Hebrew' };
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk });
+    expect([html.includes('<p lang="en" dir="auto">In English.'), html.includes('<div class="prose" lang="en" dir="auto">')]).toEqual([true, true]);
   });
 
   it('date the video by its recording, as well as by when it came to the catalogue', () => {

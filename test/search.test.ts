@@ -3,8 +3,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
-import { tempDir } from './helpers.ts';
+import { loadContent } from '../src/load.ts';
+import { buildSearchIndex, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { DEMO_CONTENT, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -26,6 +27,16 @@ async function pagefindChildren(): Promise<string[]> {
   }
   return found;
 }
+
+describe('searchRecord', () => {
+  it("leaves out bidirectional formatting, which would reverse the rest of an excerpt, and marks the excerpt's language by its letters", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const record = searchRecord({ ...talk, title: 'RTL \u202eoverride\u202c and \u2067isolate\u2069', blurb: 'In English.', language: 'Hebrew' });
+    expect(record.content).toMatch(/^RTL override and isolate\n—\nIn English\./);
+    expect([record.filters.lang, record.filters.titleLang]).toEqual([['en'], undefined]);
+    expect(searchRecord({ ...talk, title: 'פייתון', blurb: '', language: 'Hebrew' }).filters.lang).toEqual(['he']);
+  });
+});
 
 describe('search index', () => {
   it('is the same files whether Pagefind is fed from this thread or its own, shard by shard', async () => {
