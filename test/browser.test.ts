@@ -191,6 +191,14 @@ describe('every page type in Chromium', () => {
       expect(await page.locator('.page-numbers a[aria-current="page"]').textContent()).toBe('3');
       const axe = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
       expect(axe.violations.map((v) => v.id)).toEqual([]);
+      // Its neighbours, whose links to it in their pager hold its long title.
+      await page.goto(`${own.url}${talk.slice(1)}`);
+      const neighbours = await page.locator('.pager a').evaluateAll((links) => links.map((a) => a.getAttribute('href')!));
+      expect(neighbours.length).toBeGreaterThan(0);
+      for (const neighbour of neighbours) {
+        await page.goto(`${own.url}${neighbour.slice(1)}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), neighbour).toBeLessThanOrEqual(320);
+      }
       await page.goto(`${own.url}${talk.slice(1)}`);
       await page.locator('.details a[href^="/speaker/"]').click();
       // Measured once the speaker's page has its style sheet: before it, any long word overflows.
@@ -245,6 +253,29 @@ describe('search', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(`${base}/video/12/asyncio-in-production-lessons/`);
     expect(problems).toEqual([]);
+  });
+
+  it('says while the index loads and when it cannot, and waits for two letters as the index counts them', async () => {
+    const { page } = await openPage();
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/pagefind/**', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${base}/search/`);
+    await expect.poll(() => page.locator('#search-status').textContent()).toBe('Loading the search index…');
+    release();
+    await search(page, 'c#');
+    expect(await page.locator('#search-status').textContent()).toBe('Type at least two letters.');
+    expect(await page.locator('#results li').count()).toBe(0);
+    await page.close();
+
+    const failing = await openPage();
+    await failing.page.route('**/pagefind/**', (route) => route.abort());
+    await failing.page.goto(`${base}/search/`);
+    await expect.poll(() => failing.page.locator('#search-status').textContent()).toBe('Search could not be loaded: reload the page, or browse all talks.');
+    expect(await failing.page.locator('#search-status a').getAttribute('href')).toBe('/talks/');
   });
 
   it('finds a Chinese or Japanese word inside a run of text written without spaces, even of one character', async () => {

@@ -35,8 +35,20 @@ async function openIndex(dir) {
   index.init();
   return index;
 }
-// A site with pages and no talks lists no shard.
-const [shards, pagesIndex] = await Promise.all([Promise.all(form.dataset.indexes.split(' ').filter(Boolean).map(openIndex)), form.dataset.pages && openIndex(form.dataset.pages)]);
+// A site with pages and no talks lists no shard. The index takes a second or two on a large catalogue: say so meanwhile,
+// and say so if it cannot load (offline, a partial upload), rather than leave a box that does nothing.
+status.textContent = 'Loading the search index…';
+let shards, pagesIndex;
+try {
+  [shards, pagesIndex] = await Promise.all([Promise.all(form.dataset.indexes.split(' ').filter(Boolean).map(openIndex)), form.dataset.pages && openIndex(form.dataset.pages)]);
+} catch (err) {
+  const all = document.createElement('a');
+  all.href = '/talks/';
+  all.textContent = 'all talks';
+  status.replaceChildren('Search could not be loaded: reload the page, or browse ', all, '.');
+  throw err;
+}
+status.textContent = '';
 /** What a query searches: the talks' shards, then the pages' index (which a filter leaves empty: pages have none of the talks' fields). */
 const indexes = pagesIndex ? [...shards, pagesIndex] : shards;
 
@@ -235,7 +247,9 @@ async function run() {
   }
   const qs = query.toString();
   history.replaceState(null, '', qs ? `?${qs}` : location.pathname);
-  if (term.length < MIN_LENGTH && !CJK.test(term) && Object.keys(filters).length === 0) {
+  // Counted as the index counts: "c#" is the one letter c, which nearly every talk has.
+  const longest = Math.max(0, ...term.split(/\s+/).map((word) => bare(word).length));
+  if (longest < MIN_LENGTH && !CJK.test(term) && Object.keys(filters).length === 0) {
     list.replaceChildren();
     more.hidden = true;
     status.textContent = term ? 'Type at least two letters.' : '';
