@@ -31,12 +31,13 @@ marked.use({
  * The level authored headings start at, so that the page's own outline stays intact: a talk's
  * description sits under the page's h1 and an h2 of its own (3), an event's description and a
  * site page's text right under the h1 (2). The text's shallowest heading takes that level, whichever
- * it is (many descriptions start at `##`, which would skip one), and deeper ones follow, down to h6.
+ * it is (many descriptions start at `##`, which would skip one), and each deeper level it uses the next
+ * one (`#` and `#####` are h3 and h4), down to h6: the outline skips no level.
  */
 export type HeadingTop = 2 | 3;
-/** How many levels a text's headings move: from its shallowest, `shallowest`, to `top`. */
-type Shift = number;
-const shifted = (level: number, shift: Shift) => Math.min(Math.max(level + shift, 1), 6);
+/** The level each of h1 to h6 of a text becomes, as digits ("345666"): its levels in use, moved to follow on from `top`. */
+type Shift = string;
+const shifted = (level: number, shift: Shift) => Number(shift[level - 1]);
 const LINK_REL = 'nofollow ugc noopener';
 const LINK_CHECK = { allowedSchemes: ['http', 'https', 'mailto'], allowProtocolRelative: false };
 const CODE_CLASS = /^language-[\w-]+$/;
@@ -162,18 +163,19 @@ const wayOf = (shift: Shift) => cached(ways, shift, () => ({ policy: markdownPol
 
 const HTML_HEADING = /<h([1-6])[\s/>]/gi;
 
-/** Whether the text has raw HTML, and the shift that puts its shallowest heading, Markdown's or HTML's, at `top` (a text without headings takes any). */
+/** Whether the text has raw HTML, and the shift that puts its headings, Markdown's or HTML's, at `top` and the levels after it. */
 function survey(tokens: Token[], top: HeadingTop): { html: boolean; shift: Shift } {
   let html = false;
-  let shallowest = 6;
+  const used = new Set<number>();
   marked.walkTokens(tokens, (token) => {
-    if (token.type === 'heading') shallowest = Math.min(shallowest, token.depth);
+    if (token.type === 'heading') used.add(token.depth);
     else if (token.type === 'html') {
       html = true;
-      for (const [, level] of token.raw.matchAll(HTML_HEADING)) shallowest = Math.min(shallowest, Number(level));
+      for (const [, level] of token.raw.matchAll(HTML_HEADING)) used.add(Number(level));
     }
   });
-  return { html, shift: top - shallowest };
+  const above = (level: number) => [...used].filter((other) => other < level).length;
+  return { html, shift: [1, 2, 3, 4, 5, 6].map((level) => Math.min(top + above(level), 6)).join('') };
 }
 
 /**
@@ -272,10 +274,18 @@ const embedFrame =
     },
   });
 
-/** An embed's players, safe (see embedFrame). */
+/**
+ * An embed's player, safe (see embedFrame): the first the embed has, as a talk has one; a video element
+ * with its controls, as nothing else on the page starts it.
+ */
 export function sanitiseEmbed(html: string, title: string): string {
   if (html.trim() === '') return '';
-  return sanitizeHtml(html, { ...EMBED_POLICY, transformTags: { iframe: embedFrame(title) } }).trim();
+  let players = 0;
+  return sanitizeHtml(html, {
+    ...EMBED_POLICY,
+    exclusiveFilter: (frame) => EMBED_POLICY.exclusiveFilter!(frame) || ((frame.tag === 'iframe' || frame.tag === 'video') && ++players > 1),
+    transformTags: { iframe: embedFrame(title), video: (tagName, attribs) => ({ tagName, attribs: { ...attribs, controls: '' } }) },
+  }).trim();
 }
 
 /** Elements whose content sanitize-html drops with them (its default nonTextTags): their text is not the page's. */

@@ -15,24 +15,26 @@ describe('renderMarkdown', () => {
 
   it("starts headings where the page's outline leaves off: h3 under a description's own h2, h2 right under a site page's h1", () => {
     const source = '# One\n\n## Two\n\n##### Five\n\n###### Six\n';
-    expect(renderMarkdown(source)).toBe('<h3>One</h3>\n<h4>Two</h4>\n<h6>Five</h6>\n<h6>Six</h6>\n');
-    expect(renderMarkdown(source, 2)).toBe('<h2>One</h2>\n<h3>Two</h3>\n<h6>Five</h6>\n<h6>Six</h6>\n');
+    // Levels the text skips are closed up: its fifth level follows its second.
+    expect(renderMarkdown(source)).toBe('<h3>One</h3>\n<h4>Two</h4>\n<h5>Five</h5>\n<h6>Six</h6>\n');
+    expect(renderMarkdown(source, 2)).toBe('<h2>One</h2>\n<h3>Two</h3>\n<h4>Five</h4>\n<h5>Six</h5>\n');
     const withHtml = `${source}\n<h1>Raw</h1>\n`;
     expect(renderMarkdown(withHtml, 2)).toContain('<h2>Raw</h2>');
     expect(renderMarkdown(withHtml)).toContain('<h3>Raw</h3>');
     for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml], top)).toEqual([]);
   });
 
-  it("puts a text's shallowest heading at the start, so that a text starting at ## skips no level", () => {
+  it("puts a text's shallowest heading at the start and each deeper level it uses next, so that its outline skips no level", () => {
     const source = 'Intro\n\n## Two\n\n### Three\n\n- a list\n\n  #### Four in a list\n';
     expect(renderMarkdown(source).match(/<h\d>/g)).toEqual(['<h3>', '<h4>', '<h5>']);
     expect(renderMarkdown(source, 2).match(/<h\d>/g)).toEqual(['<h2>', '<h3>', '<h4>']);
-    expect(renderMarkdown('#### Deep\n\n###### Deeper\n').match(/<h\d>/g)).toEqual(['<h3>', '<h5>']);
+    expect(renderMarkdown('#### Deep\n\n###### Deeper\n').match(/<h\d>/g)).toEqual(['<h3>', '<h4>']);
+    expect(renderMarkdown('# A\n\n##### B\n\n# C\n\n### D\n').match(/<h\d>/g)).toEqual(['<h3>', '<h5>', '<h3>', '<h4>']);
     // A raw HTML heading counts as a Markdown one does.
     const withHtml = `${source}\n<h1>Raw</h1>\n`;
     expect(renderMarkdown(withHtml).match(/<h\d>/g)).toEqual(['<h4>', '<h5>', '<h6>', '<h3>']);
     expect(renderMarkdown('<h2>Raw</h2>\n\n### Three\n').match(/<h\d>/g)).toEqual(['<h3>', '<h4>']);
-    for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml, '#### Deep\n'], top)).toEqual([]);
+    for (const top of [2, 3] as const) expect(unlikeSanitised([source, withHtml, '#### Deep\n', '# A\n\n##### B\n\n<h3>C</h3>\n'], top)).toEqual([]);
   });
 
   it('makes an image a link to it, named by its alt text, and only its alt text inside a link', () => {
@@ -193,9 +195,14 @@ describe('sanitiseEmbed', () => {
     expect(sanitiseEmbed(youtube, 'Video player: A & B')).toBe(
       '<iframe width="560" height="315" src="https://www.youtube.com/embed/abc" allowfullscreen title="Video player: A &amp; B"></iframe>',
     );
-    expect(sanitiseEmbed('<iframe src="https://e.org/p" title=" "></iframe><iframe src="https://e.org/q" title="Own"></iframe>', 'T')).toBe(
-      '<iframe src="https://e.org/p" title="T"></iframe><iframe src="https://e.org/q" title="Own"></iframe>',
+    expect(sanitiseEmbed('<iframe src="https://e.org/p" title=" "></iframe>', 'T')).toBe('<iframe src="https://e.org/p" title="T"></iframe>');
+  });
+
+  it('keeps the first player an embed has, as a talk has one, and gives a video its controls', () => {
+    expect(sanitiseEmbed('<iframe src="javascript:x"></iframe><iframe src="https://e.org/p"></iframe><iframe src="https://e.org/q" title="Own"></iframe><video src="https://e.org/v.mp4"></video>', 'T')).toBe(
+      '<iframe src="https://e.org/p" title="T"></iframe>',
     );
+    expect(sanitiseEmbed('<video src="https://e.org/v.mp4"></video>', 'T')).toBe('<video src="https://e.org/v.mp4" controls></video>');
   });
 
   it('keeps video with https sources only', () => {
