@@ -207,12 +207,13 @@ function digestOf(talk: Talk): TalkDigest {
   return digest as TalkDigest;
 }
 
+/** A feed's one enclosure: the first playable format's file, one over https first, as the talk's page plays only those. */
 function enclosureOf(talk: Talk): Enclosure | null {
-  for (const format of PLAYABLE_FIRST) {
+  const files = PLAYABLE_FIRST.flatMap((format) => {
     const url = talk[`video_${format}_url`];
-    if (url) return { url, type: VIDEO_MIME[format], length: talk[`video_${format}_length`] };
-  }
-  return null;
+    return url ? [{ url, type: VIDEO_MIME[format], length: talk[`video_${format}_length`] }] : [];
+  });
+  return files.find((file) => /^https:/i.test(file.url)) ?? files[0] ?? null;
 }
 
 export const readTalks: ReadTalks = ({ dir, display, names }) =>

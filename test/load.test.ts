@@ -127,6 +127,23 @@ describe('loading with a cache', () => {
   });
 });
 
+describe("a talk's enclosure", () => {
+  it('is its first playable file over https, else its first playable file', async () => {
+    const content = path.join(await tempDir('vc-load-'), 'content');
+    await mkdir(path.join(content, 'conf', 'videos'), { recursive: true });
+    await writeFile(path.join(content, 'conf', 'category.yaml'), 'title: Conf\n');
+    const stamps = 'added: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\n';
+    await writeFile(path.join(content, 'conf', 'videos', 'a.yaml'), `id: 1\ntitle: A\n${stamps}video_mp4_url: http://e.org/a.mp4\nvideo_webm_url: https://e.org/a.webm\nvideo_webm_length: 5\n`);
+    await writeFile(path.join(content, 'conf', 'videos', 'b.yaml'), `id: 2\ntitle: B\n${stamps}video_mp4_url: http://e.org/b.mp4\n`);
+    const { catalogue, errors } = await loadContent(content);
+    expect(errors).toEqual([]);
+    expect(catalogue.talks.map((t) => t.enclosure)).toEqual([
+      { url: 'https://e.org/a.webm', type: 'video/webm', length: 5 },
+      { url: 'http://e.org/b.mp4', type: 'video/mp4', length: null },
+    ]);
+  });
+});
+
 describe('loading from the last load\'s basis', () => {
   it('gives what a load from scratch gives after each edit, and takes over the basis while nothing is wrong', async () => {
     const content = path.join(await tempDir('vc-load-'), 'content');
