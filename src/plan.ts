@@ -635,6 +635,8 @@ const entryKeys = new WeakMap<SitemapEntry[], string>();
 
 const termLink = (term: Term<unknown>, pathOf: (slug: string) => string): TermLink => ({ name: term.names[0]!, url: pathOf(term.slug), count: term.items.length });
 
+const ROOT_ORDER = new Intl.Collator('und');
+
 /**
  * Terms in A–Z sections, 0-9 first and Other last; letters link to anchors on the same page, or to
  * `/<base><letter>/` pages. Sections are gathered, not cut where the initial changes: the slugs of
@@ -646,6 +648,8 @@ function byInitial(terms: Term<unknown>[], pathOf: (slug: string) => string, pag
     const id = initialOf(term.slug);
     cached(sections, id, () => ({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] })).terms.push(termLink(term, pathOf));
   }
+  // Other's slugs are hashes: its names go in the order of their own scripts (Unicode's root collation), not the hashes'.
+  sections.get('other')?.terms.sort((a, b) => ROOT_ORDER.compare(a.name, b.name) || (a.url < b.url ? -1 : 1));
   const rank = (id: string) => (id === '0-9' ? '' : id === 'other' ? '~' : id);
   const groups = [...sections.values()].sort((a, b) => (rank(a.id) < rank(b.id) ? -1 : 1));
   return { letters: groups.map((g) => ({ label: g.heading, url: pageBase ? `${pageBase}${g.id}/` : `#${g.id}`, count: g.terms.length })), groups };
