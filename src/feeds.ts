@@ -24,6 +24,7 @@ export interface FeedItem {
   updated: string;
   speakers: readonly string[];
   category: string;
+  tags: readonly string[];
   summary: string;
   enclosure: Enclosure | null;
 }
@@ -78,7 +79,7 @@ function atom(input: FeedInput, abs: (p: string) => string): string {
       ...(item.recorded ? [`<published>${utc(item.recorded).toISOString()}</published>`] : []),
       `<summary type="html">${html(summaryOf(item))}</summary>`,
       ...item.speakers.map((name) => `<author><name>${x(name)}</name></author>`),
-      `<category term="${x(item.category)}"/>`,
+      ...[item.category, ...item.tags].map((term) => `<category term="${x(term)}"/>`),
       '</entry>',
     ].join('\n');
   });
@@ -112,7 +113,7 @@ function rss(input: FeedInput, abs: (p: string) => string): string {
       `<description>${html(summaryOf(item))}</description>`,
       // RSS's own <author> takes an e-mail address: names go in Dublin Core's creator.
       ...item.speakers.map((name) => `<dc:creator>${x(name)}</dc:creator>`),
-      `<category>${x(item.category)}</category>`,
+      ...[item.category, ...item.tags].map((term) => `<category>${x(term)}</category>`),
       ...(e ? [`<enclosure url="${x(e.url)}" length="${e.length ?? 0}" type="${x(e.type)}"/>`] : []),
       '</item>',
     ].join('\n');
@@ -155,7 +156,7 @@ function json(input: FeedInput, abs: (p: string) => string): string {
         date_published: item.recorded ? utc(item.recorded).toISOString() : undefined,
         date_modified: utc(item.updated).toISOString(),
         authors: item.speakers.length > 0 ? item.speakers.map((name) => ({ name })) : undefined,
-        tags: [item.category],
+        tags: [item.category, ...item.tags],
         attachments: e ? [{ url: e.url, mime_type: e.type, ...(e.length !== null ? { size_in_bytes: e.length } : {}) }] : undefined,
       };
     }),

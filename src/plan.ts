@@ -668,6 +668,7 @@ function feedItem(talk: CatalogueTalk): FeedItem {
     updated: talk.updated,
     speakers: named(talk.speakers),
     category: talk.category,
+    tags: named(talk.tags),
     summary: talk.blurb,
     enclosure: talk.enclosure,
   };

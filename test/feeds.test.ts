@@ -19,10 +19,11 @@ const input: FeedInput = {
       updated: '2024-06-01T10:00:00.000',
       speakers: ['Ada <b>Lovelace</b>', 'Grace'],
       category: 'Conf & Co',
+      tags: ['web', 'a<b'],
       summary: HOSTILE,
       enclosure: { url: 'https://media.example.org/a.ogv?x=1&y=2', type: 'video/ogg', length: 1234 },
     },
-    { id: 1, title: 'Plain', url: '/video/1/plain/', recorded: null, updated: '2024-01-01T00:00:00.000', speakers: [], category: 'Conf', summary: '', enclosure: null },
+    { id: 1, title: 'Plain', url: '/video/1/plain/', recorded: null, updated: '2024-01-01T00:00:00.000', speakers: [], category: 'Conf', tags: [], summary: '', enclosure: null },
   ],
 };
 
@@ -46,7 +47,8 @@ describe('feeds', () => {
     expect(first.link.find((l: Record<string, string>) => l['@rel'] === 'enclosure')).toMatchObject({ '@href': 'https://media.example.org/a.ogv?x=1&y=2', '@length': '1234' });
     expect(first.author.map((a: { name: string }) => a.name)).toEqual(['Ada <b>Lovelace</b>', 'Grace']);
     // RFC 4287 requires a category's term.
-    expect(first.category['@term']).toBe('Conf & Co');
+    // The event first, then the talk's tags.
+    expect(first.category.map((c: Record<string, string>) => c['@term'])).toEqual(['Conf & Co', 'web', 'a<b']);
     expect(first.published).toBe('2024-05-02T00:00:00.000Z');
   });
 
@@ -73,6 +75,7 @@ describe('feeds', () => {
     // Speakers by name in Dublin Core's creator: RSS's own author takes an e-mail address.
     expect(channel.item[0]['dc:creator']).toEqual(['Ada <b>Lovelace</b>', 'Grace']);
     expect(channel.item[0].author).toBeUndefined();
+    expect(channel.item[0].category).toEqual(['Conf & Co', 'web', 'a<b']);
     expect(channel.item[1].pubDate).toBe('Mon, 01 Jan 2024 00:00:00 GMT');
   });
 
@@ -93,6 +96,7 @@ describe('feeds', () => {
     expect(first.content_html).not.toMatch(/<script|<img/);
     expect(first.attachments).toEqual([{ url: 'https://media.example.org/a.ogv?x=1&y=2', mime_type: 'video/ogg', size_in_bytes: 1234 }]);
     expect(second.content_html).toBe('Plain, a talk at Conf');
+    expect([first.tags, second.tags]).toEqual([['Conf & Co', 'web', 'a<b'], ['Conf']]);
     expect(second.attachments).toBeUndefined();
   });
 
