@@ -16,23 +16,39 @@ export const STATE_DRAFT = 2;
 /** What no page, feed or API record can carry: a control character XML refuses (tab and line breaks aside), half a surrogate pair, or a noncharacter. */
 const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
+/** NOT_TEXT's characters, and any surrogate, paired or not: a quick test that nearly every string passes (NOT_TEXT's is four times slower). */
+const MAYBE_NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/;
+
 /**
  * Each string in a parsed value that holds what is not text (see NOT_TEXT), by its path, with how to
  * fix it. JSON can escape any of them (`\u0000`, `\ud800`) and YAML's double quotes most: a feed with
  * one is not XML, and Pagefind's index refuses it.
  */
-export function textProblems(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; message: string }[] {
-  if (typeof value === 'string') {
-    const bad = NOT_TEXT.exec(value)?.[0];
-    if (bad === undefined) return [];
-    const code = `U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-    const message = /[\ud800-\udfff]/.test(bad)
-      ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
-      : `holds ${code}, ${bad < ' ' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
-    return [{ path, message }];
-  }
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, item]) => textProblems(item, [...path, Array.isArray(value) ? Number(key) : key]));
+export function textProblems(value: unknown): { path: (string | number)[]; message: string }[] {
+  const found: { path: (string | number)[]; message: string }[] = [];
+  // One path, pushed and popped: every file of a build is walked, and nearly all of them hold only text.
+  const path: (string | number)[] = [];
+  const walk = (item: unknown, key: string | number) => {
+    path.push(key);
+    visit(item);
+    path.pop();
+  };
+  const visit = (item: unknown): void => {
+    if (typeof item === 'string') {
+      const bad = MAYBE_NOT_TEXT.test(item) ? NOT_TEXT.exec(item)?.[0] : undefined;
+      if (bad !== undefined) found.push({ path: [...path], message: notTextMessage(bad) });
+    } else if (Array.isArray(item)) item.forEach((inner, i) => walk(inner, i));
+    else if (item !== null && typeof item === 'object') for (const key of Object.keys(item)) walk((item as Record<string, unknown>)[key], key);
+  };
+  visit(value);
+  return found;
+}
+
+function notTextMessage(bad: string): string {
+  const code = `U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return /[\ud800-\udfff]/.test(bad)
+    ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
+    : `holds ${code}, ${bad < ' ' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
 }
 
 /** How a value that is not what was expected is named in a message. */
