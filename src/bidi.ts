@@ -7,6 +7,14 @@ const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 const PARAGRAPH_BREAK = /[\n\r\u001c-\u001e\u0085\u2029]/g;
 
 /**
+ * `text` without explicit bidirectional formatting: for text cut anywhere and shown in pieces (a search
+ * result's excerpt), where no isolate around the whole can close an override left open in a piece.
+ */
+export function withoutBidiFormatting(text: string): string {
+  return EXPLICIT_BIDI.test(text) ? text.replace(new RegExp(EXPLICIT_BIDI.source, 'g'), '') : text;
+}
+
+/**
  * `text` as a first-strong isolate (FSI … PDI), its own isolates closed, when it holds explicit
  * bidirectional formatting: text that goes into a line of plain text with others (a `<title>`, a
  * feed's title), where an override left open (U+202E) would reverse what follows it, the site's

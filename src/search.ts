@@ -11,6 +11,7 @@ import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { talkPath } from './collections.ts';
 import { textLanguageTag } from './languages.ts';
+import { withoutBidiFormatting } from './bidi.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -51,11 +52,6 @@ export function spaceCjkWords(text: string): string {
  * the text, so the summary follows the title, and the fields a result shows of its own come last.
  */
 const FIELD_BREAK = '\n—\n';
-/**
- * Explicit bidirectional formatting (embeddings, overrides, isolates), which is no word to search: left in, an
- * override in a title would reverse the rest of a result's excerpt, which Pagefind cuts anywhere in the text.
- */
-const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
   // The excerpt is mostly the summary's words (the title's where there is none): marked as the talk page marks each.
@@ -63,7 +59,8 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
   const titleLang = textLanguageTag(talk.title, talk.language);
   return {
     url: talkPath(talk),
-    content: spaceCjkWords([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK).replace(EXPLICIT_BIDI, '')),
+    // Bidirectional formatting is no word to search: an override in a title would reverse the rest of an excerpt.
+    content: spaceCjkWords(withoutBidiFormatting([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
     meta: {
       title: talk.title,
       speakers: talk.speakers.join(', '),
