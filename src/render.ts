@@ -272,7 +272,7 @@ type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> &
 };
 
 /** An event in a template's list: `home`'s `events`, each of `events`' `series[].events`. */
-export type EventItem = Pick<EventSummary, 'title' | 'talkCount'> & { url: string; start: EventSummary['start_date']; end: EventSummary['end_date'] };
+export type EventItem = Pick<EventSummary, 'title' | 'talkCount' | 'recordedFrom'> & { url: string; start: EventSummary['start_date']; end: EventSummary['end_date'] };
 
 /** A page's input as its template gets it: the fields in `Changed` remade for the page, and its absolute address. */
 type Viewed<Input, Changed = Record<never, never>> = Omit<Input, keyof Changed> & Changed & { canonical: string };
@@ -285,6 +285,9 @@ export interface EventView {
   canonical: string;
   start: CatalogueEvent['start_date'];
   end: CatalogueEvent['end_date'];
+  /** Its talks' first and last recording dates: what a page can show of an event without dates of its own. */
+  recordedFrom: string | null;
+  recordedTo: string | null;
   website: CatalogueEvent['url'];
   /** HTML, from the event's Markdown. */
   description: string;
@@ -567,6 +570,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     canonical: canonical(site, eventPath(event.slug)),
     start: event.start_date,
     end: event.end_date,
+    ...recordedSpan(talks),
     website: event.url,
     description: renderMarkdown(event.description, 2),
     talks: talks.map(listItem),
@@ -581,5 +585,16 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
 };
 
 function eventItem(e: EventSummary): EventItem {
-  return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, talkCount: e.talkCount };
+  return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, recordedFrom: e.recordedFrom, talkCount: e.talkCount };
+}
+
+function recordedSpan(talks: readonly { recorded: string | null }[]): { recordedFrom: string | null; recordedTo: string | null } {
+  let recordedFrom: string | null = null;
+  let recordedTo: string | null = null;
+  for (const { recorded } of talks) {
+    if (recorded === null) continue;
+    if (recordedFrom === null || recorded < recordedFrom) recordedFrom = recorded;
+    if (recordedTo === null || recorded > recordedTo) recordedTo = recorded;
+  }
+  return { recordedFrom, recordedTo };
 }

@@ -177,6 +177,19 @@ describe("an event's page", () => {
     expect(html.match(/<h\d[ >]/g)).toEqual(['<h1>', '<h2>', '<h3>', '<h2 ']);
   });
 
+  it("of an event without dates, and its line in the lists, give its talks' recording dates", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue: demo } = await loadContent(DEMO_CONTENT);
+    const catalogue: Catalogue = { ...demo, events: demo.events.map((e) => (e.slug === 'datafjord-2025' ? { ...e, start_date: null, end_date: null } : e)) };
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const html = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
+    expect(html('events/datafjord-2025/index.html')).toContain('<p class="meta">Recorded <time datetime="2025-03-06">2025-03-06</time> to <time datetime="2025-03-07">2025-03-07</time> · ');
+    for (const file of ['events/index.html', 'index.html']) expect(html(file)).toMatch(/<a href="\/events\/datafjord-2025\/" dir="auto">[^<]*<\/a> <span class="muted">recorded <time datetime="2025-03-06">2025-03-06<\/time> · /);
+    // An event with dates of its own shows those.
+    expect(html('events/index.html')).toContain('<time datetime="2024-05-16">2024-05-16</time>');
+  });
+
   it('marks the link to the events page as its section, not as the page itself', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
