@@ -250,3 +250,15 @@ export function byEventDate(a: DateOrdered, b: DateOrdered): number {
   const db = b.start_date ?? b.recordedFrom ?? '';
   return da !== db ? (da < db ? 1 : -1) : a.slug < b.slug ? -1 : 1;
 }
+
+/** The first and last recording dates of `talks` (null when none has one): what shows of an event without dates of its own. */
+export function recordedSpan(talks: readonly { recorded: string | null }[]): { recordedFrom: string | null; recordedTo: string | null } {
+  let recordedFrom: string | null = null;
+  let recordedTo: string | null = null;
+  for (const { recorded } of talks) {
+    if (recorded === null) continue;
+    if (recordedFrom === null || recorded < recordedFrom) recordedFrom = recorded;
+    if (recordedTo === null || recorded > recordedTo) recordedTo = recorded;
+  }
+  return { recordedFrom, recordedTo };
+}

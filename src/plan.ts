@@ -6,7 +6,7 @@ import { createHash, hash } from 'node:crypto';
 import { isolated } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
+import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile, recordFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -331,9 +331,7 @@ export function* planParts(
     const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
     // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
     const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
-    let recordedFrom: string | null = null;
-    for (const talk of list) if (talk.recorded !== null && (recordedFrom === null || talk.recorded < recordedFrom)) recordedFrom = talk.recorded;
-    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom } };
+    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom: recordedSpan(list).recordedFrom } };
   };
   /** An event: its talks' records, pages and redirects, and the event's page and feeds. */
   const eventPart = (event: CatalogueEvent, list: CatalogueTalk[]) => {

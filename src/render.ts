@@ -6,7 +6,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { isolated } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
-import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
+import { eventPath, languagePath, named, pagePath, recordedSpan, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed, SITE_NAME } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
@@ -588,13 +588,3 @@ function eventItem(e: EventSummary): EventItem {
   return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, recordedFrom: e.recordedFrom, talkCount: e.talkCount };
 }
 
-function recordedSpan(talks: readonly { recorded: string | null }[]): { recordedFrom: string | null; recordedTo: string | null } {
-  let recordedFrom: string | null = null;
-  let recordedTo: string | null = null;
-  for (const { recorded } of talks) {
-    if (recorded === null) continue;
-    if (recordedFrom === null || recorded < recordedFrom) recordedFrom = recorded;
-    if (recordedTo === null || recorded > recordedTo) recordedTo = recorded;
-  }
-  return { recordedFrom, recordedTo };
-}
