@@ -783,6 +783,9 @@ export async function startServer(options: ServerOptions & { host: string; port:
     void handle(req, res);
   };
   const server = createServer({ connectionsCheckingInterval: 1000 }, onRequest);
+  // Node would answer `Expect: 100-continue` with 100 at once, so a write refused (401, 413, 415) had its
+  // body sent for nothing: the handler sends the 100 where it starts reading a body (writes.ts).
+  server.on('checkContinue', onRequest);
   // A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that
   // comes too late never reaches the handler: it gets Node's own answer, and a line in the log.
   // A connection that failed otherwise (reset by the client) had no request to answer.

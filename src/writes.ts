@@ -74,8 +74,12 @@ function finiteOnly(key: string, value: unknown): unknown {
   return value;
 }
 
-/** The request body as a JSON object, or the error Django REST framework would answer with. */
-async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+/**
+ * The request body as a JSON object, or the error Django REST framework would answer with. A client
+ * that waits for `100 Continue` (the server takes such requests itself, see server.ts) is told to go
+ * on only once the request is known to be wanted: one refused gets its answer without sending the body.
+ */
+async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown>> {
   const length = Number(req.headers['content-length'] ?? 0);
   // No body is no data, whatever its type, as Django REST framework reads it: a PATCH of nothing, a PUT of nothing.
   if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
@@ -85,6 +89,7 @@ async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknow
   const json = /^application\/json\s*(;|$)/i.test(type);
   // A chunked body may turn out to be none, which is no data too: its type is known wrong once a byte comes.
   if (!json && length > 0) throw unsupported();
+  if (/(?:^|\W)100-continue(?:$|\W)/i.test(req.headers.expect ?? '')) res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -206,7 +211,7 @@ export class RecordWriter implements WriteHandler {
   readonly handle = async (req: IncomingMessage, res: ServerResponse, idText: string): Promise<void> => {
     let answer: Status;
     try {
-      answer = await this.answer(req, Number(idText));
+      answer = await this.answer(req, res, Number(idText));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       answer = err.answer;
@@ -229,7 +234,7 @@ export class RecordWriter implements WriteHandler {
   };
 
   /** Answers a request the server did not refuse (see refusal): its credentials are good or absent. */
-  private async answer(req: IncomingMessage, id: number): Promise<Status> {
+  private async answer(req: IncomingMessage, res: ServerResponse, id: number): Promise<Status> {
     const auth = credentials(req.headers.authorization);
     const user = auth.ok ? verifyToken(this.options.tokens, auth.token) : undefined;
     if (req.method === 'OPTIONS') {
@@ -237,7 +242,7 @@ export class RecordWriter implements WriteHandler {
       return { status: 200, body: inertJson(body) };
     }
     if (!user) return fail(401, 'Authentication credentials were not provided.', CHALLENGE);
-    const body = await readJsonBody(req);
+    const body = await readJsonBody(req, res);
     const method = req.method as 'PUT' | 'PATCH';
     const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'] };
     // One write at a time: each reads the file the previous one left.

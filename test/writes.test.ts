@@ -198,6 +198,39 @@ describe('writes through the API', () => {
     expect(await fingerprint(out)).toEqual(before.out);
   });
 
+  it('asks for a body with 100 Continue only once the write is wanted: a refused one never sends it', async () => {
+    /** A PATCH that waits for 100 Continue before its body, as curl's do over 1 KiB. */
+    const expecting = (headers: Record<string, string>, body: string, length = Buffer.byteLength(body)) =>
+      new Promise<{ continued: boolean; status: number; text: string }>((resolve, reject) => {
+        const url = new URL(server.url);
+        let continued = false;
+        const req = request(
+          { host: url.hostname, port: url.port, method: 'PATCH', path: '/api/v2/video/12', headers: { 'Content-Type': 'application/json', Authorization: `Token ${token}`, Expect: '100-continue', 'Content-Length': String(length), ...headers } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              req.destroy();
+              resolve({ continued, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+            });
+          },
+        );
+        req.on('continue', () => {
+          continued = true;
+          req.end(body);
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+    const before = await fingerprint(content);
+    const refused = [await expecting({ Authorization: '' }, '{}'), await expecting({}, '{}', 2 * 1024 * 1024), await expecting({ 'Content-Type': 'text/plain' }, '{}')];
+    expect(refused.map(({ continued, status }) => [continued, status])).toEqual([[false, 401], [false, 413], [false, 415]]);
+    expect(await fingerprint(content)).toEqual(before);
+    const wanted = await expecting({}, JSON.stringify({ title: 'Sent after 100 Continue' }));
+    await writer.settled();
+    expect([wanted.continued, wanted.status, JSON.parse(wanted.text).title]).toEqual([true, 200, 'Sent after 100 Continue']);
+  });
+
   it('answers 503 while a build in another process holds the output, and changes nothing', async () => {
     const other = spawn('sleep', ['30']);
     const lock = path.join(stateDirFor(path.join(root, 'cache'), out), 'lock');
