@@ -190,14 +190,19 @@ describe("an event's page", () => {
     expect(html('events/index.html')).toContain('<time datetime="2024-05-16">2024-05-16</time>');
   });
 
-  it('marks the link to the events page as its section, not as the page itself', async () => {
+  it('marks the link to a page\'s section (the events for an event, the talks for a talk), not as the page itself', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
-    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const plan = planSite(catalogue, { code: '', templates: {} });
+    const pages = plan.parts.flatMap((p) => p.pages);
     const renderer = new SiteRenderer(templates, SITE, 'templates');
-    const current = (file: string) => renderer.output(pages.find((p) => p.path === file)!).match(/<a href="[^"]*" aria-current="[^"]*">/g);
+    const marked = (html: string) => html.match(/<a href="[^"]*" aria-current="[^"]*">/g);
+    const current = (file: string) => marked(renderer.output(pages.find((p) => p.path === file)!));
     expect(current(`events/${catalogue.events[0]!.slug}/index.html`)).toEqual(['<a href="/events/" aria-current="true">']);
     expect(current('events/index.html')).toEqual(['<a href="/events/" aria-current="page">']);
+    // A talk is one of the talks: its page marks their list as its section.
+    const job = plan.parts.flatMap((p) => p.talks)[0]!;
+    expect(marked(renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }))).toEqual(['<a href="/talks/" aria-current="true">']);
   });
 });
 
