@@ -248,6 +248,11 @@ export interface CacheLimits {
 }
 
 const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size && file.mtimeMs === stats.mtimeMs && file.ino === stats.ino;
+/**
+ * Whether If-Range's validator still names the file, so that the range asked for is of these bytes: its
+ * ETag, or its Last-Modified date once that is a strong validator, a second or more past (RFC 9110 §8.8.2.2).
+ */
+const stillSame = (validator: string | string[], file: CachedFile) => validator === file.etag || (validator === file.lastModified && Date.now() - file.mtimeMs >= 1000);
 /** What an entry costs besides its body, so that entries without one are bounded too. */
 const ENTRY_COST = 256;
 /** How long a lookup waits for the output to be back while a build swaps it (see lookup): the swap is two renames. */
@@ -590,7 +595,7 @@ function createHandler(options: ServerOptions): Handler {
       return true;
     }
     const ifRange = req.headers['if-range'];
-    const range = head || (ifRange !== undefined && ifRange !== identity.etag) ? undefined : byteRange(req.headers.range, identity.size);
+    const range = head || (ifRange !== undefined && !stillSame(ifRange, identity)) ? undefined : byteRange(req.headers.range, identity.size);
     let file = identity;
     let fileRel = rel;
     let encoding: string | undefined;

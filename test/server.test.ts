@@ -614,6 +614,12 @@ describe('precompressed copies', () => {
     const stale = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-3', 'If-Range': '"not-the-etag"' });
     expect(stale.status).toBe(200);
     expect(stale.text).toBe(OUTPUT['assets/style.css']);
+    // A date names the file as its Last-Modified does, to the second: any other is a whole file.
+    await utimes(path.join(s.out, 'assets/style.css'), new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:05Z'));
+    const dated = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-3', 'If-Range': 'Fri, 02 Jan 2026 03:04:05 GMT' });
+    expect([dated.status, dated.text]).toEqual([206, OUTPUT['assets/style.css']!.slice(0, 4)]);
+    const older = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-3', 'If-Range': 'Fri, 02 Jan 2026 03:04:04 GMT' });
+    expect([older.status, older.text]).toEqual([200, OUTPUT['assets/style.css']]);
   });
 
   it.each(['/assets/style.css.br', '/assets/style.css.gz', '/index.html.gz', '/video/1/talk-1/index.html.br', '/api/v2/video/1.br', '/nginx.conf', '/_headers', '/.env', '/../secret.txt'])(
