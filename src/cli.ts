@@ -30,13 +30,13 @@ function helpText<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): s
     const dflt = o.default !== undefined ? ` (default: ${o.default})` : '';
     return `  ${flag.padEnd(22)} ${o.description}${dflt}`;
   });
-  rows.push(`  ${'--help'.padEnd(22)} show this help`);
+  rows.push(`  ${'--help, -h'.padEnd(22)} show this help`);
   return [`Usage: npm run ${spec.name} -- ${spec.args ? `${spec.args} ` : ''}[options]`, '', spec.summary, '', 'Options:', ...rows, ...(spec.notes ? ['', spec.notes] : []), ''].join('\n');
 }
 
 /** Parses argv; prints help and exits on --help, prints the problem and exits 2 on a bad option. */
 export function parseCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv = process.argv.slice(2)): Values<O> & { _: string[] } {
-  const options: Record<string, { type: 'string' | 'boolean'; default?: string }> = { help: { type: 'boolean' } };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
   // Defaults after the paths given are read from the shell's folder (see typedPath): they are the package's own.
   for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type };
   let values: Record<string, unknown>;
@@ -44,7 +44,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.args !== undefined }));
   } catch (err) {
-    process.stderr.write(`${spec.name}: ${parseFailure(err as Error & { code?: string }, Object.keys(options))}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
+    process.stderr.write(`${spec.name}: ${parseFailure(err as Error & { code?: string }, spec.options)}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
     process.exit(2);
   }
   if (values.help) {
@@ -76,14 +76,24 @@ export function typedPath(typed: string, command: string): string {
 }
 
 /**
- * Node's reason an argument list does not parse, with the option meant when one is near: for an unknown
- * option it is told what to do with a positional that starts with a dash, which no command here takes.
+ * Why an argument list does not parse, in the commands' own words (Node's as they are for anything else), with
+ * the option meant when one is near: for an unknown option Node tells what to do with a positional that starts
+ * with a dash, which no command here takes.
  */
-function parseFailure(err: Error & { code?: string }, known: string[]): string {
+function parseFailure(err: Error & { code?: string }, options: Record<string, OptionSpec>): string {
   const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(-{1,2})([^'=]*)/.exec(err.message) : null;
-  if (!unknown) return err.message;
-  const meant = closest(unknown[2]!, known);
-  return `unknown option ${unknown[1]}${unknown[2]}${meant ? `; did you mean --${meant}?` : ''}`;
+  if (unknown) {
+    const meant = closest(unknown[2]!, ['help', ...Object.keys(options)]);
+    return `unknown option ${unknown[1]}${unknown[2]}${meant ? `; did you mean --${meant}?` : ''}`;
+  }
+  // "argument missing" at the end of the line, "argument is ambiguous" before another option.
+  const needsValue = /^Option '--([^' ]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(err.message)?.[1];
+  if (needsValue) return `--${needsValue} needs a value: --${needsValue} ${options[needsValue]?.value ?? 'VALUE'}`;
+  const flag = /^Option '--([^']+)' does not take an argument/.exec(err.message)?.[1];
+  if (flag) return `--${flag} takes no value: give it alone to turn it on`;
+  const extra = /^Unexpected argument '([^']*)'/.exec(err.message)?.[1];
+  if (extra !== undefined) return `unexpected argument "${extra}": this command takes options only`;
+  return err.message;
 }
 
 /** An option's value that its command cannot take: exit code 2, as for an unknown option. */

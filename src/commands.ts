@@ -70,8 +70,8 @@ export const buildCommand = {
 
 export const checkCommand = {
   name: 'check',
-  summary: 'Validate every content file and compile the templates, reporting every problem, one per line as file:line:col.\nWrites nothing (--out is accepted so build and check share their options).',
-  options: contentOptions,
+  summary: 'Validate every content file and compile the templates, reporting every problem, one per line as file:line:col.\nWrites nothing.',
+  options: { ...contentOptions, out: { ...contentOptions.out, description: 'not written: accepted so that check takes the options of build' } },
   notes: 'Exit code: 0 when everything is valid, 1 when any file has a problem, 2 for a bad option.',
 };
 
@@ -372,10 +372,7 @@ export const importCommand = {
 export async function runImport(values: { content: string; _: string[] }): Promise<number> {
   const [kind, typed, ...rest] = values._;
   const source = typed && typedPath(typed, importCommand.name);
-  if (kind !== 'pyvideo' || !source || rest.length > 0) {
-    process.stderr.write('import: expected "pyvideo <path-to-pyvideo-data>"; run "npm run import -- --help"\n');
-    return 2;
-  }
+  if (kind !== 'pyvideo' || !source || rest.length > 0) throw new OptionError('expected "pyvideo <path-to-pyvideo-data>"');
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
   const report = await importPyvideo({ source, content: values.content, progress: terminalProgress() });
@@ -433,7 +430,7 @@ function mustExist(tokens: string): void {
 
 /** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
-  if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new Error(`the tokens file ${values.tokens} is inside the served folder ${values.dir}; keep it outside`);
+  if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new OptionError(`--tokens ${values.tokens} is inside the served folder (--dir ${values.dir}); keep it outside`);
   // A write rebuilds the served folder from the content folder.
   checkFolders({ content: values.content, templates: values.templates, out: values.dir, cache: values.cache }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
@@ -456,11 +453,8 @@ export const tokenCommand = {
 
 export async function runToken(values: { tokens: string; _: string[] }): Promise<number> {
   const [action, name, ...rest] = values._;
-  const usage = () => {
-    process.stderr.write('token: expected "add NAME", "remove NAME" or "list"; run "npm run token -- --help"\n');
-    return 2;
-  };
-  if (rest.length > 0) return usage();
+  const usage = () => new OptionError('expected "add NAME", "remove NAME" or "list"');
+  if (rest.length > 0) throw usage();
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
     mustExist(values.tokens);
@@ -469,7 +463,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
     if (entries.length === 0) process.stderr.write(`${values.tokens} holds no tokens; add one with "npm run token -- add NAME"\n`);
     return 0;
   }
-  if (name === undefined) return usage();
+  if (name === undefined) throw usage();
   if (action === 'add') {
     const token = await addToken(values.tokens, name);
     process.stderr.write(`added token "${name}" to ${values.tokens}; it is shown this once:\n`);
@@ -485,5 +479,5 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
     process.stderr.write(`token: ${values.tokens} has no token named "${name}"\n`);
     return 1;
   }
-  return usage();
+  throw usage();
 }

@@ -148,6 +148,18 @@ describe('commands', () => {
     expect(folder.status).toBe(2);
     expect(folder.stderr).toContain('--base-url must be the root of a host (https://talks.example.org), not a folder on it ("/catalogue/")');
     expect(cli('serve', ['--port', '70000']).status).toBe(2);
+    // Each of Node's reasons, in the commands' words; a command's arguments too.
+    const said = (name: string, args: string[]) => {
+      const { status, stderr } = cli(name, args);
+      return [status, stderr.split('\n')[0]];
+    };
+    expect(said('serve', ['--port'])).toEqual([2, 'serve: --port needs a value: --port N']);
+    expect(said('serve', ['--port', '--quiet'])).toEqual([2, 'serve: --port needs a value: --port N']);
+    expect(said('build', ['--clean=yes'])).toEqual([2, 'build: --clean takes no value: give it alone to turn it on']);
+    expect(said('build', ['extra'])).toEqual([2, 'build: unexpected argument "extra": this command takes options only']);
+    expect(said('token', ['frob'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"']);
+    expect(said('import', ['pyvideo'])).toEqual([2, 'import: expected "pyvideo <path-to-pyvideo-data>"']);
+    expect(cli('check', ['-h'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Usage: npm run check -- \[options\]/) });
   });
 
   it('token: adds, lists and removes tokens; a missing file or an unknown name is an error', async () => {

@@ -459,7 +459,7 @@ describe('serve --tokens', () => {
     let err = '';
     inside.stderr.on('data', (c: Buffer) => (err += c));
     const code = await new Promise<number | null>((resolve) => inside.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(err).toContain('is inside the served folder');
+    expect(code).toBe(2);
+    expect(err).toContain(`--tokens ${tokens} is inside the served folder (--dir ${dir}); keep it outside`);
   }, 60_000);
 });
