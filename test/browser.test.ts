@@ -403,6 +403,36 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('counts in each option of a filter the talks the query finds, whatever is chosen, and without a query every talk', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    const counts = async (filter: string): Promise<Record<string, number>> =>
+      Object.fromEntries(
+        (await page.locator(`#f-${filter} option`).allTextContents()).slice(1).map((label) => {
+          const [, name, n] = /^(.*) \((\d+)\)$/.exec(label)!;
+          return [name, Number(n)];
+        }),
+      );
+    const talksFound = async () => Number(/^(\d+) talks?/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
+    await expect.poll(async () => Object.keys(await counts('year')).length).toBeGreaterThan(1);
+    const every = await counts('year');
+    await search(page, 'asyncio');
+    const years = await counts('year');
+    // Every talk has a language: the options add up to the talks found.
+    expect(Object.values(await counts('language')).reduce((a, b) => a + b, 0)).toBe(await talksFound());
+    expect(Object.keys(years)).toEqual(Object.keys(every));
+    expect(Object.entries(years).some(([year, n]) => n > 0 && n < every[year]!)).toBe(true);
+    const [year, n] = Object.entries(years).find(([, count]) => count > 0)!;
+    await page.selectOption('#f-year', year);
+    await page.locator(`#search-status[data-query="${new URLSearchParams({ q: 'asyncio', year })}"]`).waitFor();
+    expect(await talksFound()).toBe(n);
+    expect(await counts('year')).toEqual(years);
+    await page.selectOption('#f-year', '');
+    await page.locator('#q').fill('');
+    await expect.poll(() => counts('year')).toEqual(every);
+    expect(problems).toEqual([]);
+  });
+
   it('shows each batch once however fast "Show more" is pressed, keeps the keyboard in the results, and shows a deep-linked filter the index lacks', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/?language=English`);

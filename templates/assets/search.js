@@ -112,7 +112,7 @@ async function reachOfShard(results, words) {
 async function searchAll(term, filters) {
   const words = term.split(/\s+/).map(bare).filter(Boolean);
   const answers = await Promise.all(indexes.map((shard) => shard.search(term || null, { filters })));
-  const found = indexes.map((shard, n) => ({ shard, results: answers[n].results })).filter(({ results }) => results.length > 0);
+  const found = indexes.map((shard, n) => ({ shard, results: answers[n].results, counts: answers[n].filters })).filter(({ results }) => results.length > 0);
   if (words.length === 0 || indexes.length === 1 || found.length === 0) return merged(found);
   const reach = await Promise.all(found.map(({ results }) => reachOfShard(results, words)));
   // Asked once per shard and word, and only of a shard whose results might have fallen back to a start.
@@ -147,25 +147,40 @@ async function searchAll(term, filters) {
   return merged(found.filter((_, n) => stands[n]));
 }
 
-/** The indexes' results in one list by score, the pages' marked as such. */
-const merged = (found) => found.flatMap(({ shard, results }) => (shard === pagesIndex ? results.map((result) => Object.assign(result, { page: true })) : results)).sort((a, b) => b.score - a.score);
+/** The indexes' results in one list by score, the pages' marked as such, and their filter counts added up. */
+const merged = (found) => ({
+  results: found.flatMap(({ shard, results }) => (shard === pagesIndex ? results.map((result) => Object.assign(result, { page: true })) : results)).sort((a, b) => b.score - a.score),
+  counts: addCounts(found.map(({ counts }) => counts)),
+});
 
 /** "3 talks", "1 page"; nothing for none. */
 const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`);
 
+/** Every talk's filter values, counted: the lists' options. */
+let catalogueCounts;
+/** The counts of the talks the query finds, whatever the filters (null without a query): what the options show. */
+let queryCounts = null;
+
+/** Each option with its count: of the talks the query finds, or of all talks. */
+function showCounts() {
+  const counts = queryCounts ?? catalogueCounts;
+  if (!counts) return;
+  for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${option.value} (${counts[select.dataset.filter]?.[option.value] ?? 0})`;
+}
+
 // The filter lists come from the index itself, so they always match what can be found.
 async function loadFilters() {
-  const available = addCounts(await Promise.all(shards.map((shard) => shard.filters())));
+  catalogueCounts = addCounts(await Promise.all(shards.map((shard) => shard.filters())));
   for (const select of selects) {
     const current = select.value;
-    const counts = available[select.dataset.filter] ?? Object.create(null);
+    const counts = catalogueCounts[select.dataset.filter] ?? Object.create(null);
     const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
     select.replaceChildren(select.options[0]);
-    for (const name of names) select.add(new Option(`${name} (${counts[name]})`, name));
-    // A deep link's value the index lacks still filters the results: the list says so.
-    if (current && !(current in counts)) select.add(new Option(`${current} (0)`, current));
+    // A deep link's value the index lacks still filters the results: the list shows it, with no talk.
+    for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(name, name));
     select.value = current;
   }
+  showCounts();
 }
 
 /** A space after a Chinese or Japanese character, before another or a comma: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
@@ -249,16 +264,22 @@ async function run() {
   history.replaceState(null, '', qs ? `?${qs}` : location.pathname);
   // Counted as the index counts: "c#" is the one letter c, which nearly every talk has.
   const longest = Math.max(0, ...term.split(/\s+/).map((word) => bare(word).length));
-  if (longest < MIN_LENGTH && !CJK.test(term) && Object.keys(filters).length === 0) {
+  const narrowed = Object.keys(filters).length > 0;
+  if (longest < MIN_LENGTH && !CJK.test(term) && !narrowed) {
     list.replaceChildren();
     more.hidden = true;
     status.textContent = term ? 'Type at least two letters.' : '';
     status.dataset.query = qs;
+    queryCounts = null;
+    showCounts();
     return;
   }
-  const found = await searchAll(spaced(term), filters);
+  // The options count what the query finds in each year, event or language, whichever is chosen now.
+  const [found, unfiltered] = await Promise.all([searchAll(spaced(term), filters), term && narrowed ? searchAll(spaced(term), {}) : undefined]);
   if (ticket !== latest) return;
-  results = found;
+  queryCounts = term ? (unfiltered ?? found).counts : null;
+  showCounts();
+  results = found.results;
   shown = 0;
   list.replaceChildren();
   await showMore();
@@ -266,7 +287,7 @@ async function run() {
   const n = results.length;
   const pages = results.filter((result) => result.page).length;
   // Filters leave the pages out: they have no event, year or language.
-  const none = pagesIndex && Object.keys(filters).length === 0 ? 'No talks or pages found.' : 'No talks found.';
+  const none = pagesIndex && !narrowed ? 'No talks or pages found.' : 'No talks found.';
   status.textContent = n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`;
   // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
   status.dataset.query = qs;
