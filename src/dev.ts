@@ -4,7 +4,7 @@
 // Pages come first: a changed shard of the search index (Pagefind indexes it
 // again whole, which takes seconds on a large catalogue) follows in a build of
 // its own, which a newer change stops.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar from 'chokidar';
@@ -17,6 +17,8 @@ export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
 /** How soon a build refused because another process was writing the output is tried again. */
 const LOCKED_RETRY = 500;
+/** How often the content and templates folders are checked for being another folder than the one watched. */
+const FOLLOW_EVERY = 500;
 
 // Loaded from our own origin, so the pages' Content-Security-Policy allows it.
 const CLIENT = `(() => {
@@ -168,11 +170,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   await running;
 
   let timer: NodeJS.Timeout | undefined;
-  // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would
-  // still be listed when the build starts; the wait below gathers an editor's remove-and-write just as well.
-  const watcher = chokidar.watch([options.content, options.templates], { ignoreInitial: true, atomic: false });
   const contentDir = path.resolve(options.content);
-  watcher.on('all', (event, changed) => {
+  const seen = (event: string, changed: string) => {
     const name = path.relative(contentDir, path.resolve(changed)).split(path.sep).join('/');
     // A folder added or removed: the next build lists the content afresh.
     if (!name.startsWith('../')) listing.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
@@ -180,8 +179,32 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     waiting = true;
     // Editors save in bursts (temp file, rename, chmod): wait for the burst to end.
     timer = setTimeout(schedule, 80);
-  });
+  };
+  // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would
+  // still be listed when the build starts; the wait below gathers an editor's remove-and-write just as well.
+  const folders = [options.content, options.templates];
+  const watch = () => chokidar.watch(folders, { ignoreInitial: true, atomic: false }).on('all', seen);
+  // The inode alone may be the removed folder's, given again to the next folder made; the two were not born together.
+  const folderIds = () =>
+    folders
+      .map((dir) => {
+        const stats = statSync(dir, { throwIfNoEntry: false });
+        return stats ? `${stats.ino}@${stats.birthtimeMs}` : '-';
+      })
+      .join(' ');
+  let watchedIds = folderIds();
+  let watcher = watch();
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // The watcher follows the folders it was given, not their names: one removed and made again, or another put in
+  // its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
+  const follow = setInterval(() => {
+    const ids = folderIds();
+    if (ids === watchedIds) return;
+    watchedIds = ids;
+    void watcher.close();
+    watcher = watch();
+    seen('addDir', contentDir);
+  }, FOLLOW_EVERY).unref();
 
   return {
     ...server,
@@ -194,6 +217,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       clearTimeout(timer);
       clearTimeout(saving);
       clearTimeout(retry);
+      clearInterval(follow);
       await watcher.close();
       for (const client of clients) client.end();
       await running;

@@ -21,10 +21,12 @@ const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */
 const isContent = (name: string) => ANY_CASE_DATA_FILE.test(name) || (name.startsWith(`${PAGES_DIR}/`) && !EDITOR_LEFTOVER.test(name));
 
-export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ino: number } };
+export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ctimeMs: number; ino: number } };
 
-/** Every content file (data files, and pages) under `dir` with the three numbers of its stat that matter, sorted by path. */
+/** Every content file (data files, and pages) under `dir` with the numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
+  // fast-glob lists a folder that is not there as empty: a build of it would unpublish the whole site.
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir}: the content folder is not there (removed or renamed?); put it back to build`);
   const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter(isContent).sort();
   // A file removed between the listing and its stat is not there.
   return names.flatMap((name) => {
@@ -33,10 +35,14 @@ export async function listContent(dir: string): Promise<ContentEntry[]> {
   });
 }
 
-/** Only the numbers are kept: a full Stats object per file would weigh more than the catalogue. */
+/**
+ * Only the numbers are kept: a full Stats object per file would weigh more than the catalogue. The change
+ * time too, which nothing but the system sets: a file written again with its size and with its modification
+ * time put back (`touch -d`, `cp -p`, `rsync -t`, a file system whose times are whole seconds) has a new one.
+ */
 function statOf(dir: string, name: string): ContentEntry['stats'] {
   const stats = statSync(path.join(dir, name), { throwIfNoEntry: false });
-  return stats?.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino } : undefined;
+  return stats?.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino } : undefined;
 }
 
 /**
@@ -91,7 +97,7 @@ export function countStale(entries: ContentEntry[], cache: LoadCache | undefined
   return stale;
 }
 
-/** One string that changes whenever any content file is added, removed, or changes size, mtime or inode. */
+/** One string that changes whenever any content file is added, removed, or changes size, mtime, ctime or inode. */
 export function contentSignature(entries: ContentEntry[]): string {
   return createHash('sha1')
     .update(entries.map((e) => `${e.path}\0${statKey(e.stats!)}\n`).join(''))
@@ -100,5 +106,5 @@ export function contentSignature(entries: ContentEntry[]): string {
 
 type Stats = NonNullable<ContentEntry['stats']>;
 /** Made once per stat: a watched listing keeps the stats of the files it did not see change. */
-export const statKey = (s: Stats) => cached(statKeys, s, () => `${s.size}:${s.mtimeMs}:${s.ino}`);
+export const statKey = (s: Stats) => cached(statKeys, s, () => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}`);
 const statKeys = new WeakMap<Stats, string>();

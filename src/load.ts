@@ -6,7 +6,7 @@
 // need), not its long texts: a page is rendered from the full record, read
 // again by whoever renders it. Memory grows with the number of talks, not
 // with the size of their descriptions. Files unchanged since a previous load
-// (same size, mtime and inode) are taken from that load's cache unread.
+// (same size, mtime, ctime and inode) are taken from that load's cache unread.
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

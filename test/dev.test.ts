@@ -221,6 +221,35 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
   });
 
+  it('follows a content folder removed and made again, or another put in its place, and publishes nothing while it is gone', async () => {
+    const { server, root, content, results } = await devOnDemo();
+    const talk = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
+    const page = '/video/12/asyncio-in-production-lessons/';
+    const title = async () => /<h1[^>]*>([^<]*)<\/h1>/.exec((await raw(server.url, 'GET', page)).text)?.[1];
+    const retitled = async (dir: string, text: string) => writeFile(path.join(dir, talk), (await readFile(path.join(DEMO_CONTENT, talk), 'utf8')).replace(/^title: .*$/m, `title: ${text}`));
+    await rm(content, { recursive: true });
+    await expect.poll(() => results.length).toBeGreaterThan(1);
+    await server.idle();
+    expect(results.at(-1)).toMatchObject({ ok: false, errors: [expect.stringContaining('the content folder is not there')] });
+    expect(await title()).toBe('asyncio in Production: Five Outages and What They Taught Us');
+    // Made again: a copy moved into its place.
+    const copy = path.join(root, 'copy');
+    await cp(DEMO_CONTENT, copy, { recursive: true });
+    await retitled(copy, 'Made again');
+    await rename(copy, content);
+    await expect.poll(title, { timeout: 10_000 }).toBe('Made again');
+    await retitled(content, 'Saved in the new folder');
+    await expect.poll(title, { timeout: 10_000 }).toBe('Saved in the new folder');
+    // Swapped for another by renames, as a checkout of a branch may.
+    await cp(content, copy, { recursive: true });
+    await retitled(copy, 'Swapped in');
+    await rename(content, path.join(root, 'old'));
+    await rename(copy, content);
+    await expect.poll(title, { timeout: 10_000 }).toBe('Swapped in');
+    await retitled(content, 'Saved after the swap');
+    await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
+  }, 60_000);
+
   it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
     const { server, root, content, results } = await devOnDemo();
     await server.idle();

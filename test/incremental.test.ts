@@ -1,7 +1,7 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
 import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -261,6 +261,21 @@ describe('incremental builds', () => {
     await writeFile(file, await readFile(file));
     expect((await incremental()).written).toBe(0);
     expect(await fingerprint(out)).toEqual(before);
+  });
+
+  it('an edit that keeps the size and the modification time (touch -d, cp -p, rsync -t) is still seen: its change time is new', async () => {
+    const file = await talkFile(12);
+    // A whole second, which a time set again gives back exactly (the system's own has nanoseconds).
+    const when = new Date('2026-01-02T03:04:05Z');
+    await utimes(file, when, when);
+    await incremental();
+    const text = await readFile(file, 'utf8');
+    const renamed = text.replace(/^(title: .*?)([a-z])/m, (_, head: string, c: string) => `${head}${c === 'x' ? 'y' : 'x'}`);
+    expect(renamed.length).toBe(text.length);
+    await writeFile(file, renamed);
+    await utimes(file, when, when);
+    expect((await incremental()).written).toBeGreaterThan(0);
+    await expectSameAsClean();
   });
 
   it('a template change rebuilds what uses that template, and only that', async () => {

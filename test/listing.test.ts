@@ -35,6 +35,8 @@ describe('the content listing', () => {
     expect(removed).not.toBe(touched);
     await writeFile(path.join(content, '_pages', 'faq.md'), '---\ntitle: FAQ\n---\n');
     expect(contentSignature(await listContent(content))).not.toBe(removed);
+    // A content folder that is not there is no empty catalogue: its build would unpublish the site.
+    await expect(listContent(path.join(content, 'gone'))).rejects.toThrow('the content folder is not there');
   });
 });
 
