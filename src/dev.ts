@@ -17,7 +17,7 @@ export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
 /** How soon a build refused because another process was writing the output is tried again. */
 const LOCKED_RETRY = 500;
-/** How often the content and templates folders are checked for being another folder than the one watched. */
+/** How often the content and templates folders are checked for being another folder than the one watched, and the output for being there. */
 const FOLLOW_EVERY = 500;
 
 // Loaded from our own origin, so the pages' Content-Security-Policy allows it.
@@ -197,13 +197,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   // The watcher follows the folders it was given, not their names: one removed and made again, or another put in
   // its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
+  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save.
+  let outThere = existsSync(options.out);
   const follow = setInterval(() => {
     const ids = folderIds();
-    if (ids === watchedIds) return;
-    watchedIds = ids;
-    void watcher.close();
-    watcher = watch();
-    seen('addDir', contentDir);
+    const wasThere = outThere;
+    outThere = existsSync(options.out);
+    if (ids !== watchedIds) {
+      watchedIds = ids;
+      void watcher.close();
+      watcher = watch();
+      seen('addDir', contentDir);
+    } else if (wasThere && !outThere && !running) seen('addDir', contentDir);
   }, FOLLOW_EVERY).unref();
 
   return {

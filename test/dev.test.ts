@@ -221,7 +221,7 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
   });
 
-  it('follows a content folder removed and made again, or another put in its place, and publishes nothing while it is gone', async () => {
+  it('follows a content folder removed and made again, or another put in its place, publishing nothing while it is gone, and builds an output removed by hand again', async () => {
     const { server, root, content, results } = await devOnDemo();
     const talk = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
     const page = '/video/12/asyncio-in-production-lessons/';
@@ -248,6 +248,11 @@ describe('npm run dev', () => {
     await expect.poll(title, { timeout: 10_000 }).toBe('Swapped in');
     await retitled(content, 'Saved after the swap');
     await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
+    // The output removed by hand is built again, whole.
+    await rm(path.join(root, 'dist'), { recursive: true });
+    await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
+    await server.idle();
+    expect(results.at(-1)).toMatchObject({ ok: true, summary: { incremental: false } });
   }, 60_000);
 
   it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
