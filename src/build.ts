@@ -805,6 +805,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
       const writeState = stateDir && !deferredStateDir;
       if (output instanceof Patch) {
+        output.checkOutput();
         const move = writeState ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
         await output.commit(staged, removes, move);
       } else {

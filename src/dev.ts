@@ -197,18 +197,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   // The watcher follows the folders it was given, not their names: one removed and made again, or another put in
   // its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
-  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save.
-  let outThere = existsSync(options.out);
+  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save. Known by
+  // its API's folder: a build still running may make the output's folder again for the files it writes.
+  const hasOutput = () => existsSync(path.join(options.out, 'api', 'v2'));
+  let outThere = hasOutput();
   const follow = setInterval(() => {
     const ids = folderIds();
     const wasThere = outThere;
-    outThere = existsSync(options.out);
+    outThere = hasOutput();
     if (ids !== watchedIds) {
       watchedIds = ids;
       void watcher.close();
       watcher = watch();
       seen('addDir', contentDir);
-    } else if (wasThere && !outThere && !running) seen('addDir', contentDir);
+    } else if (wasThere && !outThere) seen('addDir', contentDir);
   }, FOLLOW_EVERY).unref();
 
   return {

@@ -202,6 +202,7 @@ export class Patch {
     readonly outDir: string,
     private readonly stateDir: string,
     readonly target: WriteTarget,
+    private readonly outIno: number,
   ) {}
 
   static async open(outDir: string, stateDir: string): Promise<Patch> {
@@ -211,7 +212,15 @@ export class Patch {
     const tag = `${process.pid}-${Date.now().toString(36)}`;
     await mkdir(stateDir, { recursive: true });
     await writeFileAtomic(path.join(stateDir, 'pending'), tag);
-    return new Patch(resolved, stateDir, { root: resolved, mode: 'patch', tag });
+    return new Patch(resolved, stateDir, { root: resolved, mode: 'patch', tag }, statSync(resolved).ino);
+  }
+
+  /**
+   * Fails when the output was removed while the patch was made (`rm -rf dist`), or replaced: the files the
+   * patch wrote since may have made its folder again, which holds them alone, not the output it patches.
+   */
+  checkOutput(): void {
+    if (statSync(this.outDir, { throwIfNoEntry: false })?.ino !== this.outIno) throw new Error(`${this.outDir} was removed or replaced during the build; build again`);
   }
 
   async commit(staged: string[], removes: string[], moves: [string, string][]): Promise<void> {
