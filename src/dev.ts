@@ -54,8 +54,10 @@ export interface DevServer extends RunningServer {
 export async function startDev(options: DevOptions): Promise<DevServer> {
   const clients = new Set<ServerResponse>();
   let problems: string[] = [];
+  /** Whether the output holds a build: known by its API's folder, as a build may make the output's folder for the files it writes. */
+  const hasOutput = () => existsSync(path.join(options.out, 'api', 'v2'));
   /** Whether the output holds a build to show: the folder's from before, or this server's. */
-  let built = existsSync(path.join(options.out, 'api', 'v2'));
+  let built = hasOutput();
   const send = (event: string, data: unknown) => {
     for (const client of clients) client.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
@@ -197,20 +199,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   // The watcher follows the folders it was given, not their names: one removed and made again, or another put in
   // its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
-  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save. Known by
-  // its API's folder: a build still running may make the output's folder again for the files it writes.
-  const hasOutput = () => existsSync(path.join(options.out, 'api', 'v2'));
-  let outThere = hasOutput();
+  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save.
+  let outThere = built;
   const follow = setInterval(() => {
     const ids = folderIds();
-    const wasThere = outThere;
-    outThere = hasOutput();
-    if (ids !== watchedIds) {
+    const moved = ids !== watchedIds;
+    const there = hasOutput();
+    const gone = outThere && !there;
+    outThere = there;
+    if (moved) {
       watchedIds = ids;
       void watcher.close();
       watcher = watch();
-      seen('addDir', contentDir);
-    } else if (wasThere && !outThere) seen('addDir', contentDir);
+    }
+    if (moved || gone) seen('addDir', contentDir);
   }, FOLLOW_EVERY).unref();
 
   return {
