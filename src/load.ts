@@ -453,14 +453,12 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       const first = locate(owner, ['id']);
       unused = (unused ?? [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
       const later = digests.get(owner)!.digest.added < digest.added;
-      errors.push(
-        new ContentError(
-          file,
-          locate(name, ['id']),
-          'id',
-          `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`,
-        ),
-      );
+      // talk.yaml beside talk.json: a talk being moved to the other format, whose old file is still there.
+      const twin = owner.replace(DATA_FILE, '') === name.replace(DATA_FILE, '');
+      const fix = twin
+        ? 'these are one talk in two formats: keep one of the two files'
+        : `ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`;
+      errors.push(new ContentError(file, locate(name, ['id']), 'id', `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ${fix}`));
       continue;
     }
     idOwners.set(digest.id, name);
