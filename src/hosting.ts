@@ -453,6 +453,9 @@ function caddySite(comment: string, name: string, matcher: string, kind: FileKin
   return [`\t# ${comment}`, `\t@${name} ${matcher}`, `\thandle @${name} {`, ...caddyHeaders(kind, '\t\t'), ...caddyFileServer(kind, '\t\t'), '\t}'];
 }
 
+/** The request headers that make file_server answer with less than the whole file (a 304, a 412, a 206). */
+const CONDITIONAL_HEADERS = ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'If-Range', 'Range'];
+
 /** The Caddyfile with the site address and root as given. */
 export function caddyConfig({ root, listen }: NginxOptions): string {
   const i = '\t\t\t';
@@ -532,6 +535,9 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     "\t\t@not_found expression {err.status_code} == 404 || ({err.status_code} == 500 && {err.message}.contains('name too long'))",
     '\t\thandle @not_found {',
     '\t\t\trewrite * /404.html',
+    // The request's validators and range were about the missing address, not 404.html: file_server would
+    // answer them against the page (a reload's If-None-Match an empty 404, a Range part of the page).
+    ...CONDITIONAL_HEADERS.map((name) => `\t\t\trequest_header -${name}`),
     ...caddyHeaders('page', '\t\t\t'),
     '\t\t\tfile_server {',
     '\t\t\t\tstatus 404',

@@ -65,6 +65,13 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
       expect(missing.status, missingPath).toBe(404);
       expect(missing.body.equals(await file('404.html'))).toBe(true);
     }
+    // A browser's reload of a 404 sends the page's validators back, and a client may ask for a range: still the whole 404 page.
+    const page = await get('/no/such/page/');
+    const validators: Record<string, string>[] = [{ 'If-None-Match': page.headers.etag as string }, { 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }, { 'If-Match': '"other"' }, { Range: 'bytes=0-9' }];
+    for (const headers of validators) {
+      const missing = await get('/no/such/page/', headers);
+      expect([headers, missing.status, missing.body.equals(await file('404.html'))]).toEqual([headers, 404, true]);
+    }
     for (const rel of [...HOST_FILES, 'index.html.gz', 'talks/index.html.br']) {
       expect(existsSync(path.join(served.dist, rel)), rel).toBe(true);
       expect((await get(`/${rel}`)).status, rel).toBe(404);
