@@ -75,6 +75,26 @@ function finiteOnly(key: string, value: unknown): unknown {
 }
 
 /**
+ * How deep a body may nest its objects and lists: a record's fields are text, numbers and lists of text, two
+ * levels with the body's own object. A deeper value would be refused by validation, but it is written into the
+ * content file before validation reads it, and the editors fail on it (jsonc-parser from about 100 levels, yaml
+ * from about 500), which answered 500.
+ */
+const MAX_DEPTH = 32;
+
+/** Whether `value` nests objects and lists more than `max` levels deep; without recursion, as it may be deeper than the stack. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * The request body as a JSON object, or the error Django REST framework would answer with. A client
  * that waits for `100 Continue` (the server takes such requests itself, see server.ts) is told to go
  * on only once the request is known to be wanted: one refused gets its answer without sending the body.
@@ -106,6 +126,7 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   } catch (err) {
     throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
   }
+  if (nestsDeeper(value, MAX_DEPTH)) throw new HttpError(fail(400, `JSON parse error - nested more than ${MAX_DEPTH} levels deep`));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError({ status: 400, body: inertJson({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`] }) });
   }

@@ -178,6 +178,12 @@ describe('writes through the API', () => {
     // A number past what a double holds is no Infinity (nor null, as JSON.stringify would write it).
     const huge = await send('PATCH', 12, '{"duration": 1e400}');
     expect([huge.status, json(huge).detail]).toEqual([400, 'JSON parse error - Out of range float values are not JSON compliant (the value of "duration")']);
+    // A value nested deep is refused before it reaches the file's editor, which failed on it (a 500): jsonc-parser
+    // from about 100 levels (talk 3 is a JSON file), yaml from about 500.
+    for (const [id, depth] of [[3, 120], [12, 1000]] as const) {
+      const deep = await send('PATCH', id, `{"tags": ${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      expect([deep.status, json(deep).detail]).toEqual([400, 'JSON parse error - nested more than 32 levels deep']);
+    }
     const list = await send('PATCH', 12, '[1, 2]');
     expect(list.status).toBe(400);
     expect(json(list)).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
