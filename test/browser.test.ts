@@ -433,6 +433,18 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('counts in each option the talks a deep-linked query finds, though it ran before the filters were loaded', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/?q=asyncio`);
+    await page.locator('#search-status[data-query="q=asyncio"]').waitFor();
+    const found = Number(/^(\d+) talks?/.exec((await page.locator('#search-status').textContent()) ?? '')?.[1]);
+    expect(found).toBeGreaterThan(0);
+    const languageCounts = async () => (await page.locator('#f-language option').allTextContents()).slice(1).reduce((sum, label) => sum + Number(/\((\d+)\)$/.exec(label)![1]), 0);
+    // Every talk has a language: once the lists are in, their counts add up to the talks found, not to none or to all.
+    await expect.poll(languageCounts).toBe(found);
+    expect(problems).toEqual([]);
+  });
+
   it('shows each batch once however fast "Show more" is pressed, keeps the keyboard in the results, and shows a deep-linked filter the index lacks', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/?language=English`);

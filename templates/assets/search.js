@@ -160,11 +160,14 @@ const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`
 let catalogueCounts;
 /** The counts of the talks the query finds, whatever the filters (null without a query): what the options show. */
 let queryCounts = null;
+/** Whether queryCounts come from a search run before the filters were loaded: Pagefind counts only in the filters it has loaded. */
+let countedEarly = false;
 
 /** Each option with its count: of the talks the query finds, or of all talks. */
 function showCounts() {
+  // Until the filters are in, the only options are a deep link's, which a count of nothing would show as (0).
+  if (!catalogueCounts) return;
   const counts = queryCounts ?? catalogueCounts;
-  if (!counts) return;
   for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${option.value} (${counts[select.dataset.filter]?.[option.value] ?? 0})`;
 }
 
@@ -180,6 +183,17 @@ async function loadFilters() {
     for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(name, name));
     select.value = current;
   }
+  showCounts();
+  if (countedEarly) await recount();
+}
+
+/** Counts again what the query shown finds, once the filters are loaded. */
+async function recount() {
+  const ticket = latest;
+  const { counts } = await searchAll(spaced(input.value.trim()), {});
+  if (ticket !== latest) return;
+  queryCounts = counts;
+  countedEarly = false;
   showCounts();
 }
 
@@ -271,13 +285,18 @@ async function run() {
     status.textContent = term ? 'Type at least two letters.' : '';
     status.dataset.query = qs;
     queryCounts = null;
+    countedEarly = false;
     showCounts();
     return;
   }
+  const filtersLoaded = catalogueCounts !== undefined;
   // The options count what the query finds in each year, event or language, whichever is chosen now.
   const [found, unfiltered] = await Promise.all([searchAll(spaced(term), filters), term && narrowed ? searchAll(spaced(term), {}) : undefined]);
   if (ticket !== latest) return;
   queryCounts = term ? (unfiltered ?? found).counts : null;
+  countedEarly = queryCounts !== null && !filtersLoaded;
+  // The filters came in during the search: they are counted now (else loadFilters does it when they come).
+  if (countedEarly && catalogueCounts) recount();
   showCounts();
   results = found.results;
   shown = 0;
@@ -300,6 +319,7 @@ form.addEventListener('submit', (event) => {
   run();
 });
 more.addEventListener('click', () => showMore(true));
-// A deep-linked query runs first; the filter lists load beside it.
+// A deep-linked query runs first, then the filter lists load: loaded beside it, every filter's chunks (a quarter of
+// a MB on the pyvideo catalogue) held up its results, and Pagefind's count of them for the query lacked them.
 const first = input.value || selects.some((s) => s.value) ? run() : Promise.resolve();
-await Promise.all([first, loadFilters()]);
+await first.finally(loadFilters);
