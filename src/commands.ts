@@ -2,7 +2,7 @@
 // with them. The files in scripts/ only parse argv and call these. Each
 // command imports the modules it runs when it runs: a command starts without
 // loading every other one's (a build that finds nothing to do takes a third less time).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
@@ -105,9 +105,20 @@ const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDi
 /** Why `dir` cannot be read as a folder: missing, or a file. */
 const notAFolder = (dir: string) => (existsSync(dir) ? 'is a file, not a folder' : 'no such folder');
 
-/** Whether `inner` is `outer` or lies within it. */
+/** `file` with its symbolic links resolved as far as it exists: a folder reached through a link is that folder. */
+function realPath(file: string): string {
+  const abs = path.resolve(file);
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    return parent === abs ? abs : path.join(realPath(parent), path.basename(abs));
+  }
+}
+
+/** Whether `inner` is `outer` or lies within it, through symbolic links too. */
 function within(inner: string, outer: string): boolean {
-  const relative = path.relative(outer, inner);
+  const relative = path.relative(realPath(outer), realPath(inner));
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 

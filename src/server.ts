@@ -5,7 +5,7 @@
 // because sirv alone answers every method, sends extensionless files without a
 // Content-Type and 304s without headers, throws on bad ranges, and reads a file
 // by name after it has announced the length of whatever had that name before.
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, realpath } from 'node:fs/promises';
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { createServer, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -289,11 +289,26 @@ export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats
 }
 
 /**
+ * Whether the file at `abs` is inside `root` once symbolic links are followed. The build writes none,
+ * and one put into the output by hand may lead anywhere (`dist/passwd -> /etc/passwd`): the server sends
+ * nothing from outside its folder. Checked as a file is read, not on each request for it: a link put in
+ * a file's place is another file, which the cache reads anew.
+ */
+async function inside(abs: string, root: string): Promise<boolean> {
+  try {
+    const [real, realRoot] = await Promise.all([realpath(abs), realpath(root)]);
+    return real.startsWith(`${realRoot}${path.sep}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Files by absolute path, each checked on every use with a synchronous stat:
  * builds replace files by renaming new ones in (or swap the whole folder), so
  * size, mtime and inode change with every rewrite and a stale entry is never sent.
  */
-export function createFileCache(limits: CacheLimits = {}) {
+export function createFileCache(limits: CacheLimits = {}, root?: string) {
   const maxFile = limits.maxFileBytes ?? 1024 * 1024;
   const maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
   const entries = new Map<string, CachedFile>();
@@ -328,6 +343,7 @@ export function createFileCache(limits: CacheLimits = {}) {
   };
 
   async function load(abs: string): Promise<CachedFile | undefined> {
+    if (root !== undefined && !(await inside(abs, root))) return undefined;
     const read = await readWithStats(abs);
     if (!read) return undefined;
     const { bytes, stats } = read;
@@ -492,7 +508,7 @@ interface Handler {
 
 function createHandler(options: ServerOptions): Handler {
   const root = path.resolve(options.dir);
-  const cache = createFileCache(options.cache);
+  const cache = createFileCache(options.cache, root);
   // dev mode: sirv looks each file up per request, so it follows rebuilds too.
   const sirvSend = sirv(root, { dev: true, etag: true, dotfiles: false, extensions: [] });
   const writes = new Set<Promise<void>>();

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { get, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -248,6 +248,23 @@ describe('server', () => {
     expect(res.text).not.toContain('TOP-SECRET');
     expect(res.text).not.toContain('HIDDEN=1');
     expect(res.text).not.toMatch(/Index of/);
+  });
+
+  it('never follows a symbolic link out of the folder, to a file or through a folder', async () => {
+    await mkdir(path.join(root, 'outside'));
+    await writeFile(path.join(root, 'outside', 'page.html'), 'TOP-SECRET');
+    const links = [path.join(dist, 'secret.txt'), path.join(dist, 'outside')];
+    await symlink(path.join(root, 'secret.txt'), links[0]!);
+    await symlink(path.join(root, 'outside'), links[1]!);
+    try {
+      for (const target of ['/secret.txt', '/outside/page.html']) {
+        const res = await raw(base, 'GET', target);
+        expect(res.status, target).toBe(404);
+        expect(res.text).not.toContain('TOP-SECRET');
+      }
+    } finally {
+      await Promise.all(links.map((link) => rm(link)));
+    }
   });
 
   it('survives a backwards Range and still serves valid ranges', async () => {

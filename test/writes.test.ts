@@ -2,7 +2,7 @@
 // files and the output before they answer; bad requests change nothing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -461,11 +461,18 @@ describe('serve --tokens', () => {
     const next = await build({ content: contentDir, out: path.join(dir, 'dist'), templates: TEMPLATES, cache: path.join(dir, 'cache') });
     expect(next).toMatchObject({ ok: true, summary: { written: 0, removed: 0 } });
     expect(next.ok && next.catalogue).toBeUndefined();
-    const inside = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--content', contentDir, '--tokens', tokens, '--port', '0'], { cwd: ROOT });
-    let err = '';
-    inside.stderr.on('data', (c: Buffer) => (err += c));
-    const code = await new Promise<number | null>((resolve) => inside.on('exit', resolve));
-    expect(code).toBe(2);
-    expect(err).toContain(`--tokens ${tokens} is inside the served folder (--dir ${dir}); keep it outside`);
+    /** What serve says of `tokensFile` when it serves `dir`, and its exit code. */
+    const refusal = async (tokensFile: string) => {
+      const inside = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--content', contentDir, '--tokens', tokensFile, '--port', '0'], { cwd: ROOT });
+      let err = '';
+      inside.stderr.on('data', (c: Buffer) => (err += c));
+      return { code: await new Promise<number | null>((resolve) => inside.on('exit', resolve)), err };
+    };
+    expect(await refusal(tokens)).toEqual({ code: 2, err: expect.stringContaining(`--tokens ${tokens} is inside the served folder (--dir ${dir}); keep it outside`) });
+    // Named through a symbolic link to the served folder, it is the same file.
+    const linked = path.join(await tempDir('vc-serve-link-'), 'site');
+    await symlink(dir, linked);
+    const throughLink = path.join(linked, 'tokens.txt');
+    expect(await refusal(throughLink)).toEqual({ code: 2, err: expect.stringContaining(`--tokens ${throughLink} is inside the served folder`) });
   }, 60_000);
 });
