@@ -18,8 +18,14 @@ const PAGE_CSP =
 
 export type FileKind = 'record' | 'list' | 'page' | 'text' | 'asset' | 'immutable' | 'file';
 
+/**
+ * The API's answers change with writes: revalidated each time, which costs a 304. Their Vary is exactly Accept, so
+ * they are never content-encoded, and no-transform asks the caches and CDNs on the way not to either (Cloudflare,
+ * which compresses text/html on its own, documents that it leaves such a response as it is).
+ */
+const API_CACHE = 'no-cache, no-transform';
 /** Files under /api/v2/ are JSON sent as text/html, as the contract says: the sandbox policy keeps them inert in a browser. */
-const API = { 'Content-Type': HTML, Vary: 'Accept', 'Cache-Control': 'no-cache', 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
+const API = { 'Content-Type': HTML, Vary: 'Accept', 'Cache-Control': API_CACHE, 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
 /** Pages change with every build that touches them: always revalidate (cheap with ETags and 304s). */
 const REVALIDATE = 'public, max-age=0, must-revalidate';
 
@@ -158,4 +164,4 @@ export const detailJson = (message: string) => `{"detail": ${inertJson(message)}
 export const NOT_FOUND = detailJson('Not found');
 export const INVALID_PAGE = detailJson('Invalid page.');
 /** Headers of the API's JSON answers that are not a record (errors, OPTIONS). */
-export const API_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+export const API_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': API_CACHE, 'X-Content-Type-Options': 'nosniff' };

@@ -14,6 +14,7 @@ import type { Duplex, Readable } from 'node:stream';
 import { lookup as mimeLookup } from 'mrmime';
 import sirv from 'sirv';
 import {
+  API_JSON_HEADERS,
   categoryFile,
   COMPRESSED_KINDS,
   describeResource,
@@ -39,8 +40,6 @@ import {
   type PageName,
 } from './headers.ts';
 import { inertJson } from './record.ts';
-
-const JSON_TYPE = 'application/json';
 
 const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
 const LIST_PATH = /^\/api\/v2\/(video|category|speaker)\/?$/;
@@ -435,7 +434,7 @@ const NOSNIFF = ['X-Content-Type-Options', 'nosniff'];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = typeof body === 'string' ? body : inertJson(body);
-  send(res, status, [...flat(headers), 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(text)), 'Cache-Control', 'no-cache', ...NOSNIFF], text);
+  send(res, status, [...flat(headers), ...flat(API_JSON_HEADERS), 'Content-Length', String(Buffer.byteLength(text))], text);
 }
 
 /** A header list less the named headers. */
