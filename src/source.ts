@@ -298,6 +298,8 @@ function yamlProblem(code: string, message: string): string {
       if (message.startsWith('All mapping items')) return `${message}; start each field where the others beside it start`;
       return message;
   }
+  // The parser's stack ran out on lists or mappings nested thousands deep: said as a JSON file's is (see load.ts).
+  if (message.startsWith('Maximum call stack size exceeded')) return 'nested too deeply to read; a talk is a mapping of fields, most of them text';
   const quote = /^Missing closing (["'])quote$/.exec(message);
   if (quote) return `a value opened with ${quote[1]} has no closing ${quote[1]}; close it, or write it without quotes`;
   if (message.startsWith('Implicit map keys need to be followed by map values')) {
