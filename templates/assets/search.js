@@ -319,7 +319,7 @@ form.addEventListener('submit', (event) => {
   run();
 });
 more.addEventListener('click', () => showMore(true));
-// A deep-linked query runs first, then the filter lists load: loaded beside it, every filter's chunks (a quarter of
-// a MB on the pyvideo catalogue) held up its results, and Pagefind's count of them for the query lacked them.
+// A deep-linked query runs first, then the filter lists load: loaded beside it, every filter's chunks (200 KB on
+// the pyvideo catalogue) held up its first result by about half a second, and Pagefind's count for it lacked them.
 const first = input.value || selects.some((s) => s.value) ? run() : Promise.resolve();
 await first.finally(loadFilters);
