@@ -7,6 +7,7 @@
 import { isolated } from './bidi.ts';
 import { lastUpdated } from './collections.ts';
 import type { Enclosure } from './load.ts';
+import { textLanguageTag } from './languages.ts';
 import { escapeMarkup } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
@@ -20,6 +21,8 @@ export interface FeedItem {
   title: string;
   /** Site path of the talk's page. */
   url: string;
+  /** The talk's language, by name (`Japanese`): its title's and summary's, unless they are in the site's English (see textLanguageTag). */
+  language: string;
   recorded: string | null;
   updated: string;
   speakers: readonly string[];
@@ -53,14 +56,38 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 /** Text in XML: element content and quoted attributes. */
 const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 /**
+ * What text as HTML escapes: only what markup would take, not quotes (this is element content). A reader
+ * that shows an RSS title as the plain text the RSS Advisory Board says it is shows every escape left
+ * in it: `&#39;` for each apostrophe, were quotes escaped too.
+ */
+const HTML_TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+/**
  * Talk text where a reader takes HTML (Atom's type="html", RSS titles and
  * descriptions, the channel's as well as its items': a feed's title names its
  * event, speaker or tag): talk text is plain, so it is escaped as HTML, then as XML.
  */
-const html = (text: string) => x(escapeMarkup(text));
+const html = (text: string) => x(text.replace(/[&<>]/g, (c) => HTML_TEXT[c]!));
+
+/**
+ * An entry's id, which must never change (RFC 4287 4.2.6; RSS's guid and JSON Feed's id alike): the
+ * address of the talk's short link, /video/<id>/, which leads to its page, and not the page's own,
+ * which changes with its slug.
+ */
+const idOf = (item: FeedItem, abs: (p: string) => string) => abs(`/video/${item.id}/`);
 
 /** What an item says when its talk has no summary. */
 const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, a talk at ${isolated(item.category)}`;
+
+/** The language of an item's title and of its summary, as the talk's page tags them: a feed is in the site's English, its talks need not be. */
+const itemLanguages = (item: FeedItem) => ({ title: textLanguageTag(item.title, item.language), summary: item.summary ? textLanguageTag(item.summary, item.language) : 'en' });
+/** The language of a JSON Feed item's content, when it is not the feed's English. */
+function contentLanguage(item: FeedItem): string | undefined {
+  const lang = itemLanguages(item);
+  const tag = item.summary ? lang.summary : lang.title;
+  return tag === 'en' ? undefined : tag;
+}
+/** xml:lang for an element of an entry, when it is not the feed's English. */
+const xmlLang = (tag: string) => (tag === 'en' ? '' : ` xml:lang="${x(tag)}"`);
 
 /** The feed's own date comes from its items, never the clock: the same content gives the same bytes. */
 const feedUpdated = (items: FeedItem[]) => utc(lastUpdated(items) ?? '1970-01-01T00:00:00');
@@ -69,15 +96,16 @@ function atom(input: FeedInput, abs: (p: string) => string): string {
   const entries = input.items.map((item) => {
     const url = x(abs(item.url));
     const e = item.enclosure;
+    const lang = itemLanguages(item);
     return [
       '<entry>',
-      `<title type="html">${html(item.title)}</title>`,
-      `<id>${url}</id>`,
+      `<title type="html"${xmlLang(lang.title)}>${html(item.title)}</title>`,
+      `<id>${x(idOf(item, abs))}</id>`,
       `<link href="${url}"/>`,
       ...(e ? [`<link rel="enclosure" href="${x(e.url)}" type="${x(e.type)}"${e.length !== null ? ` length="${e.length}"` : ''}/>`] : []),
       `<updated>${utc(item.updated).toISOString()}</updated>`,
       ...(item.recorded ? [`<published>${utc(item.recorded).toISOString()}</published>`] : []),
-      `<summary type="html">${html(summaryOf(item))}</summary>`,
+      `<summary type="html"${xmlLang(lang.summary)}>${html(summaryOf(item))}</summary>`,
       ...item.speakers.map((name) => `<author><name>${x(name)}</name></author>`),
       ...[item.category, ...item.tags].map((term) => `<category term="${x(term)}"/>`),
       '</entry>',
@@ -108,7 +136,7 @@ function rss(input: FeedInput, abs: (p: string) => string): string {
       '<item>',
       `<title>${html(item.title)}</title>`,
       `<link>${url}</link>`,
-      `<guid isPermaLink="false">${url}</guid>`,
+      `<guid isPermaLink="false">${x(idOf(item, abs))}</guid>`,
       `<pubDate>${utc(item.recorded ?? item.updated).toUTCString()}</pubDate>`,
       `<description>${html(summaryOf(item))}</description>`,
       // RSS's own <author> takes an e-mail address: names go in Dublin Core's creator.
@@ -148,11 +176,13 @@ function json(input: FeedInput, abs: (p: string) => string): string {
     items: input.items.map((item) => {
       const e = item.enclosure;
       return {
-        id: abs(item.url),
+        id: idOf(item, abs),
         url: abs(item.url),
         // JSON Feed's title is plain text; its content_html is HTML.
         title: item.title,
         content_html: escapeMarkup(summaryOf(item)),
+        // One language an item in JSON Feed: its content's (the summary's, else the title's), when it is not the feed's English.
+        language: contentLanguage(item),
         date_published: item.recorded ? utc(item.recorded).toISOString() : undefined,
         date_modified: utc(item.updated).toISOString(),
         authors: item.speakers.length > 0 ? item.speakers.map((name) => ({ name })) : undefined,

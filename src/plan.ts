@@ -662,6 +662,7 @@ function feedItem(talk: CatalogueTalk): FeedItem {
     id: talk.id,
     title: talk.title,
     url: talkPath(talk),
+    language: talk.language,
     recorded: talk.recorded,
     updated: talk.updated,
     speakers: named(talk.speakers),

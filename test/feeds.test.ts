@@ -15,6 +15,7 @@ const input: FeedInput = {
       id: 2,
       title: HOSTILE,
       url: '/video/2/hostile/',
+      language: 'English',
       recorded: '2024-05-02',
       updated: '2024-06-01T10:00:00.000',
       speakers: ['Ada <b>Lovelace</b>', 'Grace'],
@@ -23,7 +24,7 @@ const input: FeedInput = {
       summary: HOSTILE,
       enclosure: { url: 'https://media.example.org/a.ogv?x=1&y=2', type: 'video/ogg', length: 1234 },
     },
-    { id: 1, title: 'Plain', url: '/video/1/plain/', recorded: null, updated: '2024-01-01T00:00:00.000', speakers: [], category: 'Conf', tags: [], summary: '', enclosure: null },
+    { id: 1, title: 'Plain', url: '/video/1/plain/', language: 'English', recorded: null, updated: '2024-01-01T00:00:00.000', speakers: [], category: 'Conf', tags: [], summary: '', enclosure: null },
   ],
 };
 
@@ -40,7 +41,7 @@ describe('feeds', () => {
     expect(feed.link.map((l: Record<string, string>) => l['@href'])).toContain('https://talks.example.org/tag/web/feed.atom');
     expect(feed.entry).toHaveLength(2);
     const [first] = feed.entry;
-    expect(first.id).toBe('https://talks.example.org/video/2/hostile/');
+    expect(first.id).toBe('https://talks.example.org/video/2/');
     // type="html": the reader decodes the escapes back to the literal text, and runs nothing.
     expect(text(first.title)).toBe('&lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &lt;img src=x onerror=alert(2)&gt;');
     expect(text(first.summary)).not.toMatch(/<script|<img/);
@@ -91,13 +92,44 @@ describe('feeds', () => {
     expect(feed.feed_url).toBe('https://talks.example.org/tag/web/feed.json');
     expect(feed.items).toHaveLength(2);
     const [first, second] = feed.items;
-    expect(first.id).toBe('https://talks.example.org/video/2/hostile/');
+    expect(first.id).toBe('https://talks.example.org/video/2/');
+    expect(first.url).toBe('https://talks.example.org/video/2/hostile/');
     expect(first.title).toBe(HOSTILE);
     expect(first.content_html).not.toMatch(/<script|<img/);
     expect(first.attachments).toEqual([{ url: 'https://media.example.org/a.ogv?x=1&y=2', mime_type: 'video/ogg', size_in_bytes: 1234 }]);
     expect(second.content_html).toBe('Plain, a talk at Conf');
     expect([first.tags, second.tags]).toEqual([['Conf & Co', 'web', 'a<b'], ['Conf']]);
     expect(second.attachments).toBeUndefined();
+  });
+
+  it("keeps each item's id when its slug changes: the talk's short link, not its page's address (RFC 4287 4.2.6)", () => {
+    const renamed: FeedInput = { ...input, items: input.items.map((item) => ({ ...item, url: item.url.replace(/[^/]+\/$/, 'renamed/') })) };
+    const ids = (feed: FeedInput) => [
+      parser.parse(renderFeed('atom', feed, SITE)).feed.entry.map((e: { id: string }) => e.id),
+      parser.parse(renderFeed('rss', feed, SITE)).rss.channel.item.map((i: { guid: { '#text': string } }) => i.guid['#text']),
+      JSON.parse(renderFeed('json', feed, SITE)).items.map((i: { id: string }) => i.id),
+    ];
+    expect(ids(renamed)).toEqual(ids(input));
+    expect(ids(input)[0]).toEqual(['https://talks.example.org/video/2/', 'https://talks.example.org/video/1/']);
+    // The link still goes to the page itself.
+    expect(parser.parse(renderFeed('rss', renamed, SITE)).rss.channel.item[0].link).toEqual(['https://talks.example.org/video/2/renamed/']);
+  });
+
+  it("tags a talk's title and summary with their language where it is not the feed's English, and escapes no quotes in HTML text", () => {
+    const talk = { ...input.items[1]!, title: "matplotlib で日本語 O'Reilly", summary: 'グラフの日本語', language: 'Japanese' };
+    const english = { ...input.items[1]!, id: 3, title: 'Type hints in a Japanese codebase', summary: 'In English.', language: 'Japanese' };
+    const feed: FeedInput = { ...input, items: [talk, english] };
+    const atom = renderFeed('atom', feed, SITE);
+    expect(atom).toContain(`<title type="html" xml:lang="ja">matplotlib で日本語 O&#39;Reilly</title>`);
+    expect(atom).toContain('<summary type="html" xml:lang="ja">グラフの日本語</summary>');
+    expect(atom).toContain('<title type="html">Type hints in a Japanese codebase</title>');
+    expect(atom).toContain('<summary type="html">In English.</summary>');
+    // An apostrophe is no markup: escaped once, for XML, not again as HTML, which a reader showing an RSS title as text (as the RSS Advisory Board says titles are) would show as &#39;.
+    const rss = renderFeed('rss', feed, SITE);
+    expect(rss).toContain('<title>matplotlib で日本語 O&#39;Reilly</title>');
+    expect(rss).not.toContain('&amp;#39;');
+    const items = JSON.parse(renderFeed('json', feed, SITE)).items;
+    expect(items.map((i: { language?: string }) => i.language)).toEqual(['ja', undefined]);
   });
 
   it('takes its dates from the items, never the clock', () => {
