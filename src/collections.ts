@@ -189,6 +189,8 @@ export function seriesOf(title: string): string {
 
 /** The addresses of a talk's page and of the lists' pages: an event's, a speaker's, a tag's, a language's. */
 export const talkPath = (talk: { id: number; slug: string }) => `/video/${talk.id}/${talk.slug}/`;
+/** A talk's short link, which leads to its page and stays when its slug changes. */
+export const shortLinkPath = (id: number) => `/video/${id}/`;
 export const eventPath = (slug: string) => `/events/${slug}/`;
 export const speakerPath = (slug: string) => `/speaker/${slug}/`;
 export const tagPath = (slug: string) => `/tag/${slug}/`;

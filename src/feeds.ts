@@ -5,7 +5,7 @@
 // the pyvideo import), and a feed library's object-to-XML pass took 40% of a
 // build's rendering (4.8 s against 0.4 s; see the README's benchmarks).
 import { isolated } from './bidi.ts';
-import { lastUpdated } from './collections.ts';
+import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { Enclosure } from './load.ts';
 import { textLanguageTag } from './languages.ts';
 import { escapeMarkup } from './markdown.ts';
@@ -70,10 +70,9 @@ const html = (text: string) => x(text.replace(/[&<>]/g, (c) => HTML_TEXT[c]!));
 
 /**
  * An entry's id, which must never change (RFC 4287 4.2.6; RSS's guid and JSON Feed's id alike): the
- * address of the talk's short link, /video/<id>/, which leads to its page, and not the page's own,
- * which changes with its slug.
+ * address of the talk's short link, which leads to its page, and not the page's own, which changes with its slug.
  */
-const idOf = (item: FeedItem, abs: (p: string) => string) => abs(`/video/${item.id}/`);
+const idOf = (item: FeedItem, abs: (p: string) => string) => abs(shortLinkPath(item.id));
 
 /** What an item says when its talk has no summary. */
 const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, a talk at ${isolated(item.category)}`;

@@ -10,7 +10,7 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resorted } from './collections.ts';
+import { resorted, shortLinkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, TALK_INSTEAD, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
@@ -627,7 +627,7 @@ export function aliasFile(alias: string): string {
 
 /** The output paths of a talk's page and its short link. */
 export const pageFile = (talk: { id: number; slug: string }) => `video/${talk.id}/${talk.slug}/index.html`;
-export const shortLinkFile = (id: number) => `video/${id}/index.html`;
+export const shortLinkFile = (id: number) => `${shortLinkPath(id).slice(1)}index.html`;
 
 /** The output paths a talk's files take: its page, its short link and its aliases. */
 function claimsOf(talk: CatalogueTalk): string[] {
