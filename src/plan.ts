@@ -21,6 +21,7 @@ import {
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
+import { sitemapFile } from './schema.ts';
 import { PAGES_INDEX, SEARCH_SHARD_SIZE, searchIndexes, shardCount, shardDir } from './search-shards.ts';
 import { pageSearchRecord, searchRecord, type SearchRecord } from './search.ts';
 import { sitemapChunks, type SitemapEntry } from './sitemap.ts';
@@ -621,9 +622,9 @@ function planSitemaps(lists: SitemapEntry[][], code: string, compress: boolean):
   const jobs = chunks.map((chunk, i): PageJob => {
     const key = createHash('sha1');
     for (const { list, start, end } of chunk.spans) key.update(`${entriesKey(lists[list]!)}${start}/${end}\n`);
-    return { kind: 'sitemap', input: chunk.entries, path: `sitemaps/${i + 1}.xml`, key: `${code}${key.digest('base64url').slice(0, 16)}`, compress };
+    return { kind: 'sitemap', input: chunk.entries, path: sitemapFile(i + 1), key: `${code}${key.digest('base64url').slice(0, 16)}`, compress };
   });
-  const paths = chunks.map((_, i) => `/sitemaps/${i + 1}.xml`);
+  const paths = chunks.map((_, i) => `/${sitemapFile(i + 1)}`);
   jobs.push({ kind: 'sitemap-index', input: paths, path: 'sitemap.xml', key: `${code}${hashOf(paths)}`, compress });
   return jobs;
 }

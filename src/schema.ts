@@ -212,9 +212,19 @@ function sitePathProblem(value: string): string | undefined {
  */
 export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
   ...['404.html', 'index.html', 'robots.txt', 'sitemap.xml', 'feed.atom', 'feed.json', 'feed.rss'],
-  ...['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'sitemaps', 'speaker', 'speakers', 'tag', 'tags', 'talks'],
+  ...['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'speaker', 'speakers', 'tag', 'tags', 'talks'],
   ...['_headers', '_redirects', 'Caddyfile', 'firebase.json', 'nginx.conf', 'vercel.json'],
 ]);
+
+/**
+ * The sitemaps the index at /sitemap.xml lists, numbered from 1, at the site's root beside it: a
+ * sitemap may list only addresses under its own folder (sitemaps.org, "Sitemap file location").
+ */
+export const sitemapFile = (n: number) => `sitemap-${n}.xml`;
+const SITEMAP_FILE = /^sitemap-[1-9]\d*\.xml$/;
+
+/** Whether `name`, at the site's root, is one of the site's own files and folders (SITE_ROOT_NAMES, or a sitemap). */
+export const isSiteRootName = (name: string) => SITE_ROOT_NAMES.has(name) || SITEMAP_FILE.test(name);
 
 /**
  * The folders of the site's lists, in which it writes only folders and index.html (and feeds, not
@@ -240,7 +250,7 @@ export function aliasProblem(value: string, redirect = false): string | undefine
   const segments = value.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
-  if (SITE_ROOT_NAMES.has(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
+  if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).

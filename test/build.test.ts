@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
-import { LIST_FOLDERS, SITE_ROOT_NAMES } from '../src/schema.ts';
+import { isSiteRootName, LIST_FOLDERS, SITE_ROOT_NAMES, sitemapFile } from '../src/schema.ts';
 import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 async function buildDemo(out: string) {
@@ -41,8 +41,11 @@ describe('build', () => {
     expect(result.ok).toBe(true);
     const pages = result.ok ? result.catalogue!.pages.map((page) => page.slug) : [];
     expect(pages).toEqual(['about']);
-    const names = (await readdir(out)).map((name) => name.replace(/\.(br|gz)$/, ''));
-    expect(new Set(names)).toEqual(new Set([...SITE_ROOT_NAMES, 'video', ...pages]));
+    const names = new Set((await readdir(out)).map((name) => name.replace(/\.(br|gz)$/, '')));
+    expect(new Set([...names].filter((name) => !isSiteRootName(name)))).toEqual(new Set(['video', ...pages]));
+    // The list holds no name the site no longer writes; the sitemaps are numbered.
+    expect([...SITE_ROOT_NAMES].filter((name) => !names.has(name))).toEqual([]);
+    expect(names).toContain(sitemapFile(1));
     // Directly in the lists' folders, a page named other than index.html is free for an alias.
     for (const folder of LIST_FOLDERS) {
       const inside = await readdir(path.join(out, folder), { withFileTypes: true });

@@ -439,9 +439,9 @@ describe('incremental builds', () => {
       await writeFile(faq, '---\ntitle: FAQ\n---\nAsk <script>alert(1)</script> away.\n');
       seen(faq);
     }, true);
-    expect(added).toEqual(copies(['faq/index.html', 'sitemaps/1.xml']));
+    expect(added).toEqual(copies(['faq/index.html', 'sitemap-1.xml']));
     expect(await readFile(path.join(out, 'faq/index.html'), 'utf8')).not.toContain('<script>');
-    expect(await readFile(path.join(out, 'sitemaps/1.xml'), 'utf8')).toContain('/faq/</loc>');
+    expect(await readFile(path.join(out, 'sitemap-1.xml'), 'utf8')).toContain('/faq/</loc>');
     expect(await step(() => edit(faq, /^title: FAQ$/m, 'title: Questions'))).toEqual(copies(['faq/index.html']));
 
     // Into the navigation: every page shows it, and no record, feed or sitemap changes.
@@ -460,7 +460,7 @@ describe('incremental builds', () => {
     const withNav = await pages();
     const drafted = await step(() => edit(faq, /^title: Questions$/m, 'title: Questions\ndraft: true'), true);
     expect(await fg('faq/**', { cwd: out })).toEqual([]);
-    expect(drafted).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemaps/1.xml']), 'index.html']));
+    expect(drafted).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemap-1.xml']), 'index.html']));
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
     const published = await step(() => edit(faq, /^draft: true\n/m, ''), true);
     expect(published.filter((file) => file.endsWith('.html'))).toEqual(withNav);
@@ -470,7 +470,7 @@ describe('incremental builds', () => {
       seen(faq);
     }, true);
     expect(await fg('faq/**', { cwd: out })).toEqual([]);
-    expect(removed).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemaps/1.xml']), 'index.html']));
+    expect(removed).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemap-1.xml']), 'index.html']));
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
   });
 

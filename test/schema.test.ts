@@ -129,6 +129,7 @@ describe('talk schema', () => {
       ['/api/v2/video/7', /\(\/api\)/],
       ['/robots.txt/x.html', /\(\/robots\.txt\)/],
       ['/sitemap.xml.gz/', /\(\/sitemap\.xml\.gz\)/],
+      ['/sitemap-12.xml/', /\(\/sitemap-12\.xml\)/],
       ['/old/page.html/', /goes through a folder named like a page/],
       ['/video/7/index.html/x', /goes through a folder named like a page/],
       ['/2019/talk.gz', /ends in \.br or \.gz/],

@@ -35,9 +35,9 @@ describe('sitemaps', () => {
   });
 
   it('index the sitemaps, and robots.txt points at the index', () => {
-    const xml = sitemapIndexXml(['/sitemaps/1.xml', '/sitemaps/2.xml'], SITE);
+    const xml = sitemapIndexXml(['/sitemap-1.xml', '/sitemap-2.xml'], SITE);
     expect(XMLValidator.validate(xml)).toBe(true);
-    expect(new XMLParser().parse(xml).sitemapindex.sitemap).toEqual([{ loc: 'https://talks.example.org/sitemaps/1.xml' }, { loc: 'https://talks.example.org/sitemaps/2.xml' }]);
+    expect(new XMLParser().parse(xml).sitemapindex.sitemap).toEqual([{ loc: 'https://talks.example.org/sitemap-1.xml' }, { loc: 'https://talks.example.org/sitemap-2.xml' }]);
     expect(robotsTxt(SITE)).toContain('Sitemap: https://talks.example.org/sitemap.xml\n');
   });
 });
