@@ -195,7 +195,8 @@ function readTalk(dir: string, display: string, name: string): Read<Talk> {
   return readValidated(dir, display, name, checked((doc) => validate(talkSchema, doc, TALK_FIELDS, TALK_INSTEAD)));
 }
 
-function digestOf(talk: Talk): TalkDigest {
+/** What the catalogue keeps of a talk: the fields its lists, feeds and search show, its excerpt and its feeds' enclosure. */
+export function digestOf(talk: Talk): TalkDigest {
   const digest: Record<string, unknown> = {};
   for (const field of SUMMARY_FIELDS) digest[field] = talk[field];
   if (talk.slug !== undefined) digest.slug = talk.slug;

@@ -432,7 +432,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
   const description = excerpt(talk.blurb, 160) || `${isolated(talk.title)}, a talk at ${isolated(talk.category)}`;
   const image = talk.thumbnail_url;
-  const file = PLAYABLE_FIRST.map((f) => talk[`video_${f}_url`]).find((u): u is string => !!u);
+  // The file a feed encloses: the first playable format's, over https first.
+  const file = talk.enclosure?.url;
   const video = file ?? playerUrl(player) ?? '';
   return {
     id: talk.id,

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { HtmlValidate } from 'html-validate';
 import { describe, expect, it } from 'vitest';
 import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
-import { loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
-import { blurb, renderMarkdown } from '../src/markdown.ts';
+import { digestOf, loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
+import { renderMarkdown } from '../src/markdown.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { termSlug } from '../src/collections.ts';
@@ -15,7 +15,8 @@ const SITE = { baseUrl: 'https://talks.example.org', nav: [] };
 
 function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
-  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r', blurb: blurb(talk.summary || talk.description, 300), enclosure: null };
+  const { blurb, enclosure } = digestOf(talk);
+  return { ...talk, slug: 't', category: 'Conf', event: 'conf', file: 'content/conf/videos/t.yaml', name: 'conf/videos/t.yaml', rev: 'r', blurb, enclosure };
 }
 
 describe('formatting', () => {
@@ -82,6 +83,15 @@ describe('talk pages', () => {
     expect(view.openGraph).toContainEqual(['og:video', 'https://archive.org/embed/talk?a=1&b=2']);
     const video = talkView({ talk: makeTalk({ embed: '<video src="https://e.org/a.webm"></video>' }), event, others: [] }, SITE);
     expect(JSON.parse(video.jsonLd).embedUrl).toBeUndefined();
+  });
+
+  it("give as the video's file the one its feeds enclose: the first playable format's, over https first", () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const talk = makeTalk({ video_mp4_url: 'http://e.org/a.mp4', video_webm_url: 'https://e.org/a.webm' });
+    const view = talkView({ talk, event, others: [] }, SITE);
+    expect(talk.enclosure?.url).toBe('https://e.org/a.webm');
+    expect(JSON.parse(view.jsonLd).contentUrl).toBe('https://e.org/a.webm');
+    expect(view.openGraph).toContainEqual(['og:video', 'https://e.org/a.webm']);
   });
 
   it("mark a title in English as English, where the talk's language is written in another script", async () => {
