@@ -135,7 +135,8 @@ function rss(input: FeedInput, abs: (p: string) => string): string {
       '<item>',
       `<title>${html(item.title)}</title>`,
       `<link>${url}</link>`,
-      `<guid isPermaLink="false">${x(idOf(item, abs))}</guid>`,
+      // A permalink (RSS's default): the short link opens the talk's page.
+      `<guid>${x(idOf(item, abs))}</guid>`,
       `<pubDate>${utc(item.recorded ?? item.updated).toUTCString()}</pubDate>`,
       `<description>${html(summaryOf(item))}</description>`,
       // RSS's own <author> takes an e-mail address: names go in Dublin Core's creator.
