@@ -2,11 +2,12 @@
 // with them. The files in scripts/ only parse argv and call these. Each
 // command imports the modules it runs when it runs: a command starts without
 // loading every other one's (a build that finds nothing to do takes a third less time).
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
+import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
@@ -105,22 +106,8 @@ const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDi
 /** Why `dir` cannot be read as a folder: missing, or a file. */
 const notAFolder = (dir: string) => (existsSync(dir) ? 'is a file, not a folder' : 'no such folder');
 
-/** `file` with its symbolic links resolved as far as it exists: a folder reached through a link is that folder. */
-function realPath(file: string): string {
-  const abs = path.resolve(file);
-  try {
-    return realpathSync.native(abs);
-  } catch {
-    const parent = path.dirname(abs);
-    return parent === abs ? abs : path.join(realPath(parent), path.basename(abs));
-  }
-}
-
-/** Whether `inner` is `outer` or lies within it, through symbolic links too. */
-function within(inner: string, outer: string): boolean {
-  const relative = path.relative(realPath(outer), realPath(inner));
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
+/** Whether `inner` is `outer` or lies within it, as the file system resolves them (through symbolic links too). */
+const within = (inner: string, outer: string) => contains(realPath(outer), realPath(inner));
 
 /**
  * The folders a command reads, and the one it writes, checked before any work: a mistyped content
@@ -134,22 +121,22 @@ function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   }
   if (!output) return;
   const named = `${output} ${values.out}`;
-  const out = path.resolve(values.out);
+  const out = values.out;
   for (const [option, dir] of [[output, values.out], ['--cache', values.cache]] as const) {
     if (dir !== undefined && existsSync(dir) && !isFolder(dir)) throw new OptionError(`${option} ${dir}: ${notAFolder(dir)}; name a folder for the build to write`);
   }
-  const read = [[`the content folder (--content ${values.content})`, path.resolve(values.content)], [`the templates folder (--templates ${values.templates})`, path.resolve(values.templates)]] as const;
+  const read = [[`the content folder (--content ${values.content})`, values.content], [`the templates folder (--templates ${values.templates})`, values.templates]] as const;
   for (const [what, dir] of read) {
     const how = within(out, dir) ? 'is inside' : within(dir, out) ? 'holds' : undefined;
     if (how) throw new OptionError(`${named} ${how} ${what}: the build replaces its output folder whole; write it elsewhere`);
     // Builds would read the state's files as content or templates (in a hidden folder, the dev server's watcher would see every save of it).
-    if (values.cache !== undefined && within(path.resolve(values.cache), dir)) {
+    if (values.cache !== undefined && within(values.cache, dir)) {
       throw new OptionError(`--cache ${values.cache} is inside ${what}, which builds read and the dev server watches; keep the cache outside it, as the default .cache is`);
     }
   }
   if (within(process.cwd(), out)) throw new OptionError(`${named} holds the working folder: the build replaces its output folder whole; name a folder of its own, such as dist`);
   // The state would be published with the site, and swapped away with the old output under the build that reads it.
-  if (values.cache !== undefined && within(path.resolve(values.cache), out)) {
+  if (values.cache !== undefined && within(values.cache, out)) {
     throw new OptionError(`${named} holds the cache folder (--cache ${values.cache}): the build replaces its output folder whole, and the site would publish the build's state; keep the cache outside it, as the default .cache is`);
   }
   // An output folder an earlier build wrote has the API's records; one without them is someone else's.
@@ -441,7 +428,7 @@ function mustExist(tokens: string): void {
 
 /** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
-  if (within(path.resolve(values.tokens), path.resolve(values.dir))) throw new OptionError(`--tokens ${values.tokens} is inside the served folder (--dir ${values.dir}); keep it outside`);
+  if (within(values.tokens, values.dir)) throw new OptionError(`--tokens ${values.tokens} is inside the served folder (--dir ${values.dir}); keep it outside`);
   // A write rebuilds the served folder from the content folder.
   checkFolders({ content: values.content, templates: values.templates, out: values.dir, cache: values.cache }, '--dir');
   const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);

@@ -39,6 +39,7 @@ import {
   type ListName,
   type PageName,
 } from './headers.ts';
+import { contains } from './paths.ts';
 import { inertJson } from './record.ts';
 
 const RECORD_PATH = /^\/api\/v2\/video\/([^/]+)\/?$/;
@@ -290,13 +291,13 @@ export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats
 /**
  * Whether the file at `abs` is inside `root` once symbolic links are followed. The build writes none,
  * and one put into the output by hand may lead anywhere (`dist/passwd -> /etc/passwd`): the server sends
- * nothing from outside its folder. Checked as a file is read, not on each request for it: a link put in
- * a file's place is another file, which the cache reads anew.
+ * nothing from outside its folder. Checked whenever a file is read into the cache, which a link put in a
+ * file's place is (another file), and again for a file replaced between its lookup and its sending.
  */
 async function inside(abs: string, root: string): Promise<boolean> {
   try {
     const [real, realRoot] = await Promise.all([realpath(abs), realpath(root)]);
-    return real.startsWith(`${realRoot}${path.sep}`);
+    return real !== realRoot && contains(realRoot, real);
   } catch {
     return false;
   }
@@ -342,9 +343,9 @@ export function createFileCache(limits: CacheLimits = {}, root?: string) {
   };
 
   async function load(abs: string): Promise<CachedFile | undefined> {
-    if (root !== undefined && !(await inside(abs, root))) return undefined;
-    const read = await readWithStats(abs);
-    if (!read) return undefined;
+    // Beside the read, not before it: a build's swap that comes in the middle of a lookup has less time to fall in it.
+    const [read, allowed] = await Promise.all([readWithStats(abs), root === undefined || inside(abs, root)]);
+    if (!read || !allowed) return undefined;
     const { bytes, stats } = read;
     const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
     if (bytes.byteLength <= maxFile) file.body = bytes;
@@ -581,6 +582,11 @@ function createHandler(options: ServerOptions): Handler {
     if (!opened) return onGone();
     const { handle, stats } = opened;
     const same = sameFile(expected, stats);
+    // Looked at across a swap, as the file was: one that comes in the middle takes the folder away for a moment.
+    if (!same && !(await acrossSwaps(async () => (await inside(abs, root)) || undefined))) {
+      await handle.close();
+      return onGone();
+    }
     // Replaced since it was looked up: the ETag names other bytes, the length is this file's, and a range of the old one is no range of it.
     const sent = same ? headers : [...without(headers, REPLACED), 'Last-Modified', stats.mtime.toUTCString(), 'Content-Length', String(stats.size)];
     if (stats.size === 0) {
