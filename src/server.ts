@@ -545,7 +545,9 @@ function createHandler(options: ServerOptions): Handler {
 
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
   const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
-    const headers = flat(options.revalidate && kind !== 'immutable' ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
+    // The dev server has the browser ask again for what it would keep a while (not Pagefind's chunks, named by their content); the API's answers are asked for again anyway, and keep their no-transform.
+    const revalidated = options.revalidate && kind !== 'immutable' && kind !== 'record' && kind !== 'list';
+    const headers = flat(revalidated ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
