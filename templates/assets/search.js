@@ -183,8 +183,9 @@ async function loadFilters() {
     for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(name, name));
     select.value = current;
   }
-  showCounts();
+  // Counts of a search run before the filters were in lack them: the options show none until they are counted again.
   if (countedEarly) await recount();
+  else showCounts();
 }
 
 /** Counts again what the query shown finds, once the filters are loaded. */
