@@ -8,7 +8,7 @@ import { isolated } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { Enclosure } from './load.ts';
 import { textLanguageTag } from './languages.ts';
-import { escapeMarkup } from './markdown.ts';
+import { escapeMarkup, escapeText } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
 export type FeedFormat = 'atom' | 'rss' | 'json';
@@ -56,17 +56,13 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 /** Text in XML: element content and quoted attributes. */
 const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 /**
- * What text as HTML escapes: only what markup would take, not quotes (this is element content). A reader
- * that shows an RSS title as the plain text the RSS Advisory Board says it is shows every escape left
- * in it: `&#39;` for each apostrophe, were quotes escaped too.
- */
-const HTML_TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-/**
  * Talk text where a reader takes HTML (Atom's type="html", RSS titles and
  * descriptions, the channel's as well as its items': a feed's title names its
  * event, speaker or tag): talk text is plain, so it is escaped as HTML, then as XML.
+ * Quotes only as XML: a reader that shows an RSS title as the plain text the RSS
+ * Advisory Board says it is would show `&#39;` for each apostrophe.
  */
-const html = (text: string) => x(text.replace(/[&<>]/g, (c) => HTML_TEXT[c]!));
+const html = (text: string) => x(escapeText(text));
 
 /**
  * An entry's id, which must never change (RFC 4287 4.2.6; RSS's guid and JSON Feed's id alike): the

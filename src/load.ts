@@ -10,14 +10,14 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resorted, shortLinkPath } from './collections.ts';
+import { fileOf, resorted, shortLinkPath, talkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, TALK_INSTEAD, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
-import { fieldName, parseSource, type FieldPath, type Position, type SourceDoc } from './source.ts';
+import { fieldName, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { validate, type Validated } from './validate.ts';
 import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, statKey, type ContentEntry } from './listing.ts';
 
@@ -180,8 +180,8 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
     result = parse(shown, bytes);
   } catch (err) {
     // A file nested thousands of levels deep can exhaust a parser's stack: it is the file's error, named, not the build's crash.
-    const reason = err instanceof RangeError ? 'it is nested too deeply to read' : String(err);
-    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot check the file: ${reason}; a talk is a mapping of fields, most of them text`)] };
+    const reason = err instanceof RangeError ? `it is ${TOO_DEEP}` : String(err);
+    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot check the file: ${reason}`)] };
   }
   if (!result.ok) return result;
   return { ok: true, value: result.value, rev: revisionOf(bytes) };
@@ -627,8 +627,8 @@ export function aliasFile(alias: string): string {
 }
 
 /** The output paths of a talk's page and its short link. */
-export const pageFile = (talk: { id: number; slug: string }) => `video/${talk.id}/${talk.slug}/index.html`;
-export const shortLinkFile = (id: number) => `${shortLinkPath(id).slice(1)}index.html`;
+export const pageFile = (talk: { id: number; slug: string }) => fileOf(talkPath(talk));
+export const shortLinkFile = (id: number) => fileOf(shortLinkPath(id));
 
 /** The output paths a talk's files take: its page, its short link and its aliases. */
 function claimsOf(talk: CatalogueTalk): string[] {

@@ -92,6 +92,11 @@ export function escapeMarkup(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
+/** Plain text as HTML element content only: quotes left as they are, for a reader that may show the escapes. */
+export function escapeText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => ESCAPES[c]!);
+}
+
 /** An http(s) address in plain text, up to a space, a quote or an angle bracket; WIDE_AFTER_LINK ends it in CJK text. */
 const BARE_URL = /\bhttps?:\/\/[^\s<>"']+/gi;
 

@@ -274,6 +274,9 @@ function keyAt(text: string, offset: number): string {
   return quoted ? quoted[2]! : (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
 }
 
+/** What a file nested too deeply for a parser's stack is told, whichever parser ran out. */
+export const TOO_DEEP = 'nested too deeply to read; a content file is a mapping of fields, most of them text';
+
 /**
  * A YAML syntax error in words for whoever writes the file, with the fix: the yaml library's are for
  * programmers ("use YAML.parseAllDocuments()"), and its commonest, for a title with a colon in it, names none.
@@ -298,8 +301,8 @@ function yamlProblem(code: string, message: string): string {
       if (message.startsWith('All mapping items')) return `${message}; start each field where the others beside it start`;
       return message;
   }
-  // The parser's stack ran out on lists or mappings nested thousands deep: said as a JSON file's is (see load.ts).
-  if (message.startsWith('Maximum call stack size exceeded')) return 'nested too deeply to read; a talk is a mapping of fields, most of them text';
+  // The parser's stack ran out on lists or mappings nested thousands deep.
+  if (message.startsWith('Maximum call stack size exceeded')) return TOO_DEEP;
   const quote = /^Missing closing (["'])quote$/.exec(message);
   if (quote) return `a value opened with ${quote[1]} has no closing ${quote[1]}; close it, or write it without quotes`;
   if (message.startsWith('Implicit map keys need to be followed by map values')) {

@@ -43,8 +43,8 @@ describe('a file beyond the parsers', () => {
     await writeFile(path.join(dir, 'conf', 'videos', 'deep.yaml'), `id: 2\ntitle: T\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
     const { errors } = await loadContent(dir);
     expect(errors.map((e) => `${path.basename(e.file)}:${e.pos.line} ${e.message}`)).toEqual([
-      'deep.json:1 cannot check the file: it is nested too deeply to read; a talk is a mapping of fields, most of them text',
-      'deep.yaml:3 YAML syntax error: nested too deeply to read; a talk is a mapping of fields, most of them text',
+      'deep.json:1 cannot check the file: it is nested too deeply to read; a content file is a mapping of fields, most of them text',
+      'deep.yaml:3 YAML syntax error: nested too deeply to read; a content file is a mapping of fields, most of them text',
     ]);
   });
 });
