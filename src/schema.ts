@@ -207,7 +207,7 @@ function sitePathProblem(value: string): string | undefined {
 /**
  * The names the site's own files and folders take at its root. An alias there would overwrite a
  * page, or stand where a folder must be; talks' pages and short links are under video/, where the
- * check across talks keeps aliases apart from them. test/schema.test.ts holds the list against a
+ * check across talks keeps aliases apart from them. test/build.test.ts holds the list against a
  * build's output.
  */
 export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
@@ -228,7 +228,7 @@ export const isSiteRootName = (name: string) => SITE_ROOT_NAMES.has(name) || SIT
 
 /**
  * The folders of the site's lists, in which it writes only folders and index.html (and feeds, not
- * named .html). test/schema.test.ts holds this against a build's output.
+ * named .html). test/build.test.ts holds this against a build's output.
  */
 export const LIST_FOLDERS: ReadonlySet<string> = new Set(['events', 'language', 'languages', 'speaker', 'speakers', 'tag', 'tags', 'talks']);
 

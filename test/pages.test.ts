@@ -67,7 +67,7 @@ describe("a page's file name", () => {
   });
 
   it("may not be an address the site keeps for its own pages and files, /video/ included", () => {
-    for (const slug of ['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'sitemaps', 'speaker', 'speakers', 'tag', 'tags', 'talks', 'video']) {
+    for (const slug of ['api', 'assets', 'events', 'language', 'languages', 'pagefind', 'search', 'speaker', 'speakers', 'tag', 'tags', 'talks', 'video']) {
       expect(pageSlug(`_pages/${slug}.md`), slug).toEqual({ ok: false, named: true, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` });
     }
     // Events are under /events/: a page may share an event's slug.
