@@ -77,8 +77,7 @@ const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, 
 const itemLanguages = (item: FeedItem) => ({ title: textLanguageTag(item.title, item.language), summary: item.summary ? textLanguageTag(item.summary, item.language) : 'en' });
 /** The language of a JSON Feed item's content, when it is not the feed's English. */
 function contentLanguage(item: FeedItem): string | undefined {
-  const lang = itemLanguages(item);
-  const tag = item.summary ? lang.summary : lang.title;
+  const tag = textLanguageTag(item.summary || item.title, item.language);
   return tag === 'en' ? undefined : tag;
 }
 /** xml:lang for an element of an entry, when it is not the feed's English. */
