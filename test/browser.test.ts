@@ -594,7 +594,7 @@ describe('hostile text', () => {
     for (const feed of feeds) {
       const body = await (await fetch(`${base}/${feed}`)).text();
       if (feed.endsWith('.json')) {
-        const item = JSON.parse(body).items.find((i: { id: string }) => i.id.endsWith(`/video/${HOSTILE_ID}/hostile-talk/`));
+        const item = JSON.parse(body).items.find((i: { url: string }) => i.url.endsWith(`/video/${HOSTILE_ID}/hostile-talk/`));
         expect(item.title).toContain('<script>');
         expect(item.content_html).not.toMatch(/<script|<b |<img/);
       } else {
