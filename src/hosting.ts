@@ -108,9 +108,10 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
     '        error_page 404 @vc_api_missing;',
     '        error_page 405 @vc_api_not_allowed;',
     '        error_page 416 @vc_api_unsatisfiable;',
-    ...(guard ? [`        ${guard}`] : []),
     `        if ($request_method = OPTIONS) { return 200 ${nginxString(endpoint.options)}; }`,
     '        if ($vc_read = 0) { return 405; }',
+    // After OPTIONS and writes: a list's ?page= is read by GET and HEAD alone, as Django REST framework reads it in list().
+    ...(guard ? [`        ${guard}`] : []),
     `        try_files ${file} =404;`,
     '    }',
   ];
@@ -396,13 +397,14 @@ function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpo
     `\thandle @${name} {`,
     ...caddyHeaders(kind, '\t\t'),
     '\t\troute {',
-    ...before,
     `${i}@options method OPTIONS`,
     ...caddyApiJsonHeaders(i, endpoint.allow, '@options'),
     `${i}respond @options ${caddyString(endpoint.options)} 200`,
     `${i}@write not method GET HEAD`,
     ...caddyApiJsonHeaders(i, endpoint.allow, '@write'),
     `${i}respond @write ${caddyString(notAllowed('{method}'))} 405`,
+    // After OPTIONS and writes, as on nginx: only GET and HEAD read a list's ?page=.
+    ...before,
     `${i}@missing not file ${file}`,
     ...caddyApiJsonHeaders(i, endpoint.allow, '@missing'),
     `${i}respond @missing ${caddyString(endpoint.missing)} 404`,

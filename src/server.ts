@@ -152,8 +152,13 @@ interface ApiTarget {
   /** The resource's name in OPTIONS' description. */
   name: string;
   allow: string;
-  /** The file that answers GET, or null when the path or its query can name none (404 to every method). */
+  /**
+   * The file that answers GET, or null when the path or its query can name none: 404 to every method,
+   * but for a list's page (`paged`), which only GET and HEAD read.
+   */
   file: string | null;
+  /** A list: Django REST framework reads `?page=` in list() alone, so OPTIONS and writes answer whatever it says. */
+  paged?: boolean;
   /** The 404 body when there is no such file. */
   missing: string;
   /** On a record's path: the record's id, which writes go to. */
@@ -192,7 +197,7 @@ export function apiTarget(pathname: string, query: string): ApiTarget | undefine
   if (list) {
     const name = list[1] as ListName;
     const page = pageParam(query);
-    return { name: LIST_TITLES[name], allow: READ_ALLOW, file: page === null ? null : listFile(name, page), missing: INVALID_PAGE };
+    return { name: LIST_TITLES[name], allow: READ_ALLOW, file: page === null ? null : listFile(name, page), missing: INVALID_PAGE, paged: true };
   }
   const category = CATEGORY_PATH.exec(pathname);
   if (category) {
@@ -666,8 +671,8 @@ function createHandler(options: ServerOptions): Handler {
     const refused = options.writes?.refusal(req);
     if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
     const { file, id } = target;
-    if (file === null) return sendJson(res, 404, target.missing, headers);
     const method = req.method;
+    if (file === null && (method === 'GET' || method === 'HEAD' || !target.paged)) return sendJson(res, 404, target.missing, headers);
     if (id !== undefined && options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
       const write = options.writes.handle(req, res, id);
       writes.add(write);
@@ -677,7 +682,7 @@ function createHandler(options: ServerOptions): Handler {
       case 'GET':
       case 'HEAD': {
         const gone = () => sendJson(res, 404, target.missing, headers);
-        if (!(await serveFile(req, res, file, gone))) gone();
+        if (!(await serveFile(req, res, file!, gone))) gone();
         return;
       }
       case 'OPTIONS':

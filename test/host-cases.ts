@@ -44,6 +44,10 @@ export const API_CASES: ApiCase[] = [
   ['GET', '/api/v2/category/?page=last&format=json'],
   ['GET', '/api/v2/video/?page=Last'],
   ['OPTIONS', '/api/v2/category'],
+  // Only GET and HEAD read ?page=: OPTIONS and writes answer as on the list whatever it says.
+  ['OPTIONS', '/api/v2/video/?page=abc'],
+  ['POST', '/api/v2/speaker?page=0'],
+  ['HEAD', '/api/v2/video/?page=abc'],
   ['POST', '/api/v2/category'],
   ['GET', '/api/v2/category/tidewater-python-2024/'],
   ['GET', '/api/v2/category/no-such-event'],

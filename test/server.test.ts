@@ -500,6 +500,18 @@ describe('list endpoints', () => {
     }
   });
 
+  it('reads ?page= for GET and HEAD alone: OPTIONS and writes answer as on the list, as Django REST framework paginates in list()', async () => {
+    for (const url of ['/api/v2/video/?page=abc', '/api/v2/speaker?page=0', '/api/v2/category/?page=-1']) {
+      const options = await raw(s.base, 'OPTIONS', url);
+      expect(options.status, url).toBe(200);
+      expect(JSON.parse(options.text).name, url).toMatch(/ List$/);
+      const post = await raw(s.base, 'POST', url, { 'Content-Type': 'application/json', 'Content-Length': '2' }, '{}');
+      expect([post.status, post.text], url).toEqual([405, '{"detail": "Method \\"POST\\" not allowed."}']);
+      expectOnly(post.headers, { ...LIST_HEADERS, 'content-type': 'application/json' });
+      expect((await raw(s.base, 'HEAD', url)).status, url).toBe(404);
+    }
+  });
+
   it.each(['/api/v2/video/1?format=json', '/api/v2/video/1/?format=json&x=1'])('a record ignores ?format=json: %s', async (url) => {
     const res = await raw(s.base, 'GET', url);
     expect(res.status).toBe(200);
