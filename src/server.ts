@@ -672,7 +672,8 @@ function createHandler(options: ServerOptions): Handler {
     if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
     const { file, id } = target;
     const method = req.method;
-    if (file === null && (method === 'GET' || method === 'HEAD' || !target.paged)) return sendJson(res, 404, target.missing, headers);
+    // A path that names no resource is 404 to every method; a list's unreadable page only to GET and HEAD, which read it.
+    if (file === null && !target.paged) return sendJson(res, 404, target.missing, headers);
     if (id !== undefined && options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
       const write = options.writes.handle(req, res, id);
       writes.add(write);
@@ -682,7 +683,7 @@ function createHandler(options: ServerOptions): Handler {
       case 'GET':
       case 'HEAD': {
         const gone = () => sendJson(res, 404, target.missing, headers);
-        if (!(await serveFile(req, res, file!, gone))) gone();
+        if (file === null || !(await serveFile(req, res, file, gone))) gone();
         return;
       }
       case 'OPTIONS':
