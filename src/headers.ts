@@ -11,6 +11,8 @@ export const RECORD_ALLOW = 'GET, PUT, PATCH, HEAD, OPTIONS';
 /** Lists, pages and files accept no writes: their Allow says so (the contract: "Allow lists the methods the path accepts"). */
 export const READ_ALLOW = 'GET, HEAD, OPTIONS';
 export const HTML = 'text/html; charset=utf-8';
+/** The type of a file whose name says nothing of what it holds (Pagefind's index chunks). */
+export const BYTES = 'application/octet-stream';
 
 /** Only the site's own scripts run (search needs WebAssembly); the policy makes sure nobody else's does. */
 const PAGE_CSP =

@@ -5,6 +5,7 @@
 // ("Hosting") and in the comment at the top of each file.
 import {
   COMPRESSED_KINDS,
+  BYTES,
   describeResource,
   detailJson,
   ENCODINGS,
@@ -148,8 +149,10 @@ function nginxApiMissLocation(pattern: string, endpoint: Endpoint): string[] {
   ];
 }
 
-/** The API's JSON answers for a miss or a write: application/json, as our server sends them. */
+/** The API's JSON answers for a miss or a write, and the site's for a write: application/json, as our server sends them. */
 function nginxApiErrors(): string[] {
+  // nginx's escapes: \\ is a backslash, so the body reads {"detail": "Method \"PUT\" not allowed."}.
+  const refuse = `        return 405 '${notAllowed('$request_method').replace(/\\/g, '\\\\')}';`;
   return [
     '    location @vc_api_missing {',
     ...nginxApiJsonHeaders('$vc_allow'),
@@ -157,8 +160,18 @@ function nginxApiErrors(): string[] {
     '    }',
     '    location @vc_api_not_allowed {',
     ...nginxApiJsonHeaders('$vc_allow'),
-    // nginx's escapes: \\ is a backslash, so the body reads {"detail": "Method \"PUT\" not allowed."}.
-    `        return 405 '${notAllowed('$request_method').replace(/\\/g, '\\\\')}';`,
+    refuse,
+    '    }',
+    '    location @vc_not_allowed {',
+    ...nginxApiJsonHeaders(undefined),
+    `        add_header Allow ${nginxString(READ_ALLOW)} always;`,
+    // Headers set in the if block replace the location's: OPTIONS gets none of the JSON answer's.
+    '        if ($request_method = OPTIONS) {',
+    `            add_header Allow ${nginxString(READ_ALLOW)} always;`,
+    `            add_header X-Content-Type-Options ${nginxString(HEADERS.record['X-Content-Type-Options']!)} always;`,
+    '            return 204;',
+    '        }',
+    refuse,
     '    }',
     '    location @vc_api_unsatisfiable {',
     '        types { }',
@@ -234,10 +247,16 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '    if_modified_since before;',
     "    # A Range of several ranges is ignored (the whole file, 200), as our server answers it, not a multipart/byteranges 206.",
     '    max_ranges 1;',
+    "    # Text files name their charset, as our server sends them (nginx's default list leaves out text/css and",
+    "    # would add it to the feeds' application/ types, which our server sends without).",
+    '    charset utf-8;',
+    '    charset_types text/css text/plain text/xml application/javascript;',
     '    index index.html;',
     '    error_page 404 /404.html;',
     '    # A folder without an index.html (/assets/) is no page: its 404, not autoindex\'s 403.',
     '    error_page 403 =404 /404.html;',
+    "    # Other methods on the site's files: our server's 405 with its Allow (nginx's own page has none), and OPTIONS its 204.",
+    '    error_page 405 = @vc_not_allowed;',
     "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",
     "    # files, whatever the http block (Debian's turns gzip on for text/html, the API's type) says.",
     '    gzip off;',
@@ -364,6 +383,8 @@ function caddyHeaders(kind: FileKind, indent: string): string[] {
     ...(type ? [`${indent}\tContent-Type ${caddyString(type)}`] : []),
     ...headerEntries(kind).map(([name, value]) => `${indent}\t${field(name)} ${caddyString(value)}`),
     `${indent}}`,
+    // A name Caddy cannot type (Pagefind's chunks) would go without one: bytes, as our server sends it.
+    ...(type ? [] : [`${indent}header ?Content-Type ${caddyString(BYTES)}`]),
   ];
 }
 
@@ -506,11 +527,15 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
       '\terror @hidden 404',
       '',
-      '\t# The site accepts no writes.',
+      "\t# The site accepts no writes: our server's 405 with its Allow, and OPTIONS its 204.",
       '\t@site_write not method GET HEAD',
       '\thandle @site_write {',
       `\t\theader Allow ${caddyString(READ_ALLOW)}`,
-      '\t\trespond 405',
+      '\t\t@site_options method OPTIONS',
+      '\t\trespond @site_options 204',
+      '\t\t@site_refused not method OPTIONS',
+      ...caddyApiJsonHeaders('\t\t', undefined, '@site_refused'),
+      `\t\trespond ${caddyString(notAllowed('{method}'))} 405`,
       '\t}',
       '',
       "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",

@@ -17,6 +17,7 @@ import {
   API_JSON_HEADERS,
   categoryFile,
   COMPRESSED_KINDS,
+  BYTES,
   describeResource,
   detailJson,
   ENCODINGS,
@@ -138,7 +139,7 @@ export function acceptedEncodings(header: string | undefined): (typeof ENCODINGS
 /** The Content-Type of a file the manifest does not type itself; text gets its charset, unknown names are bytes. */
 export function contentTypeOf(rel: string): string {
   const type = mimeLookup(rel);
-  if (!type) return 'application/octet-stream';
+  if (!type) return BYTES;
   return type.startsWith('text/') ? `${type}; charset=utf-8` : type;
 }
 

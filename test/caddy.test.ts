@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
+import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -81,6 +81,12 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
   it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
 
   it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
+
+  it('sends every kind of file with the Content-Type ours sends', () => expectTypesAsOurs(served));
+
+  it("answers other methods on the site's files as our own server does: 405 with Allow, OPTIONS 204", async () => {
+    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, SITE_METHOD_CASES)) expect(theirs).toEqual(mine);
+  });
 
   it('answers the API as our own server does', async () => {
     for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, [...API_CASES, ['GET', '/api/v2/video/12', { range: 'bytes=0-9' }]])) expect(theirs).toEqual(mine);

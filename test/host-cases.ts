@@ -178,3 +178,35 @@ export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<vo
     expect({ rel, headers: pick(res, Object.keys(expected(kind))) }).toEqual({ rel, headers: expected(kind) });
   }
 }
+
+/** Requests to the site's files and pages other than GET and HEAD, which a host must answer as ours does. */
+export const SITE_METHOD_CASES: ApiCase[] = [
+  ['PUT', '/'],
+  ['POST', '/events/'],
+  ['DELETE', '/assets/style.css'],
+  ['PATCH', '/robots.txt'],
+  ['PUT', '/no-such-page/'],
+  ['OPTIONS', '/'],
+  ['OPTIONS', '/assets/style.css'],
+  ['OPTIONS', '/no-such-page/'],
+];
+
+/**
+ * One file of every kind and extension is sent with the Content-Type ours sends: text with its charset, a
+ * name with no type of its own as bytes. nginx 1.22's mime.types still calls scripts application/javascript,
+ * the name RFC 9239 made obsolete for text/javascript: the same type to a browser.
+ */
+export async function expectTypesAsOurs({ get, dist, ours }: Served): Promise<void> {
+  const rels = await fg('**/*', { cwd: dist, onlyFiles: true, ignore: ['**/*.br', '**/*.gz', ...HOST_FILES] });
+  const samples = new Map<string, string>();
+  for (const rel of rels.sort()) {
+    const sample = `${kindOf(rel)} ${path.extname(rel)}`;
+    if (!samples.has(sample)) samples.set(sample, rel);
+  }
+  expect(samples.size).toBeGreaterThan(10);
+  const typeOf = (res: RawResponse) => String(res.headers['content-type']).replace(/^application\/javascript\b/, 'text/javascript');
+  for (const rel of samples.values()) {
+    const [theirs, mine] = await Promise.all([get(`/${rel}`), raw(ours!.url, 'GET', `/${rel}`)]);
+    expect({ rel, type: typeOf(theirs) }).toEqual({ rel, type: typeOf(mine) });
+  }
+}

@@ -10,7 +10,7 @@ import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { ENCODINGS, HOST_FILES, RECORD_ALLOW, RECORD_OPTIONS } from '../src/headers.ts';
 import { NGINX, startNginx } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, CONTRACT, expectConditionalsAsOurs, expectEveryKindsHeaders, expected, expectRecordAsContract, hostTestsRun, pick, servedBoth, type ApiCase } from './host-cases.ts';
+import { API_CASES, bothAnswers, CONTRACT, expectConditionalsAsOurs, expectEveryKindsHeaders, expected, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES, type ApiCase } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generated nginx configuration on nginx', () => {
@@ -118,6 +118,12 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
   it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
 
   it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
+
+  it('sends every kind of file with the Content-Type ours sends', () => expectTypesAsOurs(served));
+
+  it("answers other methods on the site's files as our own server does: 405 with Allow, OPTIONS 204", async () => {
+    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, SITE_METHOD_CASES)) expect(theirs).toEqual(mine);
+  });
 
   it('answers the API as our own server does', async () => {
     const cases: ApiCase[] = [
