@@ -120,6 +120,13 @@ const PAGE_SIZE = 50;
 const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
 const EVENT_NEIGHBOURS = 3;
+/** The folders of items' pages with no page of their own, and the index each leads to: folder, title, index. */
+const FOLDER_INDEXES = [
+  ['speaker', 'Speakers', '/speakers/'],
+  ['tag', 'Tags', '/tags/'],
+  ['language', 'Languages', '/languages/'],
+  ['video', 'All talks', '/talks/'],
+] as const;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 
@@ -455,6 +462,11 @@ export function* planParts(
   for (const summary of summaries) {
     const name = seriesOf(summary.title);
     (series.get(name) ?? series.set(name, []).get(name)!).push(summary);
+  }
+  // An item's address cut back to its folder (/speaker/ of /speaker/<slug>/, /video/ of a short link) leads to the index of its kind.
+  for (const [folder, title, target] of FOLDER_INDEXES) {
+    const input = { title, target };
+    pages.push({ kind: 'redirect', input, path: `${folder}/index.html`, key: `${t('redirect')}${hashOf(input)}` });
   }
   pages.push(page('/events/', 'events', { total: summaries.length, series: [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list })) }));
 

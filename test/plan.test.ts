@@ -225,6 +225,16 @@ describe('planSite', () => {
   });
 });
 
+describe('planSite: folders of items', () => {
+  it("leads the folder of each kind of item's pages to the index of its kind, where every such index is a page", () => {
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const targets = Object.fromEntries(pages.flatMap((p) => (p.kind === 'redirect' && /^[a-z]+\/index\.html$/.test(p.path) ? [[p.path, p.input.target]] : [])));
+    expect(targets).toEqual({ 'speaker/index.html': '/speakers/', 'tag/index.html': '/tags/', 'language/index.html': '/languages/', 'video/index.html': '/talks/' });
+    const planned = new Set(pages.map((p) => p.path));
+    for (const target of Object.values(targets)) expect(planned.has(`${target.slice(1)}index.html`), target).toBe(true);
+  });
+});
+
 describe('planSite: events', () => {
   it('are newest first by their start date, else by their talks\' first recording date, on the home page and in their series', () => {
     // As most of pyvideo's events: no start_date.

@@ -144,6 +144,8 @@ describe('talk schema', () => {
       ['/events/old.html.gz', /\(\/events\)/],
       ['/assets/old.html', /\(\/assets\)/],
       ['/api/old.html', /\(\/api\)/],
+      ['/video/', /\(\/video\/index\.html\)/],
+      ['/video/index.html', /\(\/video\/index\.html\)/],
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
     }
