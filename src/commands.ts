@@ -259,7 +259,7 @@ function reportBuild(result: BuildResult, values: BuildValues, templates: string
 
 /** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's, then each template that does not compile. */
 async function templateProblems(folder: string): Promise<string[]> {
-  const { SiteRenderer } = await import('./render.ts');
+  const [{ SiteRenderer }, { DEFAULT_SITE_NAME }] = await Promise.all([import('./render.ts'), import('./schema.ts')]);
   const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
   let templates: Templates;
   let problems: string[] = [];
@@ -270,7 +270,7 @@ async function templateProblems(folder: string): Promise<string[]> {
     ({ problems, templates } = err);
   }
   try {
-    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [] }, folder);
+    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder);
     return problems;
   } catch (err) {
     return [...problems, ...lines(err)];

@@ -43,8 +43,6 @@ export interface FeedInput {
 }
 
 const GENERATOR = 'video-catalogue';
-/** The site's name: the author of a feed's talks that name no speaker (Atom wants one for every entry). */
-export const SITE_NAME = 'Video catalogue';
 const RIGHTS = 'The talks belong to their speakers; see each talk for its licence.';
 
 /** Dates in records carry no zone: they are UTC. */
@@ -86,7 +84,7 @@ const xmlLang = (tag: string) => (tag === 'en' ? '' : ` xml:lang="${x(tag)}"`);
 /** The feed's own date comes from its items, never the clock: the same content gives the same bytes. */
 const feedUpdated = (items: FeedItem[]) => utc(lastUpdated(items) ?? '1970-01-01T00:00:00');
 
-function atom(input: FeedInput, abs: (p: string) => string): string {
+function atom(input: FeedInput, abs: (p: string) => string, siteName: string): string {
   const entries = input.items.map((item) => {
     const url = x(abs(item.url));
     const e = item.enclosure;
@@ -114,7 +112,8 @@ function atom(input: FeedInput, abs: (p: string) => string): string {
     `<updated>${feedUpdated(input.items).toISOString()}</updated>`,
     `<generator>${GENERATOR}</generator>`,
     `<rights>${x(RIGHTS)}</rights>`,
-    ...(input.items.some((item) => item.speakers.length === 0) ? [`<author><name>${x(SITE_NAME)}</name></author>`] : []),
+    // The site: the author of the talks that name no speaker (Atom wants one for every entry).
+    ...(input.items.some((item) => item.speakers.length === 0) ? [`<author><name>${x(siteName)}</name></author>`] : []),
     `<link rel="alternate" type="text/html" href="${x(abs(input.page))}"/>`,
     `<link rel="self" type="application/atom+xml" href="${x(abs(`${input.path}${FEED_FILES.atom}`))}"/>`,
     ...entries,
@@ -189,8 +188,8 @@ function json(input: FeedInput, abs: (p: string) => string): string {
   return `${JSON.stringify(feed)}\n`;
 }
 
-const WRITERS: Record<FeedFormat, (input: FeedInput, abs: (p: string) => string) => string> = { atom, rss, json };
+const WRITERS: Record<FeedFormat, (input: FeedInput, abs: (p: string) => string, siteName: string) => string> = { atom, rss, json };
 
-export function renderFeed(format: FeedFormat, input: FeedInput, site: Pick<SiteInfo, 'baseUrl'>): string {
-  return WRITERS[format](input, (p) => `${site.baseUrl}${p}`);
+export function renderFeed(format: FeedFormat, input: FeedInput, site: Pick<SiteInfo, 'baseUrl' | 'name'>): string {
+  return WRITERS[format](input, (p) => `${site.baseUrl}${p}`, site.name);
 }

@@ -16,6 +16,8 @@ const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
 export const PAGES_DIR = '_pages';
 /** The folder of the site's redirects (src/redirects.ts), as safe from events' folders. */
 export const REDIRECTS_DIR = '_redirects';
+/** The site's settings (src/schema.ts, siteSchema), at the content folder's root. */
+export const SITE_FILE = /^_site\.(ya?ml|json)$/;
 /** What editors leave beside a file they save (`about.md~`, `#about.md#`, `.about.md.swp` is hidden anyway): never a page. */
 const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */

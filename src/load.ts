@@ -12,14 +12,31 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileOf, resorted, shortLinkPath, talkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
-import { acceptedTalk, EVENT_FIELDS, eventSchema, isSlug, STATE_LIVE, TALK_FIELDS, TALK_INSTEAD, talkSchema, PLAYABLE_FIRST, VIDEO_MIME, type EventFields, type Talk } from './schema.ts';
+import {
+  acceptedTalk,
+  EVENT_FIELDS,
+  eventSchema,
+  isSlug,
+  SITE_FIELDS,
+  SITE_INSTEAD,
+  siteSchema,
+  STATE_LIVE,
+  TALK_FIELDS,
+  TALK_INSTEAD,
+  talkSchema,
+  PLAYABLE_FIRST,
+  VIDEO_MIME,
+  type EventFields,
+  type SiteFields,
+  type Talk,
+} from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
 import { fieldName, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { validate, type Validated } from './validate.ts';
-import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, statKey, type ContentEntry } from './listing.ts';
+import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
 
 export interface Origin {
   /** The file as shown in messages, relative to the working directory. */
@@ -80,10 +97,15 @@ export interface Catalogue {
   pages: CataloguePage[];
   /** The site's redirects files (src/redirects.ts), sorted by name. */
   redirects: CatalogueRedirects[];
+  /** The site's settings, from `_site.yaml` (its defaults without one). */
+  site: SiteFields;
 }
 
+/** The settings of a site whose content folder has no `_site.yaml`. */
+export const DEFAULT_SITE: SiteFields = siteSchema.parse({});
+
 /** What a load remembers of each valid file, for the next load to reuse. */
-export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource | RedirectsSource }>;
+export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource | RedirectsSource | SiteFields }>;
 
 interface LoadResult {
   catalogue: Catalogue;
@@ -135,6 +157,7 @@ function misplaced(parts: string[], isEvent: (folder: string) => boolean): strin
   if (parts.length > 3 && parts[1] === 'videos') return `talks go directly in ${parts[0]}/videos/, not in a folder below it; move the file there`;
   // `conf/video/d.yaml`, `conf/talks/d.yaml`, `conf/Videos/d.yaml`: an event folder's talks folder under another name.
   if (parts.length === 3 && isEvent(parts[0]!)) return `an event's talks go in its folder "videos"; move the file to ${parts[0]}/videos/${parts[2]}`;
+  if (parts.length === 1 && SITE_FILE.test(`_${parts[0]}`)) return `the site's settings file is named _${parts[0]}; rename it`;
   return 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml';
 }
 
@@ -307,7 +330,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const locate = (name: string, field: FieldPath) => locateIn({ name, file: shown(name) }, field);
 
   /** An event's or page's file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
-  function cachedOrRead<T extends EventFields | PageSource | RedirectsSource>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
+  function cachedOrRead<T extends EventFields | PageSource | RedirectsSource | SiteFields>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
     const hit = previous.get(name);
     let loaded: { value: T; rev: string } | undefined;
     if (hit && hit.stat === statKey(stats)) loaded = hit as { value: T; rev: string };
@@ -325,6 +348,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const talkFiles: (typeof entries)[number][] = [];
   const pageFiles: (typeof entries)[number][] = [];
   const redirectFiles: (typeof entries)[number][] = [];
+  const siteFiles: (typeof entries)[number][] = [];
   for (const entry of entries) {
     const parts = entry.path.split('/');
     if (parts[0] === PAGES_DIR) {
@@ -337,6 +361,8 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
       const problem = redirectsFileProblem(entry.path);
       if (problem) errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', problem));
       else redirectFiles.push(entry);
+    } else if (parts.length === 1 && SITE_FILE.test(parts[0]!)) {
+      siteFiles.push(entry);
     } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
       eventFiles.set(parts[0]!, [...(eventFiles.get(parts[0]!) ?? []), entry]);
     } else if (parts.length === 3 && parts[1] === 'videos') {
@@ -387,6 +413,11 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
     const file = shown(name);
     redirects.push(remembered(catalogueRedirects, value, (r) => r.file === file && r.name === name, () => ({ ...value, file, name, rev })));
   }
+
+  if (siteFiles.length > 1) errors.push(new ContentError(shown(siteFiles[1]!.path), { line: 1, col: 1 }, '', `the site has two settings files (${siteFiles.map((f) => f.path).join(', ')}); keep one`));
+  // Each is checked, so that one run tells every problem; the first one's settings are the site's.
+  const settings = siteFiles.map(({ path: name, stats }) => cachedOrRead<SiteFields>(name, stats!, checked((doc) => validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD))));
+  const site = settings[0]?.value ?? DEFAULT_SITE;
 
   // Talk files: from the cache when unchanged, the rest read here or in other threads.
   const digests = new Map<string, { rev: string; digest: TalkDigest }>();
@@ -478,7 +509,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   }
 
   talks.sort(byId);
-  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)), redirects };
+  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)), redirects, site };
   const claimed = claims(catalogue, locateIn);
   errors.push(...claimed.errors);
   const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;

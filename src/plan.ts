@@ -9,7 +9,7 @@ import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
 import { categoryFile, listFile, recordFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
-import { FEED_FILES, SITE_NAME, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
+import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
@@ -427,7 +427,7 @@ export function* planParts(
   yield* termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
   yield* termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
   const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
-  yield give(topPart('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: SITE_NAME, description: 'Recorded conference talks, newest first' })));
+  yield give(topPart('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: catalogue.site.name, description: 'Recorded conference talks, newest first' })));
   for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, topPart)) yield give(planned);
 
   /** Pages made from the whole catalogue, planned again every time. */

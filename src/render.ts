@@ -7,7 +7,7 @@ import { isolated } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { eventPath, languagePath, named, pagePath, recordedSpan, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
-import { renderFeed, SITE_NAME } from './feeds.ts';
+import { renderFeed } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
@@ -29,6 +29,8 @@ export interface SiteInfo {
   baseUrl: string;
   /** The site's own pages that its navigation links to, in order (see navOf). */
   nav: readonly NavLink[];
+  /** The site's name (content/_site.yaml). */
+  name: string;
 }
 
 /** A link in the site's navigation to one of its own pages. */
@@ -470,7 +472,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     others: others.map(listItem),
     openGraph: [
       ['og:type', 'video.other'],
-      ['og:site_name', SITE_NAME],
+      ['og:site_name', site.name],
       ['og:title', talk.title],
       ['og:description', description],
       ['og:url', `${site.baseUrl}${url}`],

@@ -434,8 +434,22 @@ export const pageSchema = z
 
 export type PageFields = z.output<typeof pageSchema>;
 
+/** The site's name when its settings file does not give one. */
+export const DEFAULT_SITE_NAME = 'Video catalogue';
+
+/** The site's own settings (`content/_site.yaml`), as a Hugo or Pelican site keeps its title in its configuration. */
+export const siteSchema = z.strictObject({
+  /** Beside every page's title, in the header, as the feeds' author and the site-wide feed's title, and OpenGraph's site_name. */
+  name: z.string(expecting('a non-empty name')).refine((v) => v.trim() !== '', { error: 'must not be empty' }).default(DEFAULT_SITE_NAME),
+});
+
+export type SiteFields = z.output<typeof siteSchema>;
+
 export const TALK_FIELDS = Object.keys(talkSchema.shape);
 /** Fields of other collections (a page's `draft`) and what a talk has for them. */
 export const TALK_INSTEAD: Readonly<Record<string, string>> = { draft: 'a talk is a draft with `state: 2` (and live with `state: 1`, the default)' };
 export const EVENT_FIELDS = Object.keys(eventSchema.shape);
 export const PAGE_FIELDS = Object.keys(pageSchema.shape);
+export const SITE_FIELDS = Object.keys(siteSchema.shape);
+/** What Hugo's and Eleventy's sites call the setting. */
+export const SITE_INSTEAD: Readonly<Record<string, string>> = { title: 'the site\'s title is its `name`' };

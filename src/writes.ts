@@ -13,7 +13,7 @@ import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } fro
 import { slugFromTitle } from './collections.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
-import { isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
+import { DEFAULT_SITE, isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
 import { lockState, OutputLocked, stateDirFor } from './state.ts';
@@ -214,7 +214,7 @@ export class RecordWriter implements WriteHandler {
   }
 
   static async open(options: WriterOptions): Promise<RecordWriter> {
-    const writer = new RecordWriter(options, { events: [], talks: [], pages: [], redirects: [] });
+    const writer = new RecordWriter(options, { events: [], talks: [], pages: [], redirects: [], site: DEFAULT_SITE });
     const result = await writer.build();
     if (!result.ok) throw new Error(`the content has errors; fix them before serving writes:\n${result.errors.join('\n')}`);
     await writer.save(false);

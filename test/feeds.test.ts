@@ -1,8 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { renderFeed, type FeedInput } from '../src/feeds.ts';
+import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 
-const SITE = { baseUrl: 'https://talks.example.org' };
+const SITE = { baseUrl: 'https://talks.example.org', name: DEFAULT_SITE_NAME };
 const HOSTILE = '<script>alert(1)</script> ]]> & <img src=x onerror=alert(2)>';
 
 const input: FeedInput = {

@@ -9,6 +9,7 @@ import { build, saveState, type BuildMemory, type BuildSummary } from '../src/bu
 import { WatchedListing } from '../src/listing.ts';
 import { Patch } from '../src/output.ts';
 import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
+import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -472,6 +473,26 @@ describe('incremental builds', () => {
     expect(await fg('faq/**', { cwd: out })).toEqual([]);
     expect(removed).toEqual(expect.arrayContaining([...copies(['faq/index.html', 'sitemap-1.xml']), 'index.html']));
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
+  });
+
+  it.each(['one by one', 'in one process'])("the site's name (_site.yaml): a new one is on every page and in the site's feeds, as a clean build writes it; without the file, the default (builds run %s)", async (how) => {
+    if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
+    const settings = path.join(content, '_site.yaml');
+    const talk = path.join(out, 'video/12/asyncio-in-production-lessons/index.html');
+    await edit(settings, /^name: .*$/m, 'name: Talks & Co');
+    await incremental();
+    await expectSameAsClean();
+    const page = await readFile(talk, 'utf8');
+    expect(page).toMatch(/<title>[^<]* · Talks &amp; Co<\/title>/);
+    expect(page).toContain('<a class="site-name" href="/">Talks &amp; Co</a>');
+    expect(page).toContain('<meta property="og:site_name" content="Talks &amp; Co">');
+    expect(await readFile(path.join(out, 'feed.atom'), 'utf8')).toContain('<title>Talks &amp; Co</title>');
+    expect(await readFile(path.join(out, 'video/12/index.html'), 'utf8')).toMatch(/<title>[^<]* · Talks &amp; Co<\/title>/);
+    await rm(settings);
+    seen(settings);
+    await incremental();
+    await expectSameAsClean();
+    expect(await readFile(talk, 'utf8')).toContain(`<a class="site-name" href="/">${DEFAULT_SITE_NAME}</a>`);
   });
 
   it('saveState leaves alone the state of a build in another process since, which the next build then starts from', async () => {

@@ -8,10 +8,10 @@ import { renderMarkdown } from '../src/markdown.ts';
 import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { termSlug } from '../src/collections.ts';
-import { talkSchema } from '../src/schema.ts';
+import { DEFAULT_SITE_NAME, talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
 
-const SITE = { baseUrl: 'https://talks.example.org', nav: [] };
+const SITE = { baseUrl: 'https://talks.example.org', nav: [], name: DEFAULT_SITE_NAME };
 
 function makeTalk(fields: Record<string, unknown>): FullTalk {
   const talk = talkSchema.parse({ id: 9, title: 'T', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00', ...fields });
@@ -293,6 +293,7 @@ describe('titles in a line of plain text', () => {
       talks: [{ ...first, title: evil, speakers: [evil], tags: [evil], category: evil, blurb: '' }, ...catalogue.talks.slice(1)],
       pages: catalogue.pages.map((page) => ({ ...page, title: evil })),
       redirects: [],
+      site: catalogue.site,
     };
     const plan = planSite(changed, { code: '', templates: {} });
     const pages = plan.parts.flatMap((p) => p.pages);
