@@ -667,11 +667,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const unreachable = w.targetProblems(catalogue, () => w.indexOf(catalogue, memo), w.locator(options.content));
     if (unreachable.length > 0) return { ok: false, errors: unreachable };
-    const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages), name: catalogue.site.name };
+    const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages), name: catalogue.site.name, editUrl: catalogue.site.edit_url };
     // Compiled now, so a template error fails the build before anything is written.
     const renderer = new w.SiteRenderer(theme.templates, site, theme.folder);
-    // Every page shows the site's name, and every feed of talks without speakers: a new name is a new site.
-    const prints = fingerprints(theme, `${code}${hash(`${site.baseUrl}\n${site.name}`)}`, site);
+    // Pages show the site's settings (its name on every one), as feeds do: new settings are a new site.
+    const prints = fingerprints(theme, `${code}${hash(`${site.baseUrl}\n${JSON.stringify(catalogue.site)}`)}`, site);
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
     search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;

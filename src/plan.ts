@@ -504,8 +504,8 @@ export function* planParts(
 
   // The site's own pages, after every other part: a page added or removed moves no other sitemap entry.
   for (const own of published(catalogue.pages)) {
-    const { slug, title, description, body } = own;
-    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] })));
+    const { slug, title, description, body, name } = own;
+    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body, name })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] })));
   }
 
   // The site's redirects (src/redirects.ts), whose pages are in no sitemap; where each leads is its title, as a page leads to nothing else.
@@ -667,7 +667,7 @@ function byInitial(terms: Term<unknown>[], pathOf: (slug: string) => string, pag
 }
 
 function eventFields(event: CatalogueEvent) {
-  return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description };
+  return { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date, url: event.url, description: event.description, name: event.name };
 }
 
 function feedItem(talk: CatalogueTalk): FeedItem {

@@ -31,6 +31,13 @@ export interface SiteInfo {
   nav: readonly NavLink[];
   /** The site's name (content/_site.yaml). */
   name: string;
+  /** Where a content file is edited, `{path}` standing for its path in the content folder (content/_site.yaml's edit_url). */
+  editUrl?: string;
+}
+
+/** The address at which the content file `source` (its path in the content folder) is edited, if the site says where. */
+export function editLink(site: Pick<SiteInfo, 'editUrl'>, source: string): string | null {
+  return site.editUrl ? site.editUrl.replaceAll('{path}', source.split('/').map(encodeURIComponent).join('/')) : null;
 }
 
 /** A link in the site's navigation to one of its own pages. */
@@ -241,7 +248,7 @@ const NOT_IN_HTML = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF
 export interface PageInputs {
   home: { totals: { talks: number; events: number; speakers: number; tags: number; languages: number }; newest: TalkLink[]; events: EventSummary[] };
   events: { total: number; series: { name: string; id: string; events: EventSummary[] }[] };
-  event: { event: EventInfo & Pick<CatalogueEvent, 'url' | 'description'>; talks: TalkLink[]; feeds: string };
+  event: { event: EventInfo & Pick<CatalogueEvent, 'url' | 'description' | 'name'>; talks: TalkLink[]; feeds: string };
   /** One page of talks: all of them, or a speaker's, a tag's, a language's. */
   listing: {
     title: string;
@@ -260,7 +267,7 @@ export interface PageInputs {
   api: { example: { id: number; title: string } | null; total: number };
   'not-found': Record<string, never>;
   /** One of the site's own pages; `body` is its Markdown. */
-  page: Pick<CataloguePage, 'slug' | 'title' | 'description' | 'body'>;
+  page: Pick<CataloguePage, 'slug' | 'title' | 'description' | 'body' | 'name'>;
 }
 
 /** A talk in a template's list: `home`'s `newest`, `event`'s and `listing`'s `talks`, `talk`'s `others`, `prev` and `next`. */
@@ -295,6 +302,8 @@ export interface EventView {
   description: string;
   talks: TalkItem[];
   feeds: PageInputs['event']['feeds'];
+  /** Where its category file is edited (see editLink), or null. */
+  editUrl: string | null;
 }
 export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }>;
 
@@ -319,6 +328,8 @@ export interface SitePageView extends Pick<PageInputs['page'], 'description'> {
   canonical: string;
   /** HTML, from the page's Markdown. */
   content: string;
+  /** Where its file is edited (see editLink), or null. */
+  editUrl: string | null;
 }
 export interface RedirectView {
   title: string;
@@ -426,6 +437,8 @@ export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' 
   openGraph: string[][];
   /** Inert JSON for a `<script type="application/ld+json">`. */
   jsonLd: string;
+  /** Where its file is edited (see editLink), or null. */
+  editUrl: string | null;
 }
 
 export function talkView({ talk, event, prev, next, others }: TalkPageInput, site: SiteInfo): TalkView {
@@ -480,6 +493,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
       ...(video ? [['og:video', video]] : []),
     ],
     jsonLd: videoObject(talk, `${site.baseUrl}${url}`, file, player, description),
+    editUrl: editLink(site, talk.name),
   };
 }
 
@@ -578,12 +592,20 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     description: renderMarkdown(event.description, 2),
     talks: talks.map(listItem),
     feeds,
+    editUrl: editLink(site, event.name),
   }),
   listing: (listing, site) => ({ ...listing, page: pageLinks(listing.path, listing.page), canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
   terms: (terms, site) => ({ ...terms, canonical: canonical(site, terms.path) }),
   api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
-  page: ({ slug, title, description, body }, site) => ({ title: isolated(title), url: sitePagePath(slug), canonical: canonical(site, sitePagePath(slug)), description, content: renderMarkdown(body, 2) }),
+  page: ({ slug, title, description, body, name }, site) => ({
+    title: isolated(title),
+    url: sitePagePath(slug),
+    canonical: canonical(site, sitePagePath(slug)),
+    description,
+    content: renderMarkdown(body, 2),
+    editUrl: editLink(site, name),
+  }),
   'not-found': () => ({}),
 };
 

@@ -434,6 +434,13 @@ export const pageSchema = z
 
 export type PageFields = z.output<typeof pageSchema>;
 
+/** An address with `{path}` in it, where a content file's path goes (GitHub's, GitLab's and Forgejo's edit pages take it so). */
+const editUrl = z
+  .string(expecting('a URL string'))
+  .refine((v) => isHttpUrl(v.replaceAll('{path}', 'x')) && v.includes('{path}'), {
+    error: 'expected an absolute http(s) URL with {path} where a file\'s path in the content folder goes, such as "https://github.com/you/talks/edit/main/content/{path}"',
+  });
+
 /** The site's name when its settings file does not give one. */
 export const DEFAULT_SITE_NAME = 'Video catalogue';
 
@@ -441,6 +448,8 @@ export const DEFAULT_SITE_NAME = 'Video catalogue';
 export const siteSchema = z.strictObject({
   /** Beside every page's title, in the header, as the feeds' author and the site-wide feed's title, and OpenGraph's site_name. */
   name: z.string(expecting('a non-empty name')).refine((v) => v.trim() !== '', { error: 'must not be empty' }).default(DEFAULT_SITE_NAME),
+  /** Where a content file is edited, `{path}` standing for its path in the content folder: each talk's, event's and page's "Edit this page" link. */
+  edit_url: editUrl.optional(),
 });
 
 export type SiteFields = z.output<typeof siteSchema>;

@@ -475,11 +475,11 @@ describe('incremental builds', () => {
     expect(await readFile(path.join(out, 'index.html'), 'utf8')).not.toContain('/faq/');
   });
 
-  it.each(['one by one', 'in one process'])("the site's name (_site.yaml): a new one is on every page and in the site's feeds, as a clean build writes it; without the file, the default (builds run %s)", async (how) => {
+  it.each(['one by one', 'in one process'])("the site's settings (_site.yaml): a new name is on every page and in the site's feeds, an edit_url links every page's file, as a clean build writes them; without the file, the defaults (builds run %s)", async (how) => {
     if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
     const settings = path.join(content, '_site.yaml');
     const talk = path.join(out, 'video/12/asyncio-in-production-lessons/index.html');
-    await edit(settings, /^name: .*$/m, 'name: Talks & Co');
+    await edit(settings, /^name: .*$/m, 'name: Talks & Co\nedit_url: https://github.com/co/talks/edit/main/content/{path}');
     await incremental();
     await expectSameAsClean();
     const page = await readFile(talk, 'utf8');
@@ -487,12 +487,14 @@ describe('incremental builds', () => {
     expect(page).toContain('<a class="site-name" href="/">Talks &amp; Co</a>');
     expect(page).toContain('<meta property="og:site_name" content="Talks &amp; Co">');
     expect(await readFile(path.join(out, 'feed.atom'), 'utf8')).toContain('<title>Talks &amp; Co</title>');
+    expect(page).toContain('<a href="https://github.com/co/talks/edit/main/content/tidewater-python-2024/videos/asyncio-in-production-lessons.yaml" rel="nofollow noopener">Edit this page</a>');
     expect(await readFile(path.join(out, 'video/12/index.html'), 'utf8')).toMatch(/<title>[^<]* · Talks &amp; Co<\/title>/);
     await rm(settings);
     seen(settings);
     await incremental();
     await expectSameAsClean();
     expect(await readFile(talk, 'utf8')).toContain(`<a class="site-name" href="/">${DEFAULT_SITE_NAME}</a>`);
+    expect(await readFile(talk, 'utf8')).not.toContain('Edit this page');
   });
 
   it('saveState leaves alone the state of a build in another process since, which the next build then starts from', async () => {

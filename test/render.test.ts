@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTheme, TEMPLATE_NAMES } from '../src/theme.ts';
 import { digestOf, loadContent, loadFullTalk, type Catalogue, type FullTalk } from '../src/load.ts';
 import { renderMarkdown } from '../src/markdown.ts';
-import { formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
+import { editLink, formatBytes, formatDuration, paragraphs, playerFor, SiteRenderer, talkView } from '../src/render.ts';
 import { planSite } from '../src/plan.ts';
 import { termSlug } from '../src/collections.ts';
 import { DEFAULT_SITE_NAME, talkSchema } from '../src/schema.ts';
@@ -216,6 +216,24 @@ describe("an event's page", () => {
   });
 });
 
+describe('edit links', () => {
+  it("link each talk's, event's and page's file to where the site says it is edited, its path's parts percent-encoded, and nothing else", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const { parts } = planSite(catalogue, { code: '', templates: {} });
+    const editUrl = 'https://git.example.org/talks/_edit/main/content/{path}?plain=1';
+    const links = (site: typeof SITE & { editUrl?: string }) => {
+      const renderer = new SiteRenderer(templates, site, 'templates');
+      const html = [...parts.flatMap((p) => p.pages).filter((p) => p.path.endsWith('.html')).map((p) => renderer.output(p)), ...parts.flatMap((p) => p.talks).map((job) => renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }))];
+      return html.flatMap((page) => [...page.matchAll(/<a href="([^"]*)" rel="nofollow noopener">Edit this page<\/a>/g)].map((m) => m[1]!));
+    };
+    expect(links(SITE)).toEqual([]);
+    const sources = [...catalogue.events, ...catalogue.pages.filter((p) => !p.draft), ...catalogue.talks.filter((t) => t.state === 1)].map((origin) => origin.name);
+    expect(links({ ...SITE, editUrl }).sort()).toEqual(sources.map((name) => editUrl.replace('{path}', name)).sort());
+    expect(editLink({ editUrl }, 'café-conf/videos/a talk#1.yaml')).toBe('https://git.example.org/talks/_edit/main/content/caf%C3%A9-conf/videos/a%20talk%231.yaml?plain=1');
+  });
+});
+
 describe('every HTML page', () => {
   it('is valid HTML', async () => {
     const { templates } = await loadTheme(TEMPLATES);
@@ -324,7 +342,7 @@ describe("the site's own pages", () => {
     '',
     '[a link](javascript:alert(3)) and [the talks](/talks/)',
   ].join('\n');
-  const input = { slug: 'about', title: '<b>About</b> us', description: 'Who "we" are', body };
+  const input = { slug: 'about', title: '<b>About</b> us', description: 'Who "we" are', body, name: '_pages/about.md' };
 
   it('are rendered in the layout, their Markdown sanitised as talk descriptions are', async () => {
     const { templates } = await loadTheme(TEMPLATES);
