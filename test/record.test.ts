@@ -47,6 +47,6 @@ describe('serialiseRecord', () => {
 
 describe('inertJson', () => {
   it('escapes the line separators JavaScript parsers once choked on', () => {
-    expect(inertJson('a\u2028b')).toBe('"a\\u2028b"');
+    expect(inertJson('a\u2028b\u2029c')).toBe('"a\\u2028b\\u2029c"');
   });
 });
