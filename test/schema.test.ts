@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
-import { acceptedTalk, eventSchema, talkSchema } from '../src/schema.ts';
+import { acceptedTalk, eventSchema, talkSchema, textProblems } from '../src/schema.ts';
 import { parseSource } from '../src/source.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -83,7 +83,7 @@ describe('talk schema', () => {
   it('rejects impossible dates and times', () => {
     expect(messages({ ...base, recorded: '2019-02-30' })).toEqual(['recorded: expected a real calendar date YYYY-MM-DD, got "2019-02-30"']);
     expect(messages({ ...base, recorded: '2020-02-29' })).toEqual([]);
-    expect(messages({ ...base, added: '2024-05-03T24:00:00' })[0]).toMatch(/^added: expected a real date-time/);
+    for (const added of ['2024-05-03T24:00:00', '2024-05-03T10:60:00', '2024-05-03T10:00:60']) expect(messages({ ...base, added })[0], added).toMatch(/^added: expected a real date-time/);
     // A malformed `added` is its own error only, not also an `updated` before it.
     expect(messages({ ...base, added: 'bogus' })).toEqual([expect.stringMatching(/^added: expected a real date-time/)]);
   });
@@ -138,6 +138,8 @@ describe('talk schema', () => {
       ['/talk?id=3', /it has a query \("\?"\)/],
       ['talks/old', /it does not start with "\/"/],
       ['/2019/talk.br/', /ends in \.br or \.gz/],
+      ['/a/./b.html', /it has a "\." segment$/],
+      ['/a/.git/b.html', /it names a hidden file or folder \("\.git"\)$/],
       ['/events/index.html', /\(\/events\)/],
       ['/events/old/', /\(\/events\)/],
       ['/events/2019/old.html', /\(\/events\)/],
@@ -173,7 +175,8 @@ describe('talk schema', () => {
   });
 
   it('accepts only http(s) URLs', () => {
-    for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://']) {
+    // A space inside or at the end would parse (the URL class trims and escapes it), but is no address as written.
+    for (const bad of ['javascript:alert(1)', 'ftp://e.org/x', '/relative', ' https://e.org', 'https://e.org/a b', 'https://e.org/x ', 'https://']) {
       expect(messages({ ...base, source_url: bad })).toHaveLength(1);
     }
     expect(messages({ ...base, source_url: 'HTTPS://e.org/x' })).toEqual([]);
@@ -197,5 +200,15 @@ describe('event schema', () => {
     const r = eventSchema.safeParse({ start_date: '2024-05-02', end_date: '2024-05-01' });
     expect(r.success).toBe(false);
     expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['title', 'end_date']);
+  });
+});
+
+describe('textProblems', () => {
+  it('names each string that is not text by its path, telling a control character, a noncharacter and half a pair apart', () => {
+    expect(textProblems({ title: 'ok 🐍', speakers: ['Ada', 'B\ufffeo'], nested: { note: 'a\udc00b', bell: '\u0007' } })).toEqual([
+      { path: ['speakers', 1], message: 'holds U+FFFE, a noncharacter no page or feed can carry; remove it' },
+      { path: ['nested', 'note'], message: 'holds half of a character (the surrogate U+DC00, without its other half); write the whole character, or remove the escape' },
+      { path: ['nested', 'bell'], message: 'holds U+0007, a control character no page or feed can carry; remove it' },
+    ]);
   });
 });
