@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byRecordedThenTitle, byTitleThenSlug, categoryItem, listPages, listUrl, speakerId, speakerItems } from '../src/api-lists.ts';
+import { byRecordedThenTitle, byTitleThenSlug, categoryItem, listPages, listUrl, speakerId, speakerItems, videoListJson } from '../src/api-lists.ts';
 import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import type { CatalogueEvent, CatalogueTalk } from '../src/load.ts';
@@ -23,11 +23,23 @@ describe('list pages', () => {
   it('orders records newest recorded first, undated last, then by title', () => {
     const sorted = [talk(1, null, 'A'), talk(2, '2020-01-01', 'B'), talk(3, '2021-01-01', 'Z'), talk(4, '2021-01-01', 'M')].sort(byRecordedThenTitle);
     expect(sorted.map((t) => t.id)).toEqual([4, 3, 2, 1]);
+    expect([talk(9, '2021-01-01', 'M'), talk(7, '2021-01-01', 'M')].sort(byRecordedThenTitle).map((t) => t.id)).toEqual([7, 9]);
   });
 
   it('writes page links as Django REST framework does: absolute, page 1 without a query', () => {
     expect(listUrl('https://talks.example.org', 'video', 1)).toBe('https://talks.example.org/api/v2/video/');
     expect(listUrl('https://talks.example.org', 'category', 3)).toBe('https://talks.example.org/api/v2/category/?page=3');
+  });
+
+  it('links each page to the pages either side of it, and the first and last to none beyond', () => {
+    const pages = listPages('video', Array.from({ length: 41 }, (_, i) => i));
+    const base = 'https://talks.example.org';
+    expect(pages.map((page) => JSON.parse(videoListJson(page, base, [])))).toEqual([
+      { count: 41, next: `${base}/api/v2/video/?page=2`, previous: null, results: [] },
+      { count: 41, next: `${base}/api/v2/video/?page=3`, previous: `${base}/api/v2/video/`, results: [] },
+      { count: 41, next: null, previous: `${base}/api/v2/video/?page=2`, results: [] },
+    ]);
+    expect(JSON.parse(videoListJson(pages[0]!, base, ['{"id":1}', '{"id":2}'])).results).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
   it('gives speakers ids that depend on their slug only', () => {
