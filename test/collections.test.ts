@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { fileOf, groupByTerm, initialOf, paginate, regroupByTerm, resorted, seriesOf, slugFromTitle, termSlug } from '../src/collections.ts';
+import {
+  byEventDate,
+  byNewest,
+  byProgramme,
+  fileOf,
+  groupByTerm,
+  initialOf,
+  lastUpdated,
+  paginate,
+  recordedSpan,
+  regroupByTerm,
+  resorted,
+  seriesOf,
+  slugFromTitle,
+  termSlug,
+} from '../src/collections.ts';
 
 describe('termSlug', () => {
   it('makes URL slugs of names and tags, keeping C, C++ and C# apart', () => {
@@ -31,6 +46,9 @@ describe('slugFromTitle', () => {
     expect(slugFromTitle('Ça va? Łódź & Co.')).toBe('ca-va-lodz-and-co');
     expect(slugFromTitle('型ヒント')).toBe('');
     expect(slugFromTitle('a '.repeat(80)).length).toBeLessThanOrEqual(60);
+    // Cut at the last word that fits; a word too long to leave a fair start is cut through instead.
+    expect(slugFromTitle('Building a scalable data pipeline for real-time analytics with Python and Kafka')).toBe('building-a-scalable-data-pipeline-for-real-time-analytics');
+    expect(slugFromTitle(`Introduction to ${'x'.repeat(70)}`)).toBe(`introduction-to-${'x'.repeat(44)}`);
   });
 });
 
@@ -112,6 +130,34 @@ describe('seriesOf', () => {
     expect(seriesOf('2014 Python Brasil')).toBe('Python Brasil');
     expect(seriesOf('Boston Python Meetup')).toBe('Boston Python Meetup');
     expect(seriesOf('PyCon 3000')).toBe('PyCon 3000');
+  });
+});
+
+describe('orders', () => {
+  const talk = (id: number, recorded: string | null, title = 'T') => ({ id, recorded, title });
+  const ids = (items: { id: number }[]) => items.map((t) => t.id);
+
+  it("list an event's programme by recording date, undated first, then title, then id", () => {
+    const talks = [talk(1, '2024-05-02', 'B'), talk(2, '2024-05-01', 'Z'), talk(3, null, 'Q'), talk(5, '2024-05-02', 'A'), talk(4, '2024-05-02', 'A')];
+    expect(ids(talks.sort(byProgramme))).toEqual([3, 2, 4, 5, 1]);
+  });
+
+  it('list talks newest recorded first, undated last, then newest id first', () => {
+    const talks = [talk(1, '2023-01-01'), talk(2, null), talk(3, '2024-01-01'), talk(4, '2023-01-01'), talk(5, null)];
+    expect(ids(talks.sort(byNewest))).toEqual([3, 4, 1, 5, 2]);
+  });
+
+  it('list events newest first by their start date, else their first recording, undated last, then by slug', () => {
+    const event = (slug: string, start_date: string | null, recordedFrom: string | null) => ({ slug, start_date, recordedFrom });
+    const events = [event('undated', null, null), event('b', '2020-01-01', null), event('recorded-only', null, '2022-06-01'), event('a', '2020-01-01', '2025-01-01'), event('new', '2023-01-01', null)];
+    expect(events.sort(byEventDate).map((e) => e.slug)).toEqual(['new', 'recorded-only', 'a', 'b', 'undated']);
+  });
+
+  it("give an event's span of recording dates, and its talks' latest update", () => {
+    expect(recordedSpan([{ recorded: '2024-05-02' }, { recorded: null }, { recorded: '2024-05-01' }, { recorded: '2024-05-03' }, { recorded: '2024-05-02' }])).toEqual({ recordedFrom: '2024-05-01', recordedTo: '2024-05-03' });
+    expect(recordedSpan([{ recorded: null }])).toEqual({ recordedFrom: null, recordedTo: null });
+    expect(lastUpdated([{ updated: '2024-01-02T00:00:00.000' }, { updated: '2024-03-01T00:00:00.000' }, { updated: '2024-02-01T00:00:00.000' }])).toBe('2024-03-01T00:00:00.000');
+    expect(lastUpdated([])).toBeNull();
   });
 });
 
