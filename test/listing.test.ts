@@ -35,6 +35,15 @@ describe('the content listing', () => {
     expect(removed).not.toBe(touched);
     await writeFile(path.join(content, '_pages', 'faq.md'), '---\ntitle: FAQ\n---\n');
     expect(contentSignature(await listContent(content))).not.toBe(removed);
+    // Written again, and its modification time put back (cp -p, rsync -t): only the change time tells.
+    const other = path.join(content, paths.find((p) => p.includes('/videos/') && p !== talk)!);
+    await utimes(other, 1_700_000_000, 1_700_000_000);
+    const before = contentSignature(await listContent(content));
+    // The change time comes from the kernel's coarse clock: a few milliseconds apart, the write gets another one.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(other, await readFile(other));
+    await utimes(other, 1_700_000_000, 1_700_000_000);
+    expect(contentSignature(await listContent(content))).not.toBe(before);
     // A content folder that is not there is no empty catalogue: its build would unpublish the site.
     await expect(listContent(path.join(content, 'gone'))).rejects.toThrow('the content folder is not there');
   });
@@ -54,10 +63,13 @@ describe('a watched listing', () => {
     await mkdir(path.join(content, 'aaa-new-event', 'videos'), { recursive: true });
     await writeFile(path.join(content, added), 'title: New\n');
     await writeFile(path.join(content, 'aaa-new-event', 'videos', '.a-new-talk.yaml.swp'), 'x');
+    // A data file in a hidden folder is no more listed when the watcher sees it than when the folder is listed.
+    await mkdir(path.join(content, 'aaa-new-event', '.drafts'));
+    await writeFile(path.join(content, 'aaa-new-event', '.drafts', 'talk.yaml'), 'title: Draft\n');
     await writeFile(path.join(content, 'aaa-new-event', 'notes.txt'), 'x');
     await writeFile(path.join(content, '_pages', 'faq.md'), '---\ntitle: FAQ\n---\n');
     await writeFile(path.join(content, 'aaa-new-event', 'notes.md'), 'x');
-    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/notes.txt', '_pages/faq.md', 'aaa-new-event/notes.md']) listing.saw(name);
+    for (const name of [first!, second!, added, 'aaa-new-event/videos/.a-new-talk.yaml.swp', 'aaa-new-event/.drafts/talk.yaml', 'aaa-new-event/notes.txt', '_pages/faq.md', 'aaa-new-event/notes.md']) listing.saw(name);
     const patched = await listing.current();
     expect(patched).toEqual(await listContent(content));
     expect(patched.map((e) => e.path)).toContain(added);
