@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blurb, excerpt, linkedText, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
+import { blurb, escapeMarkup, escapeText, excerpt, linkedText, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
 import { unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
@@ -128,6 +128,13 @@ describe('renderMarkdown', () => {
   });
 });
 
+describe('escaping', () => {
+  it('writes text as markup: every special character for an attribute, only &, < and > for element content', () => {
+    expect(escapeMarkup(`"A" & 'B' <i>`)).toBe('&quot;A&quot; &amp; &#39;B&#39; &lt;i&gt;');
+    expect(escapeText(`"A" & 'B' <i>`)).toBe(`"A" &amp; 'B' &lt;i&gt;`);
+  });
+});
+
 describe('linkedText', () => {
   it("links a plain text's http(s) addresses, leaving the punctuation after them and everything else text", () => {
     const link = (url: string) => `<a href="${url.replace(/&/g, '&amp;')}" rel="nofollow ugc noopener">${url.replace(/&/g, '&amp;')}</a>`;
@@ -138,6 +145,8 @@ describe('linkedText', () => {
     // As in Markdown (see the autolinks above): "(https://scipy.kr/)의" links the address alone.
     expect(linkedText('웹사이트(https://scipy.kr/)의 자료')).toBe(`웹사이트(${link('https://scipy.kr/')})의 자료`);
     expect(linkedText('no address')).toBe('no address');
+    // Emphasis around an address, as Markdown writes it, is not part of it.
+    expect(linkedText('See *https://e.org/x* or ~~https://e.org/old~~')).toBe(`See *${link('https://e.org/x')}* or ~~${link('https://e.org/old')}~~`);
   });
 });
 
@@ -160,6 +169,9 @@ describe('excerpts', () => {
   it('of plain text keep it as written, on one line, cut at a word', () => {
     expect(excerpt('use `__init__` in C#,\n a < b <script>x</script>', 100)).toBe('use `__init__` in C#, a < b <script>x</script>');
     expect(excerpt('one two three', 9)).toBe('one two…');
+    expect(excerpt('one two', 7)).toBe('one two');
+    // A word too long to end at is cut through, rather than leave a few characters of the text.
+    expect(excerpt(`see ${'x'.repeat(100)}`, 50)).toBe(`see ${'x'.repeat(6)}…`);
   });
 });
 
@@ -186,7 +198,7 @@ describe('sanitiseEmbed', () => {
   it("asks for a player's frame over https, as a browser asks from a page served so: the classic embed codes' //host and http:// were dropped", () => {
     expect(sanitiseEmbed('<iframe src="//www.youtube.com/embed/abc123" allowfullscreen></iframe>', 'T')).toBe('<iframe src="https://www.youtube.com/embed/abc123" allowfullscreen title="T"></iframe>');
     expect(sanitiseEmbed('<iframe src="http://player.vimeo.com/video/1" title="V"></iframe>', 'T')).toBe('<iframe src="https://player.vimeo.com/video/1" title="V"></iframe>');
-    for (const bad of ['///evil.example/', 'javascript:alert(1)', '/relative', 'ftp://e.org/']) expect(sanitiseEmbed(`<iframe src="${bad}"></iframe>`, 'T'), bad).toBe('');
+    for (const bad of ['///evil.example/', 'https:///evil.example/', 'https://', 'javascript:alert(1)', '/relative', 'ftp://e.org/']) expect(sanitiseEmbed(`<iframe src="${bad}"></iframe>`, 'T'), bad).toBe('');
   });
 
   // YouTube's embed code writes frameborder, which HTML made obsolete; an iframe without a title is a frame no screen reader can name.
