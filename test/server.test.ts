@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { on } from 'node:events';
 import { get, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -769,9 +770,12 @@ describe.each([
     const next = path.join(s.root, 'next-2');
     await writeOutput(next);
     await rename(s.out, path.join(s.root, 'old-2'));
+    // Renamed in once the server has both requests, not after a pause: on a busy machine they could come after it.
+    const requests = on(s.server!.server, 'request');
     const asked = raw(s.base, 'GET', '/api/v2/video/2');
     const page = raw(s.base, 'GET', '/no-such-page/');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    let arrived = 0;
+    for await (const _ of requests) if (++arrived === 2) break;
     await rename(next, s.out);
     expect((await asked).text).toBe(OUTPUT['api/v2/video/2']);
     expect((await page).status).toBe(404);
