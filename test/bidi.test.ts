@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isolated } from '../src/bidi.ts';
+import { isolated, withoutBidiFormatting } from '../src/bidi.ts';
 
 const [LRI, RLI, FSI, PDI, RLO, PDF] = ['\u2066', '\u2067', '\u2068', '\u2069', '\u202e', '\u202c'];
 
@@ -22,5 +22,12 @@ describe('isolated', () => {
     for (const separator of ['\n', '\r', '\u001c', '\u001d', '\u001e', '\u0085', '\u2029']) {
       expect(isolated(`Evil${separator}${RLO}talk`), JSON.stringify(separator)).toBe(`${FSI}Evil ${RLO}talk${PDI}`);
     }
+  });
+});
+
+describe('withoutBidiFormatting', () => {
+  it('drops embeddings, overrides and isolates, and keeps the marks that reach no further than a character', () => {
+    expect(withoutBidiFormatting(`a${RLO}b${PDF}${LRI}c${PDI}${RLI}d${FSI}`)).toBe('abcd');
+    expect(withoutBidiFormatting('שלום\u200f 3')).toBe('שלום\u200f 3');
   });
 });
