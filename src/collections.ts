@@ -158,7 +158,6 @@ const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Spellings by how often they are used, then alphabetically. */
 const mostUsedFirst = (counts: Map<string, number>) => [...counts].sort((a, b) => b[1] - a[1] || bySlug(a[0], b[0])).map(([name]) => name);
 
-/** The A–Z section a slug is filed under: a letter, "0-9" or "other". */
 /** When the newest of `items` was updated (their `updated` strings sort as dates), or null for none. */
 export function lastUpdated(items: readonly { updated: string }[]): string | null {
   let last: string | null = null;
@@ -166,6 +165,7 @@ export function lastUpdated(items: readonly { updated: string }[]): string | nul
   return last;
 }
 
+/** The A–Z section a slug is filed under: a letter, "0-9" or "other". */
 export function initialOf(slug: string): string {
   if (UNSPELT.test(slug)) return 'other';
   const c = slug.charAt(0);
