@@ -54,7 +54,7 @@ const serverOptions = {
 
 /** How the server stops, for the help of the commands that run it. */
 const stopNotes =
-  'On SIGINT or SIGTERM the server stops accepting connections, lets the requests in flight finish (those still running after 10 s are cut off; a write is always finished), closes idle connections and exits 0. A second signal stops it at once.';
+  'On SIGINT or SIGTERM the server stops accepting connections, lets the requests in flight finish (those still running after 10 s are cut off, but a write whose body has come is always finished), closes idle connections and exits 0. A second signal stops it at once.';
 
 const incrementalOptions = {
   cache: { type: 'string', value: 'DIR', description: 'where builds remember what they wrote, for incremental builds', default: '.cache' },

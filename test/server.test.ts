@@ -983,6 +983,42 @@ describe('server options', () => {
     await closing;
     expect(calls).toEqual(['PUT 2', 'OPTIONS 7', 'PATCH 3']);
   });
+
+  it('close() cuts off, past drainMs, a write whose body is still coming: it has written nothing, and its body may never end', async () => {
+    let entered!: () => void;
+    const reading = new Promise<void>((resolve) => (entered = resolve));
+    const server = await startServer({
+      dir: out,
+      host: '127.0.0.1',
+      port: 0,
+      quiet: true,
+      drainMs: 200,
+      writes: {
+        refusal: () => undefined,
+        handle: async (req, res) => {
+          entered();
+          // As writes.ts reads a body: to its end, or until the connection goes.
+          try {
+            for await (const chunk of req) void chunk;
+          } catch {
+            return;
+          }
+          res.end('{}');
+        },
+      },
+    });
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () =>
+      socket.write('PUT /api/v2/video/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title": '),
+    );
+    socket.on('error', () => undefined);
+    const gone = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await reading;
+    // Node stops looking for late requests once the server closes: nothing else ends this one.
+    const outcome = await Promise.race([server.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 3_000))]);
+    socket.destroy();
+    await gone;
+    expect(outcome).toBe('closed');
+  });
 });
 
 describe('the serve command', () => {
