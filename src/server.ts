@@ -227,6 +227,21 @@ export function accessLine(entry: {
   return `${entry.remote} - - [${entry.time.toISOString()}] "${line}" ${entry.status} ${entry.bytes} ${entry.ms.toFixed(1)}ms${entry.aborted ? ' aborted' : ''}`;
 }
 
+/** The access log's line for a response that has closed, finished or cut off. */
+function responseLine(req: IncomingMessage, res: ServerResponse, remote: string, started: number): string {
+  const status = res.statusCode;
+  const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
+  return accessLine({
+    remote,
+    time: new Date(),
+    request: { method: req.method ?? '-', url: req.url ?? '-', httpVersion: req.httpVersion },
+    status,
+    bytes: bodyless ? 0 : (bodyBytes.get(res) ?? Number(res.getHeader('content-length') ?? 0)),
+    ms: performance.now() - started,
+    aborted: !res.writableFinished,
+  });
+}
+
 /** What Node answers a request its parser refuses or one too late (its socketOnError), by the error's code; anything else it refuses is 400. */
 const REFUSED_STATUS: Readonly<Record<string, number>> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 
@@ -789,6 +804,8 @@ export async function startServer(options: ServerOptions & { host: string; port:
   const log = options.quiet ? undefined : (options.log ?? stdout.write);
   const inFlight = new Set<ServerResponse>();
   let draining = false;
+  /** Set by close(): called once no response is open, each logged. */
+  let allClosed: (() => void) | undefined;
   // Node looks for requests past their deadlines (below) every connectionsCheckingInterval, 30 s by default,
   // which made the limits 10–40 s and 30–60 s: once a second keeps them within a second of what they say.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -800,20 +817,8 @@ export async function startServer(options: ServerOptions & { host: string; port:
     res.once('close', () => {
       inFlight.delete(res);
       if (draining) server.closeIdleConnections();
-      if (!log) return;
-      const status = res.statusCode;
-      const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
-      log(
-        accessLine({
-          remote,
-          time: new Date(),
-          request: { method: req.method ?? '-', url: req.url ?? '-', httpVersion: req.httpVersion },
-          status,
-          bytes: bodyless ? 0 : (bodyBytes.get(res) ?? Number(res.getHeader('content-length') ?? 0)),
-          ms: performance.now() - started,
-          aborted: !res.writableFinished,
-        }),
-      );
+      log?.(responseLine(req, res, remote, started));
+      if (inFlight.size === 0) allClosed?.();
     });
     void handle(req, res);
   };
@@ -878,6 +883,7 @@ export async function startServer(options: ServerOptions & { host: string; port:
     close() {
       closing ??= (async () => {
         draining = true;
+        const answered = inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
         for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
@@ -891,6 +897,8 @@ export async function startServer(options: ServerOptions & { host: string; port:
         await closed;
         clearTimeout(hardStop);
         await handle.writesSettled();
+        // The server closes with its last connection, and those cut off close their responses after it: their lines come then.
+        await answered;
         stdout.flush();
       })();
       return closing;

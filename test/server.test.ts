@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { on } from 'node:events';
-import { get, type IncomingMessage } from 'node:http';
+import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -982,6 +982,17 @@ describe('server options', () => {
     expect((await patched).text).toBe('{"written": 3}');
     await closing;
     expect(calls).toEqual(['PUT 2', 'OPTIONS 7', 'PATCH 3']);
+  });
+
+  it('close() resolves after the log lines of the responses it cut off: the process may end right after it', async () => {
+    const lines: string[] = [];
+    // A response that never ends, as a dev server's event stream.
+    const routes = (_req: IncomingMessage, res: ServerResponse) => (res.writeHead(200, { 'Content-Type': 'text/event-stream' }), res.write('\n'), true);
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, log: (l) => lines.push(l), drainMs: 200, routes });
+    const response = await new Promise<IncomingMessage>((resolve, reject) => get(`${server.url}events`, resolve).on('error', reject));
+    response.on('error', () => undefined);
+    await server.close();
+    expect(lines).toEqual([expect.stringMatching(/"GET \/events HTTP\/1\.1" 200 \d+ [\d.]+ms aborted$/)]);
   });
 
   it('close() cuts off, past drainMs, a write whose body is still coming: it has written nothing, and its body may never end', async () => {
