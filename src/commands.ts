@@ -344,6 +344,7 @@ export async function runServer(
     throw new OptionError(`--dir ${values.dir} holds no build (it has no api/v2/): name the folder npm run build wrote, such as dist`);
   }
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
+  outliveOutput();
   const { startServer } = await import('./server.ts');
   const running = await startServer({ writes: writer, dir: values.dir, ...settings });
   onStopSignal(() => {
@@ -356,6 +357,20 @@ export async function runServer(
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
   process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
   return running;
+}
+
+/**
+ * A reader of the server's output that goes away (`npm run serve | head -1`, a log collector that died) ends
+ * the access log, not the server: Node throws a failed write to stdout (EPIPE) as an uncaught error.
+ */
+function outliveOutput(): void {
+  // stderr too: the note below, written to a pipe that has gone as well, would fail the same way.
+  process.stderr.on('error', () => undefined);
+  let told = false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (!told) process.stderr.write(`stdout failed (${err.code}); serving on without the access log\n`);
+    told = true;
+  });
 }
 
 export const importCommand = {

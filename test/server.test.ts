@@ -1077,6 +1077,18 @@ describe('the serve command', () => {
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(0);
   });
+
+  it('serves on, without its access log, once the reader of its stdout has gone (serve | head -1)', async () => {
+    const cli = serveCli(['--dir', out, '--port', '0']);
+    const url = await cli.url;
+    cli.child.stdout.destroy();
+    // The first line written after the reader went fails (EPIPE); the server must answer the ones after it.
+    for (let i = 0; i < 3; i++) expect((await raw(url, 'GET', '/api/v2/video/1')).status).toBe(200);
+    await cli.waitFor(/stdout failed \(EPIPE\); serving on without the access log/);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).not.toMatch(/Error|    at /);
+  });
 });
 
 /** The real CLI, `scripts/serve.ts`, with its output collected. */
