@@ -323,6 +323,8 @@ type ServerValues = { host: string; port: string; quiet?: boolean; 'max-connecti
 
 /** The listening options as the server takes them; `start` checks them before it builds. */
 export function serverSettings(values: ServerValues): { host: string; port: number; quiet?: boolean; maxConnections: number } {
+  // Node listens on every address of the machine for an empty host: `--host "$HOST"` with HOST unset would publish the server.
+  if (values.host.trim() === '') throw new OptionError(`--host must name an address (127.0.0.1, ::1, or 0.0.0.0 for every address), got "${values.host}"`);
   return { host: values.host, port: parsePort(values.port), quiet: values.quiet, maxConnections: parseCount('max-connections', values['max-connections']) };
 }
 

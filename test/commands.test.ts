@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkBaseUrl } from '../src/commands.ts';
+import { checkBaseUrl, serverSettings } from '../src/commands.ts';
+import { OptionError } from '../src/cli.ts';
 
 describe('checkBaseUrl', () => {
   it('gives the origin links are written after: no trailing slash, "?" or "#", a host in punycode', () => {
@@ -12,4 +13,15 @@ describe('checkBaseUrl', () => {
   it('refuses what is not the root of an http(s) host', () => {
     for (const bad of ['talks.example.org', 'ftp://example.org', 'https://example.org/catalogue/', 'https://example.org/?x=1']) expect(() => checkBaseUrl(bad), bad).toThrow(/--base-url must be/);
   });
+});
+
+describe('the server options', () => {
+  const listening = { host: '127.0.0.1', port: '0', 'max-connections': '1024' };
+
+  it('refuses an empty --host, which Node reads as every address of the machine', () => {
+    expect(() => serverSettings({ ...listening, host: '' })).toThrow(OptionError);
+    expect(() => serverSettings({ ...listening, host: ' ' })).toThrow('--host must name an address (127.0.0.1, ::1, or 0.0.0.0 for every address), got " "');
+    expect(serverSettings({ ...listening, host: '::1' }).host).toBe('::1');
+  });
+
 });
