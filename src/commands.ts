@@ -340,7 +340,10 @@ export async function runServer(
 ): Promise<RunningServer> {
   const settings = serverSettings(values);
   // With --tokens the folder is built if need be; without, there must be one to serve.
-  if (!values.tokens && !isFolder(values.dir)) throw new OptionError(`--dir ${values.dir}: no such folder; build one with npm run build`);
+  if (!values.tokens && !isFolder(values.dir)) {
+    const what = existsSync(values.dir) ? `${notAFolder(values.dir)}; name the folder npm run build wrote, such as dist` : 'no such folder; build one with npm run build';
+    throw new OptionError(`--dir ${values.dir}: ${what}`);
+  }
   // Served whole: the project's folder (--dir .) would give away its tokens file and its content's drafts.
   if (!values.tokens && !isFolder(path.join(values.dir, 'api', 'v2'))) {
     throw new OptionError(`--dir ${values.dir} holds no build (it has no api/v2/): name the folder npm run build wrote, such as dist`);

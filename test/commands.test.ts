@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkBaseUrl, serverSettings } from '../src/commands.ts';
+import { checkBaseUrl, runServer, serverSettings } from '../src/commands.ts';
 import { OptionError } from '../src/cli.ts';
 
 describe('checkBaseUrl', () => {
@@ -24,4 +27,15 @@ describe('the server options', () => {
     expect(serverSettings({ ...listening, host: '::1' }).host).toBe('::1');
   });
 
+  it('says that a --dir which is a file is a file', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'vc-commands-'));
+    try {
+      const file = path.join(root, 'dist');
+      await writeFile(file, '');
+      const values = { ...listening, dir: file, content: 'content', templates: 'templates', cache: '.cache', 'base-url': 'http://127.0.0.1:8080', 'search-shard': '25000' };
+      await expect(runServer(values)).rejects.toThrow(`--dir ${file}: is a file, not a folder; name the folder npm run build wrote, such as dist`);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });
