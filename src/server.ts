@@ -762,6 +762,8 @@ export function listenError(err: NodeJS.ErrnoException, host: string, port: numb
       return new Error(`not allowed to listen on ${where} (ports below 1024 need privileges); pick another port with --port N`);
     case 'EADDRNOTAVAIL':
       return new Error(`${host} is not an address of this machine; pick one with --host H (127.0.0.1, or 0.0.0.0 for every address)`);
+    case 'ENOTFOUND':
+      return new Error(`${host} is a name that resolves to no address; pick one with --host H (127.0.0.1, or 0.0.0.0 for every address)`);
     default:
       return err;
   }

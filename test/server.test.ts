@@ -917,6 +917,8 @@ describe('server options', () => {
         `127.0.0.1:${port} is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N (--port 0 picks a free one)`,
       );
       await expect(startServer({ dir: out, host: '192.0.2.1', port: 0, quiet: true })).rejects.toThrow('192.0.2.1 is not an address of this machine; pick one with --host H');
+      // A name no resolver knows (.invalid never resolves), rather than Node's "getaddrinfo ENOTFOUND".
+      await expect(startServer({ dir: out, host: 'no-such-host.invalid', port: 0, quiet: true })).rejects.toThrow('no-such-host.invalid is a name that resolves to no address; pick one with --host H');
     } finally {
       await first.close();
     }
