@@ -47,7 +47,7 @@ const listenOptions = {
 
 /** What `serve` and `start` take beyond where to listen. */
 const serverOptions = {
-  'max-connections': { type: 'string', value: 'N', description: 'connections open at once; more are closed as soon as they open', default: '1024' },
+  'max-connections': { type: 'string', value: 'N', description: 'connections open at once; more are closed as soon as they open (said on stderr, once a minute at most)', default: '1024' },
   quiet: { type: 'boolean', description: 'no access log (otherwise one line per request on stdout)' },
   tokens: { type: 'string', value: 'FILE', description: 'tokens file (npm run token -- add NAME): PUT and PATCH with one of its tokens write to the content folder and rebuild; without it the server is read-only' },
 } as const;
@@ -352,6 +352,7 @@ export async function runServer(
   outliveOutput();
   const { startServer } = await import('./server.ts');
   const running = await startServer({ writes: writer, dir: values.dir, ...settings });
+  reportDrops(running, settings.maxConnections);
   onStopSignal(() => {
     const closed = running.close();
     // Said once the port is closed: whoever reads it may rely on new connections being refused.
@@ -362,6 +363,27 @@ export async function runServer(
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
   process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
   return running;
+}
+
+/**
+ * Connections refused at --max-connections are closed as they open, which the access log never sees: said on
+ * stderr as it starts, then each minute it goes on, with how many (a flood of them must not flood the log).
+ */
+function reportDrops(running: RunningServer, limit: number): void {
+  let more = 0;
+  let minute: NodeJS.Timeout | undefined;
+  const endMinute = () => {
+    minute = undefined;
+    if (more === 0) return;
+    process.stderr.write(`refused ${counted(more, 'more connection')} in the last minute (--max-connections ${limit})\n`);
+    more = 0;
+    minute = setTimeout(endMinute, 60_000).unref();
+  };
+  running.server.on('drop', () => {
+    if (minute) return void more++;
+    process.stderr.write(`refusing connections: ${limit} open already (--max-connections ${limit})\n`);
+    minute = setTimeout(endMinute, 60_000).unref();
+  });
 }
 
 /**

@@ -1080,6 +1080,19 @@ describe('the serve command', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('says on stderr that it refuses connections at --max-connections, once a minute while it goes on', async () => {
+    const cli = serveCli(['--dir', out, '--port', '0', '--quiet', '--max-connections', '1']);
+    const port = Number(new URL(await cli.url).port);
+    const held = await keptOpen(port);
+    for (let i = 0; i < 3; i++) expect(await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toBe('');
+    await cli.waitFor(/refusing connections: 1 open already \(--max-connections 1\)\n/);
+    held.destroy();
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    // The two after the first are told of a minute later, not a line each: a flood must not flood the log.
+    expect(cli.output().match(/refusing connections/g)).toHaveLength(1);
+  });
+
   it('serves on, without its access log, once the reader of its stdout has gone (serve | head -1)', async () => {
     const cli = serveCli(['--dir', out, '--port', '0']);
     const url = await cli.url;
