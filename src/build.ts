@@ -16,6 +16,7 @@ import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, finishPatch, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
+import { realPath } from './paths.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -596,7 +597,9 @@ function timer() {
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const mark = timer();
-  const out = path.resolve(options.out);
+  // The folder a symbolic link leads to: its staging and scratch folders go beside it, on its file system (a
+  // rename from beside the link failed across file systems), and a full build swaps it, not the link.
+  const out = realPath(options.out);
   const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
   const unlock = stateDir && !options.locked ? await lockState(stateDir) : undefined;
   const workers = new Workers(options.workers ?? availableParallelism());

@@ -10,6 +10,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
 import { writeFileAtomic } from './output.ts';
+import { realPath } from './paths.ts';
 import { running } from './processes.ts';
 
 export interface BuildState {
@@ -88,9 +89,13 @@ const stateFile = (code: string) => `state-${code}.v8`;
 /** A state file of any version. */
 const ANY_STATE_FILE = /^state-.*\.v8$/;
 
-/** The state folder for one output folder: builds of different outputs keep apart. */
+/**
+ * The state folder for one output folder: builds of different outputs keep apart, and builds of one output
+ * share it (and its lock) by whatever path they name it, through a symbolic link too: a state of its own per
+ * name would take the files another name's build wrote for its own.
+ */
 export function stateDirFor(cacheRoot: string, outDir: string): string {
-  const id = hash('sha1', path.resolve(outDir), 'hex').slice(0, 12);
+  const id = hash('sha1', realPath(outDir), 'hex').slice(0, 12);
   return path.join(cacheRoot, 'video-catalogue', id);
 }
 

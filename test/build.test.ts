@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +86,32 @@ describe('build', () => {
     expect(result.ok).toBe(false);
     expect(await fingerprint(out)).toEqual(before);
     expect((await fg('*', { cwd: root, dot: true, onlyDirectories: true })).sort()).toEqual(['content', 'dist']);
+  });
+
+  it('builds an output reached through a symbolic link into the folder it leads to, under one state by either name', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const site = path.join(root, 'site');
+    const link = path.join(root, 'dist');
+    await mkdir(site);
+    await symlink(site, link);
+    const cache = path.join(root, 'cache');
+    const buildInto = async (out: string, clean = false) => expect((await build({ content, out, templates: TEMPLATES, cache, clean })).ok).toBe(true);
+    // A full build swaps in the folder the link leads to, which a web server may be serving, not a folder in the link's place.
+    await buildInto(link, true);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(site, 'index.html'))).toBe(true);
+    const talk = path.join(content, 'tidewater-python-2024', 'videos', 'typing-protocols-in-practice.yaml');
+    const text = await readFile(talk, 'utf8');
+    await writeFile(talk, text.replace(/^title: .*$/m, 'title: Retitled through the link'));
+    await buildInto(link);
+    await writeFile(talk, text);
+    // Built by its own name, the output is the link's build's, not what this name's last build left.
+    await buildInto(site);
+    const clean = path.join(root, 'clean');
+    await buildInto(clean, true);
+    expect(await contentHashes(site)).toEqual(await contentHashes(clean));
   });
 
   it('reports every error of every file in one run', async () => {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
-import { ManifestPatch, readState, writeStateNext, type BuildState } from '../src/state.ts';
+import { ManifestPatch, readState, stateDirFor, writeStateNext, type BuildState } from '../src/state.ts';
 import { tempDir } from './helpers.ts';
 
 describe('the state file', () => {
@@ -33,6 +33,17 @@ describe('the state file', () => {
     expect(readState(stateDir, 'c0de', out)).toBeUndefined();
     await writeFile(file, bytes);
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
+  });
+
+  it('is one folder for one output, whichever path names it', async () => {
+    const dir = await tempDir('vc-state-');
+    const out = path.join(dir, 'dist');
+    await mkdir(out);
+    await symlink(out, path.join(dir, 'link'));
+    const cache = path.join(dir, 'cache');
+    expect(stateDirFor(cache, path.join(dir, 'link'))).toBe(stateDirFor(cache, out));
+    expect(stateDirFor(cache, path.join(dir, 'link', '..', 'dist'))).toBe(stateDirFor(cache, out));
+    expect(stateDirFor(cache, path.join(dir, 'other'))).not.toBe(stateDirFor(cache, out));
   });
 
   it('clears the temporary state files of processes killed while they wrote one, not those of a live one', async () => {
