@@ -3,7 +3,7 @@
 // the loader, which it does not need: a build that finds nothing changed reads
 // only this.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import type { LoadCache } from './load.ts';
@@ -23,18 +23,24 @@ const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */
 const isContent = (name: string) => ANY_CASE_DATA_FILE.test(name) || (name.startsWith(`${PAGES_DIR}/`) && !EDITOR_LEFTOVER.test(name));
 
-export type ContentEntry = { path: string; stats?: { size: number; mtimeMs: number; ctimeMs: number; ino: number } };
+export type ContentEntry = {
+  path: string;
+  stats?: { size: number; mtimeMs: number; ctimeMs: number; ino: number };
+  /** A symbolic link, which the loader refuses (the link's own stat, not what it leads to's). */
+  link?: true;
+};
 
 /** Every content file (data files, and pages) under `dir` with the numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
   // fast-glob lists a folder that is not there as empty: a build of it would unpublish the whole site.
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir}: the content folder is not there (removed or renamed?); put it back to build`);
-  const names = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false })).filter(isContent).sort();
+  const found = await fg('**/*', { cwd: dir, onlyFiles: false, dot: false, followSymbolicLinks: false, objectMode: true });
+  // A link is listed, for the loader to refuse, where it stands for content: a folder's (which is not walked) or a content file's. Left
+  // out, the talks it leads to would leave the site without a word.
+  const listed = (e: (typeof found)[number]) => (e.dirent.isFile() ? isContent(e.path) : e.dirent.isSymbolicLink() && (isContent(e.path) || statSync(path.join(dir, e.path), { throwIfNoEntry: false })?.isDirectory() === true));
+  const names = found.filter(listed).map((e) => e.path).sort();
   // A file removed between the listing and its stat is not there.
-  return names.flatMap((name) => {
-    const stats = statOf(dir, name);
-    return stats ? [{ path: name, stats }] : [];
-  });
+  return names.flatMap((name) => entryOf(dir, name) ?? []);
 }
 
 /**
@@ -42,9 +48,12 @@ export async function listContent(dir: string): Promise<ContentEntry[]> {
  * time too, which nothing but the system sets: a file written again with its size and with its modification
  * time put back (`touch -d`, `cp -p`, `rsync -t`, a file system whose times are whole seconds) has a new one.
  */
-function statOf(dir: string, name: string): ContentEntry['stats'] {
-  const stats = statSync(path.join(dir, name), { throwIfNoEntry: false });
-  return stats?.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino } : undefined;
+function entryOf(dir: string, name: string): ContentEntry | undefined {
+  const stats = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+  if (!stats?.isFile() && !stats?.isSymbolicLink()) return undefined;
+  const entry: ContentEntry = { path: name, stats: { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino } };
+  if (stats.isSymbolicLink()) entry.link = true;
+  return entry;
 }
 
 /**
@@ -77,7 +86,7 @@ function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>
   const patched = [...entries];
   for (const name of changed) {
     // As fast-glob lists them: no dot files or dot folders.
-    const stats = isContent(name) && !name.split('/').some((part) => part.startsWith('.')) ? statOf(dir, name) : undefined;
+    const entry = isContent(name) && !name.split('/').some((part) => part.startsWith('.')) ? entryOf(dir, name) : undefined;
     let at = 0;
     for (let end = patched.length; at < end; ) {
       const middle = (at + end) >>> 1;
@@ -85,7 +94,7 @@ function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>
       else end = middle;
     }
     const there = patched[at]?.path === name;
-    if (stats) patched.splice(at, there ? 1 : 0, { path: name, stats });
+    if (entry) patched.splice(at, there ? 1 : 0, entry);
     else if (there) patched.splice(at, 1);
   }
   return patched;

@@ -149,6 +149,12 @@ type ReadTalkResult =
 
 const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 
+/**
+ * A link is not followed, as the theme's assets' are not: what it leads to is outside the folder that `dev` watches and
+ * the API's writes change (a write would put a file in the link's place), and a folder's link could lead back into it.
+ */
+const LINK_PROBLEM = "is a symbolic link; the build reads only the content folder's own files and folders: move or copy what it leads to here";
+
 /** Why a data file at `parts` is neither an event's nor a talk's, and where it would be one; `isEvent` tells an event's folder. */
 function misplaced(parts: string[], isEvent: (folder: string) => boolean): string {
   if (parts.length === 2) {
@@ -351,7 +357,9 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const siteFiles: (typeof entries)[number][] = [];
   for (const entry of entries) {
     const parts = entry.path.split('/');
-    if (parts[0] === PAGES_DIR) {
+    if (entry.link) {
+      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', LINK_PROBLEM));
+    } else if (parts[0] === PAGES_DIR) {
       pageFiles.push(entry);
     } else if (!DATA_FILE.test(entry.path)) {
       const name = parts.at(-1)!;
@@ -587,7 +595,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
       j++;
     }
   }
-  if (changed.length + removed.length > CHANGED_AT_MOST) return undefined;
+  if (changed.length + removed.length > CHANGED_AT_MOST || changed.some((e) => e.link)) return undefined;
   const events = new Map(basis.catalogue.events.map((e) => [e.slug, e]));
   const eventOf = (name: string) => {
     const parts = name.split('/');

@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentSignature, listContent, WatchedListing } from '../src/listing.ts';
@@ -16,10 +16,16 @@ describe('the content listing', () => {
     // What editors leave beside a page they save is not content; any other file under _pages/ is, for the loader to refuse.
     for (const leftover of ['about.md~', '#about.md#', 'about.md.swp', 'about.md.orig']) await writeFile(path.join(content, '_pages', leftover), 'x');
     await writeFile(path.join(content, '_pages', 'notes.txt'), 'x');
+    // A link is listed, marked, where it stands for content (a folder, a data file, a page), for the loader to refuse.
+    const elsewhere = await tempDir('vc-listing-');
+    await symlink(elsewhere, path.join(content, 'linked-event'));
+    await symlink(path.join(elsewhere, 'talk.yaml'), path.join(content, 'tidewater-python-2024', 'videos', 'linked.yaml'));
+    await symlink(path.join(elsewhere, 'notes'), path.join(content, 'notes-link.txt'));
     const entries = await listContent(content);
+    expect(entries.filter((e) => e.link).map((e) => e.path)).toEqual(['linked-event', 'tidewater-python-2024/videos/linked.yaml']);
     const paths = entries.map((e) => e.path);
     expect(paths).toEqual([...paths].sort());
-    expect(paths.every((p) => (/\.(ya?ml|json)$/.test(p) || /^_pages\/.+\.(md|txt)$/.test(p)) && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
+    expect(paths.every((p) => (/\.(ya?ml|json)$/.test(p) || /^_pages\/.+\.(md|txt)$/.test(p) || p === 'linked-event') && !p.split('/').some((part) => part.startsWith('.')))).toBe(true);
     expect(paths.filter((p) => p.startsWith('_pages/'))).toEqual(['_pages/about.md', '_pages/notes.txt']);
     const signature = contentSignature(entries);
     expect(contentSignature(await listContent(content))).toBe(signature);

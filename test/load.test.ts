@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLive, loadContent, loadFullTalk, shownFolder } from '../src/load.ts';
@@ -46,6 +46,31 @@ describe('a file beyond the parsers', () => {
       'deep.json:1 cannot check the file: it is nested too deeply to read; a content file is a mapping of fields, most of them text',
       'deep.yaml:3 YAML syntax error: nested too deeply to read; a content file is a mapping of fields, most of them text',
     ]);
+  });
+});
+
+describe('a symbolic link in the content folder', () => {
+  it("is an error where it stands, a folder's or a file's, rather than content left out without a word, after an edit too", async () => {
+    const root = await tempDir('vc-load-');
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const listing = new WatchedListing(content);
+    const first = await loadContent(content, { entries: await listing.current(), remember: true });
+    const moveOut = async (name: string) => {
+      await rename(path.join(content, name), path.join(root, path.basename(name)));
+      await symlink(path.join(root, path.basename(name)), path.join(content, name));
+    };
+    // A talk file put back as a link to where it went, as the dev server's watcher sees it: not loaded from the last load's basis.
+    const talk = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
+    await moveOut(talk);
+    listing.saw(talk);
+    const edited = await loadContent(content, { entries: await listing.current(), cache: first.cache, basis: first.basis, remember: true });
+    await moveOut('pennine-web-2012');
+    const { errors } = await loadContent(content);
+    const problem = ":1:1 is a symbolic link; the build reads only the content folder's own files and folders: move or copy what it leads to here";
+    const shown = shownFolder(content);
+    expect(edited.errors.map(String)).toEqual([`${shown}/${talk}${problem}`]);
+    expect(errors.map(String)).toEqual([`${shown}/pennine-web-2012${problem}`, `${shown}/${talk}${problem}`]);
   });
 });
 
