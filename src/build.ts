@@ -15,7 +15,7 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
-import { FileWriter, finishPatch, Patch, scratchFolder, Staging, type WriteTarget } from './output.ts';
+import { FileWriter, finishPatch, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
 import { realPath } from './paths.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
@@ -706,7 +706,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mark(allPlanned ? 'plan and compare' : 'plan and compare (first parts)');
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
-    const patching = stateDir !== undefined && !options.clean && existsSync(out);
+    // So is one that cannot be replaced, with --clean too: a mount point of its own.
+    const patching = stateDir !== undefined && existsSync(out) && (!options.clean || !swappable(out));
     const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false }) : [];
     // Removals are known once the search index has been built (if it needs to be), see below.
     const removable = () => diff.removable(listed);

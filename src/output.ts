@@ -2,7 +2,7 @@
 // or the new one, never half of each, whenever a build stops: a full build
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -116,7 +116,7 @@ export class FileWriter {
    * the file in place already has them).
    */
   move(rel: string, from: string): void {
-    this.put(rel, statSync(from).size, (current) => current.equals(readFileSync(from)), (dest) => renameSync(from, dest));
+    this.put(rel, statSync(from).size, (current) => current.equals(readFileSync(from)), (dest) => moveFile(from, dest));
   }
 
   /** False when the file already had these bytes. */
@@ -151,6 +151,28 @@ export class FileWriter {
     this.bytes += size;
     return true;
   }
+}
+
+/**
+ * Renames `from` to `dest`, or copies it where they are on two file systems: beside an output folder that is a
+ * mount point of its own (a container's volume), where the search index is written, is its parent's.
+ */
+function moveFile(from: string, dest: string): void {
+  try {
+    renameSync(from, dest);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    copyFileSync(from, dest);
+  }
+}
+
+/**
+ * Whether a staging folder beside the output folder can replace it: not when the output is a mount point of its
+ * own (a container's volume, a partition), which cannot be renamed away (EBUSY) nor renamed into (EXDEV).
+ */
+export function swappable(outDir: string): boolean {
+  const out = statSync(outDir, { throwIfNoEntry: false });
+  return out === undefined || out.dev === statSync(path.dirname(path.resolve(outDir))).dev;
 }
 
 /** A first or full build: everything is written into a staging folder that replaces the output folder whole. */

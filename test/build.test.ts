@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -112,6 +113,28 @@ describe('build', () => {
     const clean = path.join(root, 'clean');
     await buildInto(clean, true);
     expect(await contentHashes(site)).toEqual(await contentHashes(clean));
+  });
+
+  it('builds into an output folder that is a mount point of its own (a container volume), with --clean too', async (ctx) => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    await mkdir(out);
+    // Only where this process may mount a file system (as root in a container); elsewhere the case is not made.
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', out]).status !== 0) return ctx.skip();
+    try {
+      const cache = path.join(root, 'cache');
+      const buildInto = async (dir: string, clean = false) => expect((await build({ content: DEMO_CONTENT, out: dir, templates: TEMPLATES, cache, clean })).ok).toBe(true);
+      await buildInto(out);
+      await writeFile(path.join(out, 'stray.html'), "not the build's");
+      // A mount point cannot be swapped for a staging folder: a clean build writes into it, and takes out what it does not make.
+      await buildInto(out, true);
+      const clean = path.join(root, 'clean');
+      await buildInto(clean, true);
+      expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+      expect((await readdir(root)).sort()).toEqual(['cache', 'clean', 'dist']);
+    } finally {
+      spawnSync('umount', [out]);
+    }
   });
 
   it('reports every error of every file in one run', async () => {
