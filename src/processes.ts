@@ -55,6 +55,18 @@ export function running(pid: number): boolean {
   }
 }
 
+/**
+ * Linux: when `pid` started, in clock ticks since boot (the 22nd field of /proc's stat), which another process
+ * given the same pid later does not share; undefined elsewhere, or once it has gone.
+ */
+export function startOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 /** The processes `pid` started whose program is one of `names`. */
 export function childrenNamed(pid: number, names: readonly string[]): number[] {
   return descendants(pid).filter((child) => {

@@ -11,7 +11,7 @@ import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
-import { running } from './processes.ts';
+import { running, startOf } from './processes.ts';
 
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
@@ -250,12 +250,16 @@ export class OutputLocked extends Error {
 /** The process whose build holds the lock of `stateDir`, if one does that is alive and not this one. */
 function lockHolder(stateDir: string): number | undefined {
   let pid: number;
+  let start: string | undefined;
   try {
-    pid = Number(readFileSync(path.join(stateDir, 'lock'), 'utf8'));
+    const [holder, started] = readFileSync(path.join(stateDir, 'lock'), 'utf8').split(' ');
+    pid = Number(holder);
+    start = started;
   } catch {
     return undefined;
   }
-  return pid && pid !== process.pid && running(pid) ? pid : undefined;
+  // A process that started at another time has the pid of one that died holding the lock (killed, and its pid given again, as a container's are after a restart).
+  return pid && pid !== process.pid && running(pid) && (!start || startOf(pid) === start) ? pid : undefined;
 }
 
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
@@ -265,7 +269,7 @@ export async function lockState(stateDir: string): Promise<() => Promise<void>> 
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(file, 'wx');
-      await handle.writeFile(String(process.pid));
+      await handle.writeFile(`${process.pid} ${startOf(process.pid) ?? ''}`.trim());
       await handle.close();
       return () => rm(file, { force: true });
     } catch (err) {

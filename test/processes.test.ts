@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { childrenNamed, descendants, peakRss, running } from '../src/processes.ts';
+import { childrenNamed, descendants, peakRss, running, startOf } from '../src/processes.ts';
 
 describe('processes', () => {
   it('finds the processes a process started, and theirs, with the peak RSS each has reached', async () => {
@@ -31,8 +31,13 @@ describe('processes', () => {
     await once(child, 'spawn');
     expect(running(child.pid!)).toBe(true);
     expect(childrenNamed(process.pid, ['sleep'])).toContain(child.pid);
+    // When each started: the same every time it is asked, a number, none once it has gone.
+    const started = startOf(child.pid!);
+    expect(started).toMatch(/^\d+$/);
+    expect(startOf(child.pid!)).toBe(started);
     child.kill();
     await once(child, 'exit');
     expect(running(child.pid!)).toBe(false);
+    expect(startOf(child.pid!)).toBeUndefined();
   });
 });

@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
-import { ManifestPatch, readState, stateDirFor, writeStateNext, type BuildState } from '../src/state.ts';
+import { startOf } from '../src/processes.ts';
+import { lockState, ManifestPatch, readState, stateDirFor, writeStateNext, type BuildState } from '../src/state.ts';
 import { tempDir } from './helpers.ts';
 
 describe('the state file', () => {
@@ -33,6 +34,23 @@ describe('the state file', () => {
     expect(readState(stateDir, 'c0de', out)).toBeUndefined();
     await writeFile(file, bytes);
     expect(readState(stateDir, 'c0de', out)).toEqual(state);
+  });
+
+  it("is locked by a live holder, and taken over from a dead one whose pid another process has since (a container's, after a restart)", async () => {
+    const stateDir = path.join(await tempDir('vc-state-'), 'state');
+    const unlock = await lockState(stateDir);
+    expect(await readFile(path.join(stateDir, 'lock'), 'utf8')).toBe(`${process.pid} ${startOf(process.pid)}`);
+    await unlock();
+    const other = spawn('sleep', ['30']);
+    try {
+      await writeFile(path.join(stateDir, 'lock'), `${other.pid} ${startOf(other.pid!)}`);
+      await expect(lockState(stateDir)).rejects.toThrow(`process ${other.pid}`);
+      // The holder started at another time than the process that has its pid now.
+      await writeFile(path.join(stateDir, 'lock'), `${other.pid} 1`);
+      await (await lockState(stateDir))();
+    } finally {
+      other.kill();
+    }
   });
 
   it('is one folder for one output, whichever path names it', async () => {
