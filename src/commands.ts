@@ -215,9 +215,15 @@ export function checkBaseUrl(text: string): string {
  * else that address. Port 0 is resolved to a free port first, so that the links can name it.
  */
 export async function servedAt<V extends SiteValues & { host: string; port: string }>(values: V): Promise<V> {
-  const port = await listenablePort(values.host, parsePort(values.port));
+  const port = await listenablePort(listenHost(values.host), parsePort(values.port));
   const host = values.host === '0.0.0.0' ? '127.0.0.1' : values.host === '::' ? '::1' : values.host;
   return { ...values, port: String(port), 'base-url': values['base-url'] ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+}
+
+/** --host as given; Node listens on every address of the machine for an empty one: `--host "$HOST"` with HOST unset would publish the server. */
+function listenHost(host: string): string {
+  if (host.trim() === '') throw new OptionError(`--host must name an address (127.0.0.1, ::1, or 0.0.0.0 for every address), got "${host}"`);
+  return host;
 }
 
 /**
@@ -323,9 +329,7 @@ type ServerValues = { host: string; port: string; quiet?: boolean; 'max-connecti
 
 /** The listening options as the server takes them; `start` checks them before it builds. */
 export function serverSettings(values: ServerValues): { host: string; port: number; quiet?: boolean; maxConnections: number } {
-  // Node listens on every address of the machine for an empty host: `--host "$HOST"` with HOST unset would publish the server.
-  if (values.host.trim() === '') throw new OptionError(`--host must name an address (127.0.0.1, ::1, or 0.0.0.0 for every address), got "${values.host}"`);
-  return { host: values.host, port: parsePort(values.port), quiet: values.quiet, maxConnections: parseCount('max-connections', values['max-connections']) };
+  return { host: listenHost(values.host), port: parsePort(values.port), quiet: values.quiet, maxConnections: parseCount('max-connections', values['max-connections']) };
 }
 
 /** Starts the server, prints its URL, and drains it on SIGINT or SIGTERM (see stopNotes). */

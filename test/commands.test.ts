@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkBaseUrl, runServer, serverSettings } from '../src/commands.ts';
+import { checkBaseUrl, runServer, servedAt, serverSettings } from '../src/commands.ts';
 import { OptionError } from '../src/cli.ts';
 
 describe('checkBaseUrl', () => {
@@ -25,6 +25,12 @@ describe('the server options', () => {
     expect(() => serverSettings({ ...listening, host: '' })).toThrow(OptionError);
     expect(() => serverSettings({ ...listening, host: ' ' })).toThrow('--host must name an address (127.0.0.1, ::1, or 0.0.0.0 for every address), got " "');
     expect(serverSettings({ ...listening, host: '::1' }).host).toBe('::1');
+  });
+
+  it('refuses an empty --host for dev and start too, before they build a site with its address', async () => {
+    const site = { ...listening, 'base-url': 'http://127.0.0.1:8080', 'search-shard': '25000' };
+    await expect(servedAt({ ...site, host: '' })).rejects.toThrow(OptionError);
+    expect((await servedAt(site)).port).toMatch(/^[1-9]\d*$/);
   });
 
   it('says that a --dir which is a file is a file', async () => {
