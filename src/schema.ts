@@ -252,7 +252,8 @@ export function aliasProblem(value: string, redirect = false): string | undefine
   const root = segments[0] || 'index.html';
   if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
   // Talks' pages and short links are under video/, kept apart across talks; its own index leads to all talks.
-  if (segments.length === 2 && segments[0] === 'video' && (segments[1] === '' || segments[1] === 'index.html')) return `"${value}" is among the site's own pages and files (/video/index.html); choose a path outside them`;
+  // Without its slash too: an alias's file is <path>/index.html.
+  if (/^\/video(?:\/(?:index\.html)?)?$/.test(value)) return `"${value}" is among the site's own pages and files (/video/index.html); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).

@@ -148,6 +148,7 @@ describe('talk schema', () => {
       ['/api/old.html', /\(\/api\)/],
       ['/video/', /\(\/video\/index\.html\)/],
       ['/video/index.html', /\(\/video\/index\.html\)/],
+      ['/video', /\(\/video\/index\.html\)/],
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
     }
