@@ -436,11 +436,16 @@ export const pageSchema = z
 export type PageFields = z.output<typeof pageSchema>;
 
 /** An address with `{path}` in it, where a content file's path goes (GitHub's, GitLab's and Forgejo's edit pages take it so). */
-const editUrl = z
-  .string(expecting('a URL string'))
-  .refine((v) => isHttpUrl(v.replaceAll('{path}', 'x')) && v.includes('{path}'), {
-    error: 'expected an absolute http(s) URL with {path} where a file\'s path in the content folder goes, such as "https://github.com/you/talks/edit/main/content/{path}"',
-  });
+const editUrl = z.string(expecting('a URL string')).superRefine((value, ctx) => {
+  const at = (path: string) => value.replaceAll('{path}', path);
+  const origin = (url: string) => (isHttpUrl(url) ? new URL(url).origin : undefined);
+  if (!value.includes('{path}') || !isHttpUrl(at('x'))) {
+    ctx.addIssue({ code: 'custom', message: 'expected an absolute http(s) URL with {path} where a file\'s path in the content folder goes, such as "https://github.com/you/talks/edit/main/content/{path}"' });
+  } else if (origin(at('x')) !== origin(at('a/b'))) {
+    // In the host (https://{path}.example.org/) each file's path would make a host of its own.
+    ctx.addIssue({ code: 'custom', message: '{path} is in the URL\'s host; put it in the path, after the host, such as "https://github.com/you/talks/edit/main/content/{path}"' });
+  }
+});
 
 /** The site's name when its settings file does not give one. */
 export const DEFAULT_SITE_NAME = 'Video catalogue';

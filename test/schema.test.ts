@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
-import { acceptedTalk, eventSchema, talkSchema, textProblems } from '../src/schema.ts';
+import { acceptedTalk, eventSchema, siteSchema, talkSchema, textProblems } from '../src/schema.ts';
 import { parseSource } from '../src/source.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -201,6 +201,22 @@ describe('event schema', () => {
     const r = eventSchema.safeParse({ start_date: '2024-05-02', end_date: '2024-05-01' });
     expect(r.success).toBe(false);
     expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['title', 'end_date']);
+  });
+});
+
+describe('site schema', () => {
+  const editUrlProblems = (editUrl: string) => {
+    const r = siteSchema.safeParse({ edit_url: editUrl });
+    return r.success ? [] : r.error.issues.map((i) => i.message);
+  };
+
+  it('takes an edit_url with {path} after the host, once or more, in its path or query', () => {
+    for (const ok of ['https://github.com/you/talks/edit/main/content/{path}', 'https://git.example.org/edit?file={path}&view={path}', 'http://localhost:3000/{path}']) expect(editUrlProblems(ok), ok).toEqual([]);
+  });
+
+  it('refuses an edit_url without {path}, of another scheme, or with {path} in its host', () => {
+    for (const bad of ['https://github.com/you/talks/edit/main/content/', 'javascript:alert(1)//{path}', '{path}', 'ftp://example.org/{path}']) expect(editUrlProblems(bad), bad).toEqual([expect.stringMatching(/^expected an absolute http\(s\) URL with \{path\}/)]);
+    for (const bad of ['https://{path}/', 'https://{path}.example.org/edit', 'https://example.org{path}', 'https://{path}@example.org/']) expect(editUrlProblems(bad), bad).toEqual([expect.stringMatching(/^\{path\} is in the URL's host; put it in the path/)]);
   });
 });
 
