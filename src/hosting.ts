@@ -120,7 +120,8 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
 
 /** A site location: the headers of one kind of file. */
 function nginxFileLocation(comment: string, location: string, kind: FileKind): string[] {
-  return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), '    }'];
+  // nginx's static module refuses a POST only once it has found the file: to a missing one, its 404 where ours is a 405.
+  return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), '        if ($vc_read = 0) { return 405; }', '    }'];
 }
 
 /**
