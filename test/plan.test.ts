@@ -292,7 +292,7 @@ describe("planSite: the site's own pages", () => {
   it('plans a page at /<slug>/ with the page template, listed in the sitemap without a date', () => {
     const plan = planSite(catalogue, prints);
     expect(pageJobs(plan).map((job) => [job.path, job.kind === 'page' && job.input])).toEqual([
-      ['about/index.html', { slug: 'about', title: 'About this catalogue', description: catalogue.pages[0]!.description, body: catalogue.pages[0]!.body }],
+      ['about/index.html', { slug: 'about', title: 'About this catalogue', description: catalogue.pages[0]!.description, body: catalogue.pages[0]!.body, name: '_pages/about.md' }],
     ]);
     const sitemap = plan.parts.flatMap((p) => p.sitemap);
     expect(sitemap.filter((entry) => entry.path === '/about/')).toEqual([{ path: '/about/', lastmod: null }]);
