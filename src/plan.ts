@@ -13,6 +13,7 @@ import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './fe
 import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
+import { FOLDER_INDEXES } from './redirects.ts';
 import {
   talkLink,
   type EventSummary,
@@ -120,13 +121,6 @@ const PAGE_SIZE = 50;
 const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
 const EVENT_NEIGHBOURS = 3;
-/** The folders of items' pages with no page of their own, and the index each leads to: folder, title, index. */
-const FOLDER_INDEXES = [
-  ['speaker', 'Speakers', '/speakers/'],
-  ['tag', 'Tags', '/tags/'],
-  ['language', 'Languages', '/languages/'],
-  ['video', 'All talks', '/talks/'],
-] as const;
 /** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
 export const SPEAKERS_ON_ONE_PAGE = 400;
 

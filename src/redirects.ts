@@ -64,6 +64,17 @@ const folderOf = (path: string): PageFolder => {
 };
 
 /**
+ * The folders of items' pages with no page of their own, and the index each leads to: folder, title,
+ * index. The build writes a redirect there (src/plan.ts), which no redirect of the site's may lead to.
+ */
+export const FOLDER_INDEXES = [
+  ['speaker', 'Speakers', '/speakers/'],
+  ['tag', 'Tags', '/tags/'],
+  ['language', 'Languages', '/languages/'],
+  ['video', 'All talks', '/talks/'],
+] as const;
+
+/**
  * The addresses of the pages a redirect may lead to: the site's home, its indexes and the first
  * page of each of its lists, each event's, speaker's, tag's and language's page, each talk's page
  * and the site's own pages. Not the further pages of long lists, nor redirects: a redirect leads
@@ -121,7 +132,8 @@ export function targetProblems(catalogue: Catalogue, index: () => CatalogueIndex
       if (pages.has(from)) errors.push(new ContentError(file.file, locate(file, [from], 'key'), from, `"${from}" is a page of this site's own; remove the line`));
       if (pages.has(to)) continue;
       // A typo in a name: the nearest page of the same list (a speaker's of the speakers').
-      const near = pages.has(`${to}/`) ? `${to}/` : folderOf(to) === '' ? undefined : closest(to, [...pages.in(folderOf(to))]);
+      const folderIndex = FOLDER_INDEXES.find(([folder]) => to === `/${folder}/` || to === `/${folder}`)?.[2];
+      const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : folderOf(to) === '' ? undefined : closest(to, [...pages.in(folderOf(to))]));
       const fix = near ? `did you mean ${near}?` : 'point it at one, or remove the line';
       errors.push(new ContentError(file.file, locate(file, [from]), from, `"${to}" is no page of this site (a speaker, tag or event without a live talk has none); ${fix}`));
     }

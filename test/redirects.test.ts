@@ -100,19 +100,22 @@ describe('a build with redirects', () => {
   });
 
   it('refuses, as check does, a redirect to no page, saying which page was likely meant', async () => {
-    const { root, content, out } = await withRedirects('/a.html: /speaker/aiko-tanabe-larsn/\n/b.html: /events\n/c.html: /speaker/nobody-at-all/\n');
+    const { root, content, out } = await withRedirects('/a.html: /speaker/aiko-tanabe-larsn/\n/b.html: /events\n/c.html: /speaker/nobody-at-all/\n/d.html: /speaker/\n/e.html: /video\n');
     const result = await build({ content, out, templates: TEMPLATES });
     const shown = path.join(content, '_redirects', 'site.yaml');
     const expected = [
       `${shown}:1:10 /a.html: "/speaker/aiko-tanabe-larsn/" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /speaker/aiko-tanabe-larsen/?`,
       `${shown}:2:10 /b.html: "/events" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /events/?`,
       `${shown}:3:10 /c.html: "/speaker/nobody-at-all/" is no page of this site (a speaker, tag or event without a live talk has none); point it at one, or remove the line`,
+      // The folder of the speakers' pages is a redirect to their index, and of talks' to all talks.
+      `${shown}:4:10 /d.html: "/speaker/" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /speakers/?`,
+      `${shown}:5:10 /e.html: "/video" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /talks/?`,
     ];
     expect(result.ok ? [] : result.errors.map(String)).toEqual(expected);
     expect(await fg('*', { cwd: root, onlyDirectories: true })).toEqual(['content']);
     const check = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'check.ts'), '--content', content, '--templates', TEMPLATES], { encoding: 'utf8' });
     expect(check.status).toBe(1);
-    expect(check.stderr.split('\n').slice(0, 4)).toEqual([...expected, 'check failed: 3 errors in 1 of 51 files']);
+    expect(check.stderr.split('\n').slice(0, 6)).toEqual([...expected, 'check failed: 5 errors in 1 of 52 files']);
   });
 
   it("takes an old site's address of a tag's page, and refuses one that is a tag's page of this site", async () => {
