@@ -164,7 +164,9 @@ function misplaced(parts: string[], isEvent: (folder: string) => boolean): strin
   // `conf/video/d.yaml`, `conf/talks/d.yaml`, `conf/Videos/d.yaml`: an event folder's talks folder under another name.
   if (parts.length === 3 && isEvent(parts[0]!)) return `an event's talks go in its folder "videos"; move the file to ${parts[0]}/videos/${parts[2]}`;
   if (parts.length === 1 && SITE_FILE.test(`_${parts[0]}`)) return `the site's settings file is named _${parts[0]}; rename it`;
-  return 'file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml';
+  // At the root, it may be settings under another site generator's name (_config.yml, hugo.yaml).
+  const settings = parts.length === 1 ? ", and the site's settings in _site.yaml" : '';
+  return `file is outside an event folder: talks go in <event>/videos/<slug>.yaml and events in <event>/category.yaml${settings}`;
 }
 
 /** Whether a talk file that failed its checks writes a `slug` field (or cannot be read again), so that its name may be any. */
