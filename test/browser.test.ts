@@ -76,8 +76,8 @@ afterAll(async () => {
  * A page that fails the test on any dialog, console error or uncaught error.
  * Third-party requests (players, thumbnails) never leave the machine: they get an empty answer.
  */
-async function openPage(width = 1280): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+async function openPage(width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   const page = await context.newPage();
   page.once('close', () => void context.close().catch(() => undefined));
   const problems: string[] = [];
@@ -119,9 +119,10 @@ const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
 
 describe('every page type in Chromium', () => {
   for (const [name, sitePath] of PAGE_TYPES) {
-    it(`${name}: renders, one h1, lang set, no axe violations at 1280 and 375 px`, async () => {
-      for (const width of [1280, 375]) {
-        const { page, problems } = await openPage(width);
+    it(`${name}: renders, one h1, lang set, no axe violations at 1280 px in the light theme and 320 px (400% zoom) in the dark`, async () => {
+      // Each theme's contrast is checked once: it does not change with the width.
+      for (const [width, scheme] of [[1280, 'light'], [320, 'dark']] as const) {
+        const { page, problems } = await openPage(width, scheme);
         const response = await page.goto(`${base}${sitePath}`);
         expect(response?.status()).toBe(name === 'not-found' ? 404 : 200);
         if (name === 'search') await page.locator('#results li').first().waitFor();
@@ -137,7 +138,7 @@ describe('every page type in Chromium', () => {
         expect(scrollWidth, 'no sideways scrolling').toBeLessThanOrEqual(width);
         const axe = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
         expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-        await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+        await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-${scheme}.png`), fullPage: true });
         // The 404 page's own status shows in the console; nothing else may.
         expect(problems.filter((p) => !(name === 'not-found' && p.includes('status of 404')))).toEqual([]);
         await page.close();
