@@ -285,6 +285,22 @@ describe('a long list', () => {
   });
 });
 
+describe('the speakers index by letter', () => {
+  it("marks the letter of the page it is on, as a list's page numbers mark theirs", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const letters = ['a', 'b'].map((id) => ({ label: id.toUpperCase(), url: `/speakers/${id}/`, count: 1 }));
+    const marked = (path: string) => {
+      // A letter's page lists its speakers; the index itself only the letters.
+      const groups = path === '/speakers/' ? [] : [{ heading: 'B', id: 'b', terms: [{ name: 'Bea', url: '/speaker/bea/', count: 1 }] }];
+      const html = renderer.page('terms', { title: 'Speakers', path, total: 2, letters, groups });
+      return [...html.matchAll(/<a href="(\/speakers\/[ab]\/)" aria-current="page">/g)].map(([, url]) => url);
+    };
+    expect(marked('/speakers/b/')).toEqual(['/speakers/b/']);
+    expect(marked('/speakers/')).toEqual([]);
+  });
+});
+
 describe('counts', () => {
   it('are singular for one: "1 talk", not "1 talks"', async () => {
     const { templates } = await loadTheme(TEMPLATES);
