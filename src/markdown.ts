@@ -63,18 +63,37 @@ const IN_PAGE_FOLDER = /^(?![a-z][a-z\d+.-]*:|[/\\#?]|\.\.(?:[/\\]|$))/i;
  */
 const keptHref = (href: string | undefined) => !!href && !naughtyHref(href, LINK_CHECK) && !IN_PAGE_FOLDER.test(href.trim());
 
+/** Whether `tag` is a well-formed BCP 47 language tag, which a `lang` attribute must be. */
+function isLanguageTag(tag: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}
+/**
+ * An authored `lang` is kept where it is a language tag: the one way to mark a passage in another language
+ * than its page's (an event's description in Japanese and English), so that a screen reader reads it in
+ * that language's voice (WCAG 3.1.2). Run after each tag's own transform.
+ */
+const checkedLang = (tagName: string, { lang, ...attribs }: sanitizeHtml.Attributes) => ({
+  tagName,
+  attribs: lang !== undefined && isLanguageTag(lang) ? { ...attribs, lang } : attribs,
+});
+
 const markdownPolicy = (shift: Shift): sanitizeHtml.IOptions => ({
   allowedTags: [
     'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'kbd', 'samp',
     'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small',
     'a', 'abbr', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
   ],
-  allowedAttributes: { a: ['href', 'title', 'rel'], code: ['class'], th: ['class'], td: ['class'], ol: ['start'], abbr: ['title'] },
+  allowedAttributes: { '*': ['lang'], a: ['href', 'title', 'rel'], code: ['class'], th: ['class'], td: ['class'], ol: ['start'], abbr: ['title'] },
   allowedClasses: { code: [CODE_CLASS], th: ALIGN_CLASSES, td: ALIGN_CLASSES },
   ...LINK_CHECK,
   disallowedTagsMode: 'discard',
   transformTags: {
     ...Object.fromEntries([1, 2, 3, 4, 5, 6].map((level) => [`h${level}`, sanitizeHtml.simpleTransform(`h${shifted(level, shift)}`, {})])),
+    '*': checkedLang,
     th: alignedCell,
     td: alignedCell,
     a: (tagName, { rel: _authored, ...attribs }) => {

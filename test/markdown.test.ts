@@ -73,6 +73,12 @@ describe('renderMarkdown', () => {
   });
 
   // An unknown named reference is text to a browser but a parse error to the standard: "Q&A;" on a pyvideo talk.
+  it("keeps an authored lang that is a language tag, on any element it allows, and drops any other", () => {
+    expect(renderMarkdown('<p lang="ja">鴨川の<strong>水位</strong></p>\n\nIn English, <em lang="fr">bien sûr</em>.')).toBe('<p lang="ja">鴨川の<strong>水位</strong></p><p>In English, <em lang="fr">bien sûr</em>.</p>\n');
+    expect(renderMarkdown('<h2 lang="de-CH">Grüezi</h2>', 3)).toBe('<h3 lang="de-CH">Grüezi</h3>');
+    expect(renderMarkdown('<p lang="ja_JP">x</p><p lang="">y</p><p lang="en" onclick="z">w</p>')).toBe('<p>x</p><p>y</p><p lang="en">w</p>');
+  });
+
   it('escapes an ampersand that starts no known character reference', () => {
     const source = '- Q&A; &bogus; and &copy; &amp; &lt;b&gt; `&A;`';
     expect(renderMarkdown(source)).toBe('<ul>\n<li>Q&amp;A; &amp;bogus; and &copy; &amp; &lt;b&gt; <code>&amp;A;</code></li>\n</ul>\n');
