@@ -618,6 +618,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if (options.memory && stateDir) stillOwn(options.memory, stateDir);
     const code = await (codeFingerprint ??= fingerprintCode());
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
+    mark(`list content (${entries.length} files)`);
     let theme: Theme;
     try {
       theme = await loadTheme(options.templates);
@@ -645,6 +646,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       }
     }
     const w = await work();
+    mark('theme and modules');
     const searchThread = () => (options.memory ? (options.memory.search ??= new w.SearchThread()) : (ownThread ??= new w.SearchThread()));
     const remembered = options.memory?.state;
     const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
