@@ -3,9 +3,7 @@
 // the loader, which it does not need: a build that finds nothing changed reads
 // only this.
 import { createHash } from 'node:crypto';
-import { lstatSync, statSync } from 'node:fs';
-import path from 'node:path';
-import fg from 'fast-glob';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import type { LoadCache } from './load.ts';
 import { cached } from './memo.ts';
 
@@ -32,15 +30,34 @@ export type ContentEntry = {
 
 /** Every content file (data files, and pages) under `dir` with the numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
-  // fast-glob lists a folder that is not there as empty: a build of it would unpublish the whole site.
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir}: the content folder is not there (removed or renamed?); put it back to build`);
-  const found = await fg('**/*', { cwd: dir, onlyFiles: false, dot: false, followSymbolicLinks: false, objectMode: true });
-  // A link is listed, for the loader to refuse, where it stands for content: a folder's (which is not walked) or a content file's. Left
-  // out, the talks it leads to would leave the site without a word.
-  const listed = (e: (typeof found)[number]) => (e.dirent.isFile() ? isContent(e.path) : e.dirent.isSymbolicLink() && (isContent(e.path) || statSync(path.join(dir, e.path), { throwIfNoEntry: false })?.isDirectory() === true));
-  const names = found.filter(listed).map((e) => e.path).sort();
+  const names: string[] = [];
+  walk(dir, '', names);
   // A file removed between the listing and its stat is not there.
-  return names.flatMap((name) => entryOf(dir, name) ?? []);
+  return names.sort().flatMap((name) => entryOf(dir, name) ?? []);
+}
+
+/**
+ * The content files' names under `folder` (inside `dir`), as fast-glob listed them before: no dot files, nothing in dot folders.
+ * Walked by hand because listing is most of a no-op build: fast-glob took 200–290 ms on the import's 22,256 files, this walk 100 ms.
+ */
+function walk(dir: string, folder: string, names: string[]): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder ? `${dir}/${folder}` : dir, { withFileTypes: true });
+  } catch (error) {
+    // A folder removed while the walk reached it is not there.
+    if (folder && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const name = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) walk(dir, name, names);
+    // A link is listed, for the loader to refuse, where it stands for content: a folder's (which is not walked) or a content file's. Left
+    // out, the talks it leads to would leave the site without a word.
+    else if (entry.isFile() ? isContent(name) : entry.isSymbolicLink() && (isContent(name) || statSync(`${dir}/${name}`, { throwIfNoEntry: false })?.isDirectory() === true)) names.push(name);
+  }
 }
 
 /**
@@ -49,7 +66,7 @@ export async function listContent(dir: string): Promise<ContentEntry[]> {
  * time put back (`touch -d`, `cp -p`, `rsync -t`, a file system whose times are whole seconds) has a new one.
  */
 function entryOf(dir: string, name: string): ContentEntry | undefined {
-  const stats = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+  const stats = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
   if (!stats?.isFile() && !stats?.isSymbolicLink()) return undefined;
   const entry: ContentEntry = { path: name, stats: { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino } };
   if (stats.isSymbolicLink()) entry.link = true;
