@@ -6,15 +6,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { unpackSnapshot } from './bench.ts';
 import { build } from './build.ts';
 import { recordFile } from './headers.ts';
 import { importPyvideo } from './importer.ts';
 import { NGINX, startNginx } from './web-servers.ts';
+import { commandArgs, PROJECT_ROOT } from './program.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface ServeFigures {
   server: string;
@@ -41,7 +40,7 @@ export async function buildImport(snapshot: string, work: string, log: (line: st
   const imported = await importPyvideo({ source, content });
   if (!imported.ok) throw new Error(`the import failed: ${imported.errors.map((e) => `${e.file}: ${e.reason}`).join('; ')}`);
   log('building');
-  const built = await build({ content, out, templates: path.join(ROOT, 'templates') });
+  const built = await build({ content, out, templates: path.join(PROJECT_ROOT, 'templates') });
   if (!built.ok) throw new Error(`the build failed: ${built.errors.join('; ')}`);
   return out;
 }
@@ -99,7 +98,7 @@ interface Running {
 
 /** Our server as a user runs it, without the access log (nginx's is off too). */
 async function startOurs(dir: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, commandArgs('serve', '--dir', dir, '--port', '0', '--quiet'), { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';

@@ -6,14 +6,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { OptionError } from './cli.ts';
 import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
 import { REDIRECTS_DIR } from './listing.ts';
+import { commandArgs, PROJECT_ROOT } from './program.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface StepResult {
   ok: boolean;
@@ -59,7 +58,7 @@ export async function runStep(step: Step): Promise<void> {
     result = await editWhileServing(step);
   } else {
     const { build } = await import('./build.ts');
-    const built = await build({ content: step.content, out: step.out, templates: path.join(ROOT, 'templates'), cache: step.cache, compress: step.compress });
+    const built = await build({ content: step.content, out: step.out, templates: path.join(PROJECT_ROOT, 'templates'), cache: step.cache, compress: step.compress });
     result = built.ok ? { ok: true, talks: built.summary.talks, written: built.summary.written, outputs: built.summary.outputs } : { ok: false };
   }
   process.stdout.write(`${JSON.stringify({ ...result, rss: ownPeakRss() })}\n`);
@@ -92,7 +91,7 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
     content: step.content,
     out: step.out,
     cache: step.cache,
-    templates: path.join(ROOT, 'templates'),
+    templates: path.join(PROJECT_ROOT, 'templates'),
     host: '127.0.0.1',
     port: 0,
     log: (result) => {
@@ -127,14 +126,14 @@ async function editWhileServing(step: Extract<Step, { kind: 'dev' }>): Promise<O
  * here, where the event loop is free: a peak is a high-water mark, so reading
  * it every 100 ms while such a process lives finds it.
  */
-const measure = (step: Step) => measureProcess(step.kind, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), '--step', JSON.stringify(step)]);
+const measure = (step: Step) => measureProcess(step.kind, commandArgs('bench', '--step', JSON.stringify(step)));
 
 /** Runs `node args` (which prints its result as a JSON line) and measures it: see measure. */
 async function measureProcess(name: string, args: string[]): Promise<StepResult> {
   // The last step's writes are flushed first: the disk writing back a cold build's 600 MB would be counted against the next step.
   spawnSync('sync');
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -216,7 +215,7 @@ export interface CatalogueFigures {
 /** The yardstick the issue's reference table starts with, run on `content` into a folder of its own and then removed. */
 async function baselineOf(content: string, out: string): Promise<StepResult> {
   await rm(out, { recursive: true, force: true });
-  const result = await measureProcess('baseline', [path.join(ROOT, 'src', 'bench-baseline.mjs'), content, out]);
+  const result = await measureProcess('baseline', [path.join(PROJECT_ROOT, 'src', 'bench-baseline.mjs'), content, out]);
   await rm(out, { recursive: true, force: true });
   return result;
 }

@@ -7,7 +7,6 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
@@ -17,6 +16,7 @@ import { contentSignature, countStale, listContent, type WatchedListing } from '
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, finishPatch, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
 import { realPath } from './paths.ts';
+import { PROJECT_ROOT, threadEntry } from './program.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -170,11 +170,13 @@ const hash = (data: string | Uint8Array) => digest('sha1', data, 'base64url').sl
  * it, rebuilds everything it makes.
  */
 async function fingerprintCode(): Promise<string> {
-  const dir = path.dirname(fileURLToPath(import.meta.url));
+  // The sources, compiled or not: lib/ is run only while it was compiled from them as they are, and a build
+  // whose code moves from one to the other is the same program.
+  const dir = path.join(PROJECT_ROOT, 'src');
   const names = (await readdir(dir)).filter((n) => /\.(ts|mjs)$/.test(n)).sort();
   const h = createHash('sha1');
   for (const name of names) h.update(name).update(await readFile(path.join(dir, name)));
-  h.update(await readFile(path.join(dir, '..', 'package-lock.json')).catch(() => ''));
+  h.update(await readFile(path.join(PROJECT_ROOT, 'package-lock.json')).catch(() => ''));
   return h.digest('base64url').slice(0, 10);
 }
 
@@ -203,7 +205,7 @@ class Workers {
    */
   start(count = this.threads, atFirst = count): Piscina {
     this.pool ??= new Piscina({
-      filename: new URL('./render-worker.mjs', import.meta.url).href,
+      filename: threadEntry('render-worker').href,
       minThreads: atFirst,
       maxThreads: count,
       // A thread started on demand stays until the build closes the pool: one stopped when idle for a moment would be started again.

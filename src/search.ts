@@ -9,6 +9,7 @@ import type { CataloguePage, CatalogueTalk } from './load.ts';
 import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
+import { threadEntry } from './program.ts';
 import { talkPath } from './collections.ts';
 import { textLanguageTag } from './languages.ts';
 import { withoutBidiFormatting } from './bidi.ts';
@@ -236,7 +237,7 @@ export class SearchThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./search-worker.mjs', import.meta.url));
+    const worker = new Worker(threadEntry('search-worker'));
     // A thread that died is replaced by the next build; its error, if any, goes to the build it served, and must not take the process down when it served none.
     worker.on('error', () => undefined);
     worker.once('exit', () => {

@@ -1,0 +1,30 @@
+// Whether lib/ holds the TypeScript sources compiled as they are now: asked by
+// the launcher (run.mjs) on every command, and stamped by the compiler
+// (compile.mjs). A digest of the sources' bytes, not of their times, so that a
+// checkout that puts the same files back keeps lib/ current.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Written into lib/ by the compiler: the digest of what it was compiled from. */
+export const STAMP = '.sources';
+
+/** A digest of every TypeScript file of src/ and scripts/, and of the compiler's settings. */
+export function sourceDigest(root = ROOT) {
+  const hash = createHash('sha1');
+  for (const dir of ['src', 'scripts']) {
+    for (const name of readdirSync(`${root}/${dir}`).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${dir}/${name}\0`).update(readFileSync(`${root}/${dir}/${name}`));
+  }
+  for (const name of ['tsconfig.json', 'tsconfig.lib.json']) hash.update(`${name}\0`).update(readFileSync(`${root}/${name}`));
+  return hash.digest('hex');
+}
+
+/** Whether lib/ was compiled from the sources as they are (false when it is not there). */
+export function compiledIsCurrent(root = ROOT) {
+  try {
+    return readFileSync(`${root}/lib/${STAMP}`, 'utf8') === sourceDigest(root);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,109 @@
+// The launcher (scripts/run.mjs) that the npm scripts start, and the compiled code it runs
+// (scripts/compile.mjs, lib/), in a copy of the project so that the checkout's lib/ is left alone.
+import { spawnSync } from 'node:child_process';
+import { appendFile, cp, mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compiledIsCurrent, sourceDigest, STAMP } from '../scripts/compiled.mjs';
+import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
+
+const node = (args: string[], cwd = ROOT) => spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+
+/** A copy of the project's code and settings, its packages and templates linked, without lib/. */
+async function projectCopy(): Promise<string> {
+  const root = await tempDir('vc-project-');
+  for (const name of ['src', 'scripts']) await cp(path.join(ROOT, name), path.join(root, name), { recursive: true });
+  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json']) await cp(path.join(ROOT, name), path.join(root, name));
+  for (const name of ['node_modules', 'templates']) await symlink(path.join(ROOT, name), path.join(root, name));
+  return root;
+}
+
+/** The demo with an event of `count` more talks: enough for the search index's thread and the render threads. */
+async function largeContent(count: number): Promise<string> {
+  const content = await tempDir('vc-content-');
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  const event = path.join(content, 'bulk-conf-2026');
+  await mkdir(path.join(event, 'videos'), { recursive: true });
+  await writeFile(path.join(event, 'category.json'), JSON.stringify({ title: 'Bulk Conf 2026', start_date: '2026-05-01', end_date: '2026-05-02' }));
+  for (let n = 0; n < count; n++) {
+    const talk = { id: 100_000 + n, title: `Talk number ${n} about ${['parsers', 'queues', 'caches'][n % 3]}`, speakers: [`Speaker ${n % 97}`], tags: [`topic-${n % 13}`], language: 'English', summary: `The ${n}th talk.`, recorded: '2026-05-01', added: '2026-05-10T10:00:00', updated: '2026-05-10T10:00:00', duration: 1200 + n };
+    await writeFile(path.join(event, 'videos', `talk-${n}.json`), JSON.stringify(talk, null, 2));
+  }
+  return content;
+}
+
+describe('compiledIsCurrent', () => {
+  it('holds while lib/ was stamped with the sources as they are: their bytes, not their times', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'src'));
+    await mkdir(path.join(root, 'scripts'));
+    await mkdir(path.join(root, 'lib'));
+    await writeFile(path.join(root, 'src', 'a.ts'), 'export const a = 1;\n');
+    await writeFile(path.join(root, 'scripts', 'b.ts'), 'import "../src/a.ts";\n');
+    await writeFile(path.join(root, 'src', 'notes.md'), 'not a source\n');
+    for (const name of ['tsconfig.json', 'tsconfig.lib.json']) await writeFile(path.join(root, name), '{}\n');
+    expect(compiledIsCurrent(root)).toBe(false);
+    await writeFile(path.join(root, 'lib', STAMP), sourceDigest(root));
+    expect(compiledIsCurrent(root)).toBe(true);
+    await utimes(path.join(root, 'src', 'a.ts'), new Date(), new Date(2000, 0, 1));
+    await writeFile(path.join(root, 'src', 'notes.md'), 'changed\n');
+    expect(compiledIsCurrent(root)).toBe(true);
+    for (const [file, edit] of [
+      ['src/a.ts', 'export const a = 2;\n'],
+      ['scripts/b.ts', 'import "../src/a.ts"; // edited\n'],
+      ['tsconfig.lib.json', '{ "compilerOptions": {} }\n'],
+      ['src/c.ts', 'export {};\n'],
+    ] as const) {
+      const before = await readFile(path.join(root, file), 'utf8').catch(() => undefined);
+      await writeFile(path.join(root, file), edit);
+      expect(compiledIsCurrent(root), file).toBe(false);
+      await writeFile(path.join(root, 'lib', STAMP), sourceDigest(root));
+      expect(compiledIsCurrent(root), file).toBe(true);
+      if (before !== undefined) await writeFile(path.join(root, file), before);
+      await writeFile(path.join(root, 'lib', STAMP), sourceDigest(root));
+    }
+  });
+});
+
+describe('scripts/run.mjs', () => {
+  it('refuses a command that is not one of the npm scripts, with exit code 2', () => {
+    for (const args of [[], ['nosuch'], ['../scripts/build'], ['compiled']]) {
+      const run = node([path.join(ROOT, 'scripts', 'run.mjs'), ...args]);
+      expect(run.status, args.join(' ')).toBe(2);
+      expect(run.stderr).toContain('Usage: node scripts/run.mjs <command>');
+    }
+  });
+
+  it('gives the command its own options', () => {
+    const help = node([path.join(ROOT, 'scripts', 'run.mjs'), 'build', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run build -- \[options\]/);
+    const bad = node([path.join(ROOT, 'scripts', 'run.mjs'), 'check', '--no-such-option']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--no-such-option');
+  });
+
+  it('runs lib/ compiled by scripts/compile.mjs while it is current, the sources once one changes; both build the same site', async () => {
+    const root = await projectCopy();
+    const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
+    expect(compile.status, compile.stderr).toBe(0);
+    expect(compiledIsCurrent(root)).toBe(true);
+    expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe(sourceDigest(root));
+    // The sources say when they run: lib/ was compiled before this line.
+    await appendFile(path.join(root, 'src', 'cli.ts'), "\nprocess.stderr.write('run from the sources\\n');\n");
+    const content = await largeContent(2100);
+    const work = await tempDir();
+    const buildIn = (from: string, name: string) => node([path.join(from, 'scripts', 'run.mjs'), 'build', '--content', content, '--out', path.join(work, name), '--cache', path.join(work, `${name}-cache`)], from);
+    const sources = buildIn(root, 'sources');
+    expect(sources.status, sources.stderr).toBe(0);
+    expect(sources.stderr).toContain('run from the sources');
+    // Put back as compiled: lib/ is current again, and the search index's thread and the render threads run from it.
+    await writeFile(path.join(root, 'src', 'cli.ts'), await readFile(path.join(ROOT, 'src', 'cli.ts')));
+    expect(compiledIsCurrent(root)).toBe(true);
+    const compiled = buildIn(root, 'compiled');
+    expect(compiled.status, compiled.stderr).toBe(0);
+    expect(compiled.stderr).not.toContain('run from the sources');
+    expect(compiled.stdout).toMatch(/built 2142 talks/);
+    expect(await contentHashes(path.join(work, 'compiled'))).toEqual(await contentHashes(path.join(work, 'sources')));
+  }, 180_000);
+});
