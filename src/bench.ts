@@ -11,8 +11,7 @@ import { OptionError } from './cli.ts';
 import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
 import { REDIRECTS_DIR } from './listing.ts';
-import { commandArgs, PROJECT_ROOT } from './program.ts';
-
+import { COMPILED, commandArgs, PROJECT_ROOT } from './program.ts';
 
 export interface StepResult {
   ok: boolean;
@@ -278,6 +277,8 @@ export async function unpackSnapshot(snapshot: string, work: string, log: (line:
 
 export async function runBench(options: BenchOptions): Promise<CatalogueFigures[]> {
   const { work, log } = options;
+  // Each step starts as `npm run` does (scripts/run.mjs), which chooses as this process was chosen: compiled, or through tsx's loader.
+  log(COMPILED ? 'steps run the code compiled into lib/' : 'steps run the sources through tsx (lib/ is not current: npm run compile), each starting about 0.3 s later');
   const source = await unpackSnapshot(options.snapshot, work, log);
   if (options.outputs) for (const name of ['pyvideo', 'synthetic-5x']) for (const kind of ['dist', 'cache']) await rm(path.join(options.outputs, `${name}-${kind}`), { recursive: true, force: true });
   const content = path.join(work, 'pyvideo-content');

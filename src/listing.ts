@@ -127,9 +127,16 @@ export function countStale(entries: ContentEntry[], cache: LoadCache | undefined
 
 /** One string that changes whenever any content file is added, removed, or changes size, mtime, ctime or inode. */
 export function contentSignature(entries: ContentEntry[]): string {
-  return createHash('sha1')
-    .update(entries.map((e) => `${e.path}\0${statKey(e.stats!)}\n`).join(''))
-    .digest('base64url');
+  // The numbers as they are, not statKey's text: writing the import's 22,256 files' times as decimals made this take 120–160 ms, these 40 ms.
+  const numbers = new Float64Array(entries.length * 4);
+  let at = 0;
+  for (const { stats } of entries) {
+    numbers[at++] = stats!.size;
+    numbers[at++] = stats!.mtimeMs;
+    numbers[at++] = stats!.ctimeMs;
+    numbers[at++] = stats!.ino;
+  }
+  return createHash('sha1').update(entries.map((e) => e.path).join('\0')).update(numbers).digest('base64url');
 }
 
 type Stats = NonNullable<ContentEntry['stats']>;
