@@ -14,7 +14,8 @@ export const STAMP = '.sources';
 export function sourceDigest(root = ROOT) {
   const hash = createHash('sha1');
   for (const dir of ['src', 'scripts']) {
-    for (const name of readdirSync(`${root}/${dir}`).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${dir}/${name}\0`).update(readFileSync(`${root}/${dir}/${name}`));
+    // Its subfolders too, as the compiler takes them (tsconfig.lib.json includes the folders whole).
+    for (const name of readdirSync(`${root}/${dir}`, { recursive: true }).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${dir}/${name}\0`).update(readFileSync(`${root}/${dir}/${name}`));
   }
   for (const name of ['tsconfig.json', 'tsconfig.lib.json']) hash.update(`${name}\0`).update(readFileSync(`${root}/${name}`));
   return hash.digest('hex');

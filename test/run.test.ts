@@ -35,7 +35,7 @@ async function largeContent(count: number): Promise<string> {
 describe('compiledIsCurrent', () => {
   it('holds while lib/ was stamped with the sources as they are: their bytes, not their times', async () => {
     const root = await tempDir();
-    await mkdir(path.join(root, 'src'));
+    await mkdir(path.join(root, 'src', 'sub'), { recursive: true });
     await mkdir(path.join(root, 'scripts'));
     await mkdir(path.join(root, 'lib'));
     await writeFile(path.join(root, 'src', 'a.ts'), 'export const a = 1;\n');
@@ -53,6 +53,7 @@ describe('compiledIsCurrent', () => {
       ['scripts/b.ts', 'import "../src/a.ts"; // edited\n'],
       ['tsconfig.lib.json', '{ "compilerOptions": {} }\n'],
       ['src/c.ts', 'export {};\n'],
+      ['src/sub/d.ts', 'export {};\n'],
     ] as const) {
       const before = await readFile(path.join(root, file), 'utf8').catch(() => undefined);
       await writeFile(path.join(root, file), edit);
