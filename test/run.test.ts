@@ -66,6 +66,19 @@ describe('compiledIsCurrent', () => {
   });
 });
 
+describe('.gitignore', () => {
+  it("leaves out the compiled code and compile's temporary folders at the project's root, and no other folder named lib", async () => {
+    const repo = await tempDir();
+    expect(spawnSync('git', ['init', '-q'], { cwd: repo }).status).toBe(0);
+    await cp(path.join(ROOT, '.gitignore'), path.join(repo, '.gitignore'));
+    const ignored = (file: string) => spawnSync('git', ['check-ignore', '-q', file], { cwd: repo }).status === 0;
+    expect(ignored('lib/src/build.js')).toBe(true);
+    expect(ignored('.lib-1234/src/build.js')).toBe(true);
+    expect(ignored('templates/assets/lib/player.js')).toBe(false);
+    expect(ignored('content/lib/videos/talk.json')).toBe(false);
+  });
+});
+
 describe('scripts/run.mjs', () => {
   it('refuses a command that is not one of the npm scripts, with exit code 2', () => {
     for (const args of [[], ['nosuch'], ['../scripts/build'], ['compiled']]) {
