@@ -7,9 +7,15 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ROOT, sourceDigest, STAMP } from './compiled.mjs';
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write('Usage: npm run compile\n\nCompiles src/ and scripts/ into lib/, which the npm scripts run while it is compiled from the sources as they are\n(else they run the TypeScript through tsx, about 0.3 s slower to start). npm install runs it.\n');
   process.exit(0);
+}
+if (args.length > 0) {
+  // As the commands refuse an option they do not take: `npm run compile -- --watch` must not pass for a watch.
+  process.stderr.write(`compile: unexpected ${args[0]}: it takes no options but --help\n`);
+  process.exit(2);
 }
 let tsc;
 try {

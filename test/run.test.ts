@@ -79,6 +79,16 @@ describe('.gitignore', () => {
   });
 });
 
+describe('scripts/compile.mjs', () => {
+  it('refuses an option, with exit code 2, and compiles nothing', async () => {
+    const root = await projectCopy();
+    const run = node([path.join(root, 'scripts', 'compile.mjs'), '--watch'], root);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--watch');
+    expect(compiledIsCurrent(root)).toBe(false);
+  });
+});
+
 describe('scripts/run.mjs', () => {
   it('refuses a command that is not one of the npm scripts, with exit code 2', () => {
     for (const args of [[], ['nosuch'], ['../scripts/build'], ['compiled']]) {
