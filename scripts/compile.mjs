@@ -35,6 +35,8 @@ try {
   renameSync(temp, `${ROOT}/lib`);
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });
-  process.stderr.write(`compile: ${err instanceof Error ? err.message.split('\n')[0] : err}\n`);
+  // A tsc that failed has printed why, before lib/ was touched; its command line, naming the folder just removed, would not.
+  const reason = typeof err?.status === 'number' ? "TypeScript's errors are above; lib/ is left as it was" : err instanceof Error ? err.message.split('\n')[0] : err;
+  process.stderr.write(`compile: ${reason}\n`);
   process.exit(1);
 }

@@ -1,7 +1,7 @@
 // The launcher (scripts/run.mjs) that the npm scripts start, and the compiled code it runs
 // (scripts/compile.mjs, lib/), in a copy of the project so that the checkout's lib/ is left alone.
 import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compiledIsCurrent, sourceDigest, STAMP } from '../scripts/compiled.mjs';
@@ -87,6 +87,19 @@ describe('scripts/compile.mjs', () => {
     expect(run.stderr).toContain('--watch');
     expect(compiledIsCurrent(root)).toBe(false);
   });
+
+  it('keeps lib/ as it was when a source does not compile, and says so', async () => {
+    const root = await projectCopy();
+    await mkdir(path.join(root, 'lib'));
+    await writeFile(path.join(root, 'lib', STAMP), 'earlier');
+    await appendFile(path.join(root, 'src', 'errors.ts'), '\nexport const broken = ;\n');
+    const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
+    expect(compile.status).toBe(1);
+    expect(compile.stdout).toContain('src/errors.ts');
+    expect(compile.stderr).toBe("compile: TypeScript's errors are above; lib/ is left as it was\n");
+    expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
+    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+  }, 60_000);
 });
 
 describe('scripts/run.mjs', () => {
