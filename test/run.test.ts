@@ -126,20 +126,23 @@ describe('scripts/run.mjs', () => {
     expect(compile.status, compile.stderr).toBe(0);
     expect(compiledIsCurrent(root)).toBe(true);
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe(sourceDigest(root));
-    // The sources say when they run: lib/ was compiled before this line.
+    // The sources say when they run: lib/ was compiled before this line. So does lib/, whose stamp is of the sources alone.
     await appendFile(path.join(root, 'src', 'cli.ts'), "\nprocess.stderr.write('run from the sources\\n');\n");
+    await appendFile(path.join(root, 'lib', 'src', 'cli.js'), "\nprocess.stderr.write('run from lib\\n');\n");
     const content = await largeContent(2100);
     const work = await tempDir();
     const buildIn = (from: string, name: string) => node([path.join(from, 'scripts', 'run.mjs'), 'build', '--content', content, '--out', path.join(work, name), '--cache', path.join(work, `${name}-cache`)], from);
     const sources = buildIn(root, 'sources');
     expect(sources.status, sources.stderr).toBe(0);
     expect(sources.stderr).toContain('run from the sources');
+    expect(sources.stderr).not.toContain('run from lib');
     // Put back as compiled: lib/ is current again, and the search index's thread and the render threads run from it.
     await writeFile(path.join(root, 'src', 'cli.ts'), await readFile(path.join(ROOT, 'src', 'cli.ts')));
     expect(compiledIsCurrent(root)).toBe(true);
     const compiled = buildIn(root, 'compiled');
     expect(compiled.status, compiled.stderr).toBe(0);
     expect(compiled.stderr).not.toContain('run from the sources');
+    expect(compiled.stderr).toContain('run from lib');
     expect(compiled.stdout).toMatch(/built 2142 talks/);
     expect(await contentHashes(path.join(work, 'compiled'))).toEqual(await contentHashes(path.join(work, 'sources')));
   }, 180_000);
