@@ -31,8 +31,15 @@ const temp = `${ROOT}/.lib-${process.pid}`;
 try {
   execFileSync(process.execPath, [tsc, '-p', `${ROOT}/tsconfig.lib.json`, '--outDir', temp], { stdio: 'inherit' });
   writeFileSync(`${temp}/${STAMP}`, digest);
-  rmSync(`${ROOT}/lib`, { recursive: true, force: true });
+  // Moved aside rather than removed first: lib/ is missing between two renames, not for as long as removing it takes (a command started then runs its sources).
+  const old = `${temp}-old`;
+  try {
+    renameSync(`${ROOT}/lib`, old);
+  } catch (err) {
+    if (err?.code !== 'ENOENT') throw err;
+  }
   renameSync(temp, `${ROOT}/lib`);
+  rmSync(old, { recursive: true, force: true });
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });
   // A tsc that failed has printed why, before lib/ was touched; its command line, naming the folder just removed, would not.
