@@ -26,7 +26,7 @@ import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
 import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, markUnsaved, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
-import { loadTheme, TEMPLATE_NAMES, templatesUsed, type Theme } from './theme.ts';
+import { loadTheme, TEMPLATE_NAMES, templatesUsed, ThemeError, type Theme } from './theme.ts';
 
 /**
  * The modules that load, plan, render and index, imported once a build has something to do: a build
@@ -628,6 +628,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       // A theme that cannot be used does not hide the content's errors: those are the build's answer, and the command names the templates' with them, as check does.
       const { errors } = await (await work()).loadContent(options.content, { entries });
       if (errors.length > 0) return { ok: false, errors };
+      // Nor does the folder's problem hide a template that does not compile: both are named, as check names them.
+      if (err instanceof ThemeError) {
+        const { loadTemplates, newEta } = await import('./template-errors.ts');
+        throw new Error([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)].join('\n'));
+      }
       throw err;
     }
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.

@@ -24,6 +24,19 @@ export const noTemplate = (name: string, fix: string) => `no template '${name}':
 /** A template's file as messages name it: in the templates folder as it was given (`templates/talk.eta`). */
 export const templateFile = (folder: string, name: string) => path.join(folder, `${name}.eta`);
 
+/** Compiles each template into `eta`, which keeps those that compile; those that do not are named, one a line. */
+export function loadTemplates(eta: Eta, templates: Templates, folder: string): string[] {
+  const failures: string[] = [];
+  for (const [name, source] of Object.entries(templates)) {
+    try {
+      eta.loadTemplate(`@${name}`, source);
+    } catch (err) {
+      failures.push(compileFailure(templateFile(folder, name), source, err));
+    }
+  }
+  return failures;
+}
+
 /** A template's file, line, and column when known: `templates/talk.eta:12:5`. */
 const at = (file: string, line?: number, col?: number) => `${file}${line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`}`;
 

@@ -144,4 +144,14 @@ describe('build', () => {
     expect(!result.ok && result.errors.length).toBeGreaterThanOrEqual(20);
     expect(existsSync(path.join(root, 'dist'))).toBe(false);
   });
+
+  it("names a template that does not compile with the templates folder's problems, as check does", async () => {
+    const root = await tempDir();
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    await writeFile(path.join(templates, 'talk.eta'), '<% if ( { %>\n');
+    await writeFile(path.join(templates, 'home.eta'), '<img src="/assets/logo.png" alt="">\n');
+    const failed = await build({ content: DEMO_CONTENT, out: path.join(root, 'dist'), templates }).then(() => '', (err: Error) => err.message);
+    expect(failed.split('\n').map((line) => line.replace(templates, 'T'))).toEqual([expect.stringMatching(/^T\/home\.eta:1: \/assets\/logo\.png is not a file of /), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]);
+  });
 });
