@@ -167,7 +167,12 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
     const templates = result.ok ? [] : await templateProblems(values.templates);
     return reportBuild(result, values, templates);
   } catch (err) {
-    if (!signalled) throw err;
+    if (!signalled) {
+      // Templates that cannot be used stop the build: they are named as check names them, one a line.
+      const templates = await templateProblems(values.templates);
+      if (templates.length > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
+      throw err;
+    }
     process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
     return signalled === 'SIGINT' ? 130 : 143;
   } finally {
@@ -250,7 +255,8 @@ function reportBuild(result: BuildResult, values: BuildValues, templates: string
     for (const error of result.errors) process.stderr.write(`${error}\n`);
     for (const problem of templates) process.stderr.write(`${problem}\n`);
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
-    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${values.content}${templates.length > 0 ? ' and the templates' : ''}` : '';
+    const wrong = [...(result.errors.length > 0 ? [values.content] : []), ...(templates.length > 0 ? ['the templates'] : [])];
+    const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${wrong.join(' and ')}` : '';
     const count = result.errors.length + templates.length;
     process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
     return 1;

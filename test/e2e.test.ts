@@ -252,6 +252,9 @@ describe('commands', () => {
     expect(built.stderr).toContain('many-problems.yaml:3:1 speakrs: unknown field');
     expect(built.stderr).toContain('/assets/styles.css is not a file of');
     expect(built.stderr.trimEnd().split('\n').at(-1)).toBe('build failed: 17 errors in content and the templates; nothing written');
+    // On content without errors, the build names them as check does, each line a file's.
+    const alone = cli('build', ['--templates', templates, ...buildArgs(out)]);
+    expect([alone.status, alone.stderr.trimEnd().split('\n')]).toEqual([1, [...lines.slice(0, -1), 'build failed: 3 errors in the templates; nothing written']]);
   });
 
   it('build: writes the catalogue and ends with a one-line summary', async () => {
