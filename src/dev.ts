@@ -165,7 +165,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
     return true;
   };
-  const html = (page: string) => page.replace(/<\/body>/i, `<script src="${DEV_CLIENT}"></script></body>`);
+  // `</body>` may be left out of HTML, and a layout of one's own may leave it out: the script then ends the page, in its body all the same.
+  const html = (page: string) => {
+    const end = page.search(/<\/body>/i);
+    const script = `<script src="${DEV_CLIENT}"></script>`;
+    return end < 0 ? page + script : page.slice(0, end) + script + page.slice(end);
+  };
   // Listening first: a port in use fails it before it builds into an output another server may be serving.
   const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, revalidate: true, quiet: true });
   schedule();

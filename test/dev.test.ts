@@ -199,6 +199,17 @@ describe('npm run dev', () => {
     stream.close();
   });
 
+  it('gives the pages of a layout that leaves out the optional </body> its script all the same', async () => {
+    const root = await tempDir('vc-dev-');
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const layout = path.join(templates, 'layout.eta');
+    await writeFile(layout, (await readFile(layout, 'utf8')).replace('</body>\n</html>\n', ''));
+    const { server, results } = await devOnDemo({ templates }, root);
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    expect((await raw(server.url, 'GET', '/')).text).toMatch(new RegExp(`</footer>\n<script src="${DEV_CLIENT}"></script>$`));
+  });
+
   it('fails on a port in use before it builds anything', async () => {
     const { server, root } = await devOnDemo();
     const port = Number(new URL(server.url).port);
