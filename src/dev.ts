@@ -87,7 +87,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
     const result = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => {
       locked ||= err instanceof OutputLocked;
-      return { ok: false as const, errors: [String(err instanceof Error ? err.message : err)] };
+      // A failure of the templates names each of their problems on a line of its own: each is one error.
+      return { ok: false as const, errors: String(err instanceof Error ? err.message : err).split('\n') };
     });
     if (signal?.aborted) return false;
     // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build

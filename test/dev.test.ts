@@ -210,6 +210,16 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/')).text).toMatch(new RegExp(`</footer>\n<script src="${DEV_CLIENT}"></script>$`));
   });
 
+  it("counts each of the templates' problems as an error, in the terminal as on the page", async () => {
+    const root = await tempDir('vc-dev-');
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    await writeFile(path.join(templates, 'talk.eta'), '<% if ( { %>\n');
+    await writeFile(path.join(templates, 'page.eta'), '<p>\n<%= it.title ) %>\n');
+    const { results } = await devOnDemo({ templates }, root);
+    expect(results.map((r) => !r.ok && r.errors.map((e) => String(e).replace(templates, 'T')))).toEqual([[expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/), expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/)]]);
+  });
+
   it('fails on a port in use before it builds anything', async () => {
     const { server, root } = await devOnDemo();
     const port = Number(new URL(server.url).port);
