@@ -106,10 +106,21 @@ function references(templates: Templates, pattern: RegExp): { template: string; 
 }
 
 /**
- * An address under /assets/ written out in a template; not one that goes on in template code
- * (`/assets/${name}.svg`, `/assets/<%= it.file %>`), whose file only a page knows.
+ * An address under /assets/ written out in a template, up to what ends an address in HTML, CSS or
+ * JavaScript (a quote, a space, `?`, `#`, `)`, `,`: names such as `logo@2x.png` and `café.svg` are
+ * whole); not one that goes on in template code (`/assets/${name}.svg`, `/assets/<%= it.file %>`),
+ * whose file only a page knows.
  */
-const ASSET_REF = /\/assets\/([\w./-]*[\w-])(?![\w./${<-])/g;
+const ASSET_REF = /\/assets\/([^\s"'`<>(){}$?#,;\\]*[^\s"'`<>(){}$?#,;\\./])(?![^\s"'`>()}?#,;\\])/g;
+
+/** An address's path as the server finds its file: `my%20logo.svg` is `my logo.svg`. */
+function decoded(address: string): string {
+  try {
+    return decodeURIComponent(address);
+  } catch {
+    return address;
+  }
+}
 
 /**
  * The addresses under /assets/ the templates name that are not among `assets` (their paths in
@@ -117,6 +128,6 @@ const ASSET_REF = /\/assets\/([\w./-]*[\w-])(?![\w./${<-])/g;
  */
 export function missingAssets(templates: Templates, assets: ReadonlySet<string>): { template: string; line: number; ref: string }[] {
   return references(templates, ASSET_REF)
-    .filter((ref) => !assets.has(ref.match[1]!))
+    .filter((ref) => !assets.has(decoded(ref.match[1]!)))
     .map(({ template, line, match }) => ({ template, line, ref: match[0] }));
 }

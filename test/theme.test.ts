@@ -59,6 +59,11 @@ describe('missingAssets', () => {
     ]);
   });
 
+  it('takes a name whole, whatever it holds but what ends an address, and finds an encoded one by its file', () => {
+    const templates = { home: '<img src="/assets/img/logo@2x.png" srcset="/assets/img/café.svg 2x, /assets/img/my%20logo.svg 3x" alt="">\n<img src="/assets/img/icon@2x.png" alt="">' };
+    expect(missingAssets(templates, new Set(['img/logo@2x.png', 'img/café.svg', 'img/my logo.svg']))).toEqual([{ template: 'home', line: 2, ref: '/assets/img/icon@2x.png' }]);
+  });
+
   it('leaves an address that goes on in template code, whose file only a page knows', () => {
     const templates = { layout: '<img src="/assets/flags/${it.lang}.svg"><img src="/assets/icon-<%= it.kind %>.svg"><a href="/assets/">' };
     expect(missingAssets(templates, new Set())).toEqual([]);
