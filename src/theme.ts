@@ -70,8 +70,9 @@ export async function loadTheme(dir: string): Promise<Theme> {
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...missingPartials(templates).map((m) => {
-      const meant = closest(m.name, Object.keys(templates));
-      return `${templateFile(dir, m.template)}:${m.line}: ${noTemplate(`@${m.name}`, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
+      // `./partials/footer.eta` and `footer` mean footer.eta.
+      const meant = closest(path.posix.basename(m.name, '.eta').replace(/^@/, ''), Object.keys(templates));
+      return `${templateFile(dir, m.template)}:${m.line}: ${noTemplate(m.name, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
     }),
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
@@ -79,8 +80,12 @@ export async function loadTheme(dir: string): Promise<Theme> {
   return { folder: dir, templates, assets };
 }
 
-/** A template named as the argument of include() or layout(), written out (`include('@footer')`); not one made in code. */
-const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(['"`])@([\w-]+)\1/g;
+/**
+ * A template named as the argument of include() or layout(), written out, as Eta names it
+ * (`include('@footer')`) or as a path (`include('./footer')`, which Eta's own docs write for
+ * templates read from files, and these templates are not); not one made in code (`${…}`).
+ */
+const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(?:'([^'\n]*)'|"([^"\n]*)"|`([^`$\n]*)`)/g;
 
 /**
  * The templates the templates include or lay out in by a name written out that the folder has not:
@@ -88,8 +93,8 @@ const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(['"`])@([\w-]+)\1/g;
  */
 function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
   return references(templates, PARTIAL_REF)
-    .filter((ref) => !(ref.match[2]! in templates))
-    .map(({ template, line, match }) => ({ template, line, name: match[2]! }));
+    .map(({ template, line, match }) => ({ template, line, name: match[1] ?? match[2] ?? match[3]! }))
+    .filter((ref) => !(ref.name.startsWith('@') && ref.name.slice(1) in templates));
 }
 
 /**

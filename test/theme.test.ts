@@ -28,6 +28,17 @@ describe('loadTheme', () => {
       problems: [`${path.join(dir, 'layout.eta')}:${line}: no template '@site-footr': a template is included by its file's name in the templates folder with an @, did you mean '@site-footer'?`],
     });
   });
+
+  it('names a template included by a path, as Eta names templates read from files, with the name it is included by', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await writeFile(path.join(dir, 'site-footer.eta'), '<footer></footer>');
+    await writeFile(path.join(dir, 'notes.eta'), `<%~ include('./site-footer.eta') %>\n<%~ include("site-footer", it) %>\n<%~ include(\`@partials/site-footer\`) %>\n<%~ include('@site-footer') %>`);
+    const fix = (name: string) => `no template '${name}': a template is included by its file's name in the templates folder with an @, did you mean '@site-footer'?`;
+    await expect(loadTheme(dir)).rejects.toMatchObject({
+      problems: [`${path.join(dir, 'notes.eta')}:1: ${fix('./site-footer.eta')}`, `${path.join(dir, 'notes.eta')}:2: ${fix('site-footer')}`, `${path.join(dir, 'notes.eta')}:3: ${fix('@partials/site-footer')}`],
+    });
+  });
 });
 
 describe('templatesUsed', () => {
