@@ -294,6 +294,25 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('changes the status only when its words change: some screen readers read it out again whenever its text is replaced', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await search(page, 'zzyzxnothing');
+    expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
+    await page.evaluate(() => {
+      const counter = window as unknown as { statusChanges: number };
+      counter.statusChanges = 0;
+      new MutationObserver((records) => (counter.statusChanges += records.length)).observe(document.getElementById('search-status')!, { childList: true, characterData: true, subtree: true });
+    });
+    await search(page, 'zzyzxnothingelse');
+    expect(await page.locator('#search-status').textContent()).toBe('No talks or pages found.');
+    expect(await page.evaluate(() => (window as unknown as { statusChanges: number }).statusChanges)).toBe(0);
+    await search(page, 'python');
+    expect(await page.locator('#search-status').textContent()).toMatch(/^\d+ talks? and 1 page found\.$/);
+    expect(await page.evaluate(() => (window as unknown as { statusChanges: number }).statusChanges)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
   it("finds the site's own pages beside the talks, counts them apart, and leaves them out once a filter narrows the search", async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/`);

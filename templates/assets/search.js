@@ -3,6 +3,10 @@
 const form = document.getElementById('search-form');
 const input = document.getElementById('q');
 const status = document.getElementById('search-status');
+/** Sets the status only when its words change: some screen readers read a live region out again whenever its text is replaced, even by the same words, at every keystroke. */
+const say = (text) => {
+  if (status.textContent !== text) status.textContent = text;
+};
 const list = document.getElementById('results');
 const more = document.getElementById('more');
 const selects = [...form.querySelectorAll('select[data-filter]')];
@@ -283,7 +287,7 @@ async function run() {
   if (longest < MIN_LENGTH && !CJK.test(term) && !narrowed) {
     list.replaceChildren();
     more.hidden = true;
-    status.textContent = term ? 'Type at least two letters.' : '';
+    say(term ? 'Type at least two letters.' : '');
     status.dataset.query = qs;
     queryCounts = null;
     countedEarly = false;
@@ -308,7 +312,7 @@ async function run() {
   const pages = results.filter((result) => result.page).length;
   // Filters leave the pages out: they have no event, year or language.
   const none = pagesIndex && !narrowed ? 'No talks or pages found.' : 'No talks found.';
-  status.textContent = n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`;
+  say(n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`);
   // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
   status.dataset.query = qs;
 }
