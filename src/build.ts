@@ -4,9 +4,10 @@
 // the previous build's and patch only what changed.
 import { createHash, hash as digest } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile, rename } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
@@ -170,14 +171,12 @@ const hash = (data: string | Uint8Array) => digest('sha1', data, 'base64url').sl
  * it, rebuilds everything it makes.
  */
 async function fingerprintCode(): Promise<string> {
-  // The sources, compiled or not: lib/ is run only while it was compiled from them as they are, and a build
-  // whose code moves from one to the other is the same program.
-  const dir = path.join(PROJECT_ROOT, 'src');
-  const names = (await readdir(dir)).filter((n) => /\.(ts|mjs)$/.test(n)).sort();
-  const h = createHash('sha1');
-  for (const name of names) h.update(name).update(await readFile(path.join(dir, name)));
-  h.update(await readFile(path.join(PROJECT_ROOT, 'package-lock.json')).catch(() => ''));
-  return h.digest('base64url').slice(0, 10);
+  // The sources' digest that stamps lib/ (scripts/compiled.mjs), compiled or not: lib/ is run only while it was compiled
+  // from them as they are, and a build whose code moves from one to the other is the same program. It is not compiled
+  // into lib/, so it is read from the project's scripts/.
+  const compiled: typeof import('../scripts/compiled.mjs') = await import(pathToFileURL(path.join(PROJECT_ROOT, 'scripts', 'compiled.mjs')).href);
+  const lockfile = await readFile(path.join(PROJECT_ROOT, 'package-lock.json')).catch(() => '');
+  return createHash('sha1').update(compiled.sourceDigest(PROJECT_ROOT)).update(lockfile).digest('base64url').slice(0, 10);
 }
 
 /** Once per process: the code a process runs does not change under it. */
