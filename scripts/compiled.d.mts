@@ -1,4 +1,4 @@
-// The types of compiled.mjs, for the tests that import it.
+// The types of compiled.mjs, for the TypeScript that imports it (the build's code fingerprint, the tests).
 export const ROOT: string;
 export const STAMP: string;
 export function sourceDigest(root?: string): string;

@@ -1,7 +1,8 @@
 // Whether lib/ holds the TypeScript sources compiled as they are now: asked by
 // the launcher (run.mjs) on every command, and stamped by the compiler
-// (compile.mjs). A digest of the sources' bytes, not of their times, so that a
-// checkout that puts the same files back keeps lib/ current.
+// (compile.mjs); the build's code fingerprint is made from the same digest
+// (src/build.ts). A digest of the sources' bytes, not of their times, so that
+// a checkout that puts the same files back keeps lib/ current.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
