@@ -629,8 +629,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (errors.length > 0) return { ok: false, errors };
       // Nor does the folder's problem hide a template that does not compile: both are named, as check names them.
       if (err instanceof ThemeError) {
-        const { loadTemplates, newEta } = await import('./template-errors.ts');
-        throw new Error([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)].join('\n'));
+        const { byPosition, loadTemplates, newEta } = await import('./template-errors.ts');
+        throw new Error(byPosition([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)]).join('\n'));
       }
       throw err;
     }

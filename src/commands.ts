@@ -269,9 +269,9 @@ function reportBuild(result: BuildResult, values: BuildValues, templates: string
   return 0;
 }
 
-/** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's, then each template that does not compile. */
+/** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's and each template's that does not compile, by file and position. */
 async function templateProblems(folder: string): Promise<string[]> {
-  const [{ SiteRenderer }, { DEFAULT_SITE_NAME }] = await Promise.all([import('./render.ts'), import('./schema.ts')]);
+  const [{ SiteRenderer }, { DEFAULT_SITE_NAME }, { byPosition }] = await Promise.all([import('./render.ts'), import('./schema.ts'), import('./template-errors.ts')]);
   const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
   let templates: Templates;
   let problems: string[] = [];
@@ -283,9 +283,9 @@ async function templateProblems(folder: string): Promise<string[]> {
   }
   try {
     new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder);
-    return problems;
+    return byPosition(problems);
   } catch (err) {
-    return [...problems, ...lines(err)];
+    return byPosition([...problems, ...lines(err)]);
   }
 }
 

@@ -17,7 +17,7 @@ import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
 import { FORMATS, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
 import { counted } from './cli.ts';
-import { loadTemplates, newEta, reasonOf, renderFailureAt, templateFile } from './template-errors.ts';
+import { byPosition, loadTemplates, newEta, reasonOf, renderFailureAt, templateFile } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
@@ -510,7 +510,7 @@ export class SiteRenderer {
     this.eta = newEta();
     for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`${templateFile(folder, name)} is missing`);
     // Every template that does not compile is named at once, one a line.
-    const failures = loadTemplates(this.eta, templates, folder);
+    const failures = byPosition(loadTemplates(this.eta, templates, folder));
     if (failures.length > 0) throw new Error(failures.join('\n'));
   }
 

@@ -37,6 +37,16 @@ export function loadTemplates(eta: Eta, templates: Templates, folder: string): s
   return failures;
 }
 
+/** The templates' problems (`file:line[:col]: …`, or a file's own) in the order of the content's errors (sortErrors): by file, then position. */
+export function byPosition(problems: string[]): string[] {
+  const keyed = problems.map((problem) => {
+    const at = /^(.*?):(\d+)(?::(\d+))?: /.exec(problem);
+    return { problem, file: at ? at[1]! : problem, line: Number(at?.[2] ?? 0), col: Number(at?.[3] ?? 0) };
+  });
+  keyed.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.col - b.col);
+  return keyed.map((k) => k.problem);
+}
+
 /** A template's file, line, and column when known: `templates/talk.eta:12:5`. */
 const at = (file: string, line?: number, col?: number) => `${file}${line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`}`;
 

@@ -154,4 +154,18 @@ describe('build', () => {
     const failed = await build({ content: DEMO_CONTENT, out: path.join(root, 'dist'), templates }).then(() => '', (err: Error) => err.message);
     expect(failed.split('\n').map((line) => line.replace(templates, 'T'))).toEqual([expect.stringMatching(/^T\/home\.eta:1: \/assets\/logo\.png is not a file of /), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]);
   });
+
+  it("names the templates' problems by file and position, as the content's errors are, whatever their kind", async () => {
+    const root = await tempDir();
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    await writeFile(path.join(templates, 'api.eta'), '<% if ( { %>\n');
+    await writeFile(path.join(templates, 'home.eta'), '<%~ include("@nosuch") %>\n<img src="/assets/logo.png" alt="">\n');
+    const failed = await build({ content: DEMO_CONTENT, out: path.join(root, 'dist'), templates }).then(() => '', (err: Error) => err.message);
+    expect(failed.split('\n').map((line) => line.replace(templates, 'T'))).toEqual([
+      expect.stringMatching(/^T\/api\.eta:1(:\d+)?: syntax error/),
+      expect.stringMatching(/^T\/home\.eta:1: no template '@nosuch'/),
+      expect.stringMatching(/^T\/home\.eta:2: \/assets\/logo\.png is not a file of /),
+    ]);
+  });
 });

@@ -217,7 +217,7 @@ describe('npm run dev', () => {
     await writeFile(path.join(templates, 'talk.eta'), '<% if ( { %>\n');
     await writeFile(path.join(templates, 'page.eta'), '<p>\n<%= it.title ) %>\n');
     const { results } = await devOnDemo({ templates }, root);
-    expect(results.map((r) => !r.ok && r.errors.map((e) => String(e).replace(templates, 'T')))).toEqual([[expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/), expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/)]]);
+    expect(results.map((r) => !r.ok && r.errors.map((e) => String(e).replace(templates, 'T')))).toEqual([[expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]]);
   });
 
   it('fails on a port in use before it builds anything', async () => {

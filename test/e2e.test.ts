@@ -241,8 +241,8 @@ describe('commands', () => {
     const lines = check.stderr.trimEnd().split('\n');
     expect(lines.map((line) => line.replace(templates, 'T'))).toEqual([
       expect.stringMatching(/^T\/layout\.eta:\d+: \/assets\/styles\.css is not a file of /),
-      expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
       expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/),
+      expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
       'check failed: 3 errors in the templates',
     ]);
     // A build stops at the templates, and still names the content's errors with them.
