@@ -145,24 +145,25 @@ describe('build', () => {
     expect(existsSync(path.join(root, 'dist'))).toBe(false);
   });
 
-  it("names a template that does not compile with the templates folder's problems, as check does", async () => {
+  /** The lines of a build of the demo with `files` written over a copy of the templates, the copy's folder shown as T. */
+  async function failedWithTemplates(files: Record<string, string>): Promise<string[]> {
     const root = await tempDir();
     const templates = path.join(root, 'templates');
     await cp(TEMPLATES, templates, { recursive: true });
-    await writeFile(path.join(templates, 'talk.eta'), '<% if ( { %>\n');
-    await writeFile(path.join(templates, 'home.eta'), '<img src="/assets/logo.png" alt="">\n');
+    for (const [name, text] of Object.entries(files)) await writeFile(path.join(templates, name), text);
     const failed = await build({ content: DEMO_CONTENT, out: path.join(root, 'dist'), templates }).then(() => '', (err: Error) => err.message);
-    expect(failed.split('\n').map((line) => line.replace(templates, 'T'))).toEqual([expect.stringMatching(/^T\/home\.eta:1: \/assets\/logo\.png is not a file of /), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]);
+    return failed.split('\n').map((line) => line.replace(templates, 'T'));
+  }
+
+  it("names a template that does not compile with the templates folder's problems, as check does", async () => {
+    expect(await failedWithTemplates({ 'talk.eta': '<% if ( { %>\n', 'home.eta': '<img src="/assets/logo.png" alt="">\n' })).toEqual([
+      expect.stringMatching(/^T\/home\.eta:1: \/assets\/logo\.png is not a file of /),
+      expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
+    ]);
   });
 
   it("names the templates' problems by file and position, as the content's errors are, whatever their kind", async () => {
-    const root = await tempDir();
-    const templates = path.join(root, 'templates');
-    await cp(TEMPLATES, templates, { recursive: true });
-    await writeFile(path.join(templates, 'api.eta'), '<% if ( { %>\n');
-    await writeFile(path.join(templates, 'home.eta'), '<%~ include("@nosuch") %>\n<img src="/assets/logo.png" alt="">\n');
-    const failed = await build({ content: DEMO_CONTENT, out: path.join(root, 'dist'), templates }).then(() => '', (err: Error) => err.message);
-    expect(failed.split('\n').map((line) => line.replace(templates, 'T'))).toEqual([
+    expect(await failedWithTemplates({ 'api.eta': '<% if ( { %>\n', 'home.eta': '<%~ include("@nosuch") %>\n<img src="/assets/logo.png" alt="">\n' })).toEqual([
       expect.stringMatching(/^T\/api\.eta:1(:\d+)?: syntax error/),
       expect.stringMatching(/^T\/home\.eta:1: no template '@nosuch'/),
       expect.stringMatching(/^T\/home\.eta:2: \/assets\/logo\.png is not a file of /),
