@@ -236,6 +236,9 @@ function imagesAsLinks(tokens: Token[], inLink = false): void {
   }
 }
 
+/** A Markdown text's blocks as the site reads them: each token's `raw`, in order, is the text (its line ends made `\n`). */
+export const markdownBlocks = (source: string): Token[] => marked.lexer(source);
+
 export function renderMarkdown(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = marked.lexer(source);

@@ -3,9 +3,11 @@
 import { decodeHTMLStrict } from 'entities';
 import { iso6393 } from 'iso-639-3';
 import unidecode from 'unidecode';
+import type { Token, Tokens } from 'marked';
 import type * as z from 'zod';
 import { named, slugFromTitle, speakerPath, tagPath, termSlug } from './collections.ts';
 import { languageName } from './languages.ts';
+import { markdownBlocks } from './markdown.ts';
 import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
@@ -211,6 +213,9 @@ const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
 
+/** An item of a list numbered by docutils (`#. Intro`), which Markdown reads as text: as `1.`, it numbers on from 1 as docutils did (35 descriptions). */
+const AUTO_ENUMERATOR = /^(\s*)#\.(?=\s|$)/;
+
 const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
 
 /** Python's `__init__`, `__slots__` in running text, which Markdown makes a bold "init" (18 pyvideo descriptions). */
@@ -307,7 +312,7 @@ export function restBlocks(text: string): string {
       i = literal(i + 1, '') - 1;
       continue;
     }
-    out.push(escapeDunders(line));
+    out.push(escapeDunders(line.replace(AUTO_ENUMERATOR, '$11.')));
   }
   const converted = out.join('\n');
   if (targets.size === 0) return converted;
@@ -318,8 +323,31 @@ export function restBlocks(text: string): string {
   });
 }
 
-/** A pyvideo description, reStructuredText or Markdown or plain text, as Markdown (see restLinks, restBlocks, restLineBlocks). */
-export const restMarkup = (text: string, root?: RootLinks): string => restLineBlocks(restBlocks(restLinks(text, true, root)));
+/**
+ * reStructuredText's block quotes, a block indented after a blank line, as Markdown's: Markdown reads a block
+ * indented by four spaces as code, where docutils, and so pyvideo.org, showed a quote (29 descriptions of the
+ * snapshot, their prose and lists in a code box). Literal blocks and code directives are fenced by then. A
+ * quote's text is read again as docutils reads it, for the directives, line blocks and quotes in it. A block
+ * indented less than four spaces, a quote in reStructuredText too, is already a paragraph or a list here.
+ */
+export function restBlockQuotes(text: string): string {
+  const blocks = markdownBlocks(text);
+  const quote = (block: Token): block is Tokens.Code => block.type === 'code' && block.codeBlockStyle === 'indented';
+  if (!blocks.some(quote)) return text;
+  return blocks
+    .map((block, i) => {
+      if (!quote(block)) return block.raw;
+      const lines = restBlockQuotes(restLineBlocks(restBlocks(block.text))).split('\n');
+      // A line right after a quote would be read as the quote's own (a lazy continuation): a blank line ends it.
+      const next = blocks[i + 1];
+      const end = next && !(next.type === 'space' && next.raw.startsWith('\n\n')) ? '\n\n' : '';
+      return `${lines.map((line) => (line === '' ? '>' : `> ${line}`)).join('\n')}${end}`;
+    })
+    .join('');
+}
+
+/** A pyvideo description, reStructuredText or Markdown or plain text, as Markdown (see restLinks, restBlocks, restLineBlocks, restBlockQuotes). */
+export const restMarkup = (text: string, root?: RootLinks): string => restBlockQuotes(restLineBlocks(restBlocks(restLinks(text, true, root))));
 
 export interface TalkContext {
   /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */

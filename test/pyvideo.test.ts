@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlocks, restLineBlocks, restLinks, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restLineBlocks, restLinks, restMarkup, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
 import { talkSchema } from '../src/schema.ts';
 
@@ -235,6 +235,30 @@ describe('convertTalk', () => {
       'Example:\n\n```\nx = 1\n  y\n```\n\nAfter\n\n```\nz\n```\n\n\n```\nw\n```\n\nNo block follows:\nText.\n',
     );
     expect(restBlocks('.. code:: python\n   :linenos:\n\n   import this\n\n.. figure:: https://e.org/a.png\n')).toBe('\n```python\nimport this\n```\n\n![](https://e.org/a.png)\n');
+  });
+
+  // europython-2018's quote of the pickle module's manual was shown in a code box: Markdown's indented code.
+  it('makes block quotes quotes, and reads their text as docutils does: its line blocks, directives and quotes', () => {
+    const rest = 'The manual warns\n\n    The pickle module is not __secure__\n    against erroneous data.\n\nAfter.\n';
+    expect(restMarkup(rest)).toBe('The manual warns\n\n> The pickle module is not \\_\\_secure\\_\\_\n> against erroneous data.\n\nAfter.\n');
+    expect(renderMarkdown(restMarkup(rest))).toBe('<p>The manual warns</p>\n<blockquote>\n<p>The pickle module is not __secure__\nagainst erroneous data.</p>\n</blockquote>\n<p>After.</p>\n');
+    const nested = 'Poem:\n\n    | Mary had a little lambda,\n    | a function pure as snow.\n\n        Anon.\n\n    .. code:: python\n\n        lambda: snow\n';
+    expect(renderMarkdown(restMarkup(nested))).toBe(
+      '<p>Poem:</p>\n<blockquote>\n<p>Mary had a little lambda,<br>a function pure as snow.</p>\n<blockquote>\n<p>Anon.</p>\n</blockquote>\n<pre><code class="language-python">lambda: snow\n</code></pre>\n</blockquote>\n',
+    );
+    // A line right after the quote is not the quote's; literal blocks stay code, and a text without a quote is returned as it is.
+    expect(renderMarkdown(restBlockQuotes('Text\n\n    quoted\nAfter'))).toBe('<p>Text</p>\n<blockquote>\n<p>quoted</p>\n</blockquote>\n<p>After</p>\n');
+    expect(restMarkup('Example::\n\n    x = 1\n')).toBe('Example:\n\n```\nx = 1\n```\n');
+    const plain = 'Two\r\nlines\r\n';
+    expect(restBlockQuotes(plain)).toBe(plain);
+  });
+
+  // djangocon-2012's outline, numbered by docutils, was a run of paragraphs starting "#.".
+  it("makes docutils' auto-numbered list items numbered ones", () => {
+    expect(renderMarkdown(restMarkup('Outline\n\n#. Intro\n#. Tasks\n\n   #. Small\n\n      -  Atomic\n'))).toBe(
+      '<p>Outline</p>\n<ol>\n<li><p>Intro</p>\n</li>\n<li><p>Tasks</p>\n<ol>\n<li><p>Small</p>\n<ul>\n<li>Atomic</li>\n</ul>\n</li>\n</ol>\n</li>\n</ol>\n',
+    );
+    expect(restMarkup('```\n#. not a list\n```\n#.no space\n')).toBe('```\n#. not a list\n```\n#.no space\n');
   });
 
   // europython-2016's "CloudABI_ … .. _CloudABI: https://nuxi.nl/" (284 targets in the snapshot).
