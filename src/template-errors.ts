@@ -1,10 +1,12 @@
 // Where in a template it failed. Eta places a syntax error in the JavaScript it
-// makes of a template, not in the template, and a runtime error not at all
-// unless the template was compiled for debugging, which slows every render.
-// So the place is found on the failure path only, by compiling again for debugging.
+// makes of a template, not in the template, and a runtime error only when the
+// template was compiled for debugging, which slows every render, and then at
+// the line its tag starts on. So the place is found on the failure path only,
+// by compiling again for debugging and reading the place V8 names in that
+// JavaScript back into the template's text, which Eta copies there as written.
 import path from 'node:path';
 import vm from 'node:vm';
-import { Eta } from 'eta/core';
+import { Eta, type TemplateFunction } from 'eta/core';
 import type { Templates } from './theme.ts';
 
 export const newEta = (debug = false) => new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false, debug });
@@ -59,52 +61,123 @@ export function compileFailure(file: string, source: string, err: unknown): stri
   return `${at(file, place?.line, place?.col)}: ${reasonOf(err)}`;
 }
 
+/** A place in a template: its line, and its column when known. */
+interface Place {
+  line: number;
+  col?: number;
+}
+
 /**
- * Where a template's JavaScript syntax error is. Compiled for debugging, each tag's code follows
- * a mark of the tag's line (`__eta.line=12`); V8 names the line of code it stopped at, whose
- * text is the tag's own. Undefined when that line is Eta's (a block left open ends in its code).
+ * A tag of a template, in the template and in the JavaScript Eta makes of it compiled for debugging,
+ * where Eta copies the tag's text as written: `from` is its code's start (the mark of its line,
+ * `__eta.line=3`) and `to` the end of its code's last line; `code` and `source` are where its text
+ * starts in the one and the other.
  */
-function syntaxErrorAt(source: string): { line: number; col?: number } | undefined {
+interface Tag {
+  from: number;
+  to: number;
+  code: number;
+  source: number;
+  length: number;
+}
+
+/** What Eta writes before a tag's text, by the tag's kind: none for code, and the output's, escaped or raw (newEta's options). */
+const WRAPPING: Record<string, string> = { e: '', r: '__eta.res+=', i: '__eta.res+=__eta.e(' };
+/** A tag's opening as Eta's parser reads it: `<%`, its white space control, its kind, then the white space its text starts after. */
+const OPENING = /<%[-_]?\s*[=~]?\s*/y;
+
+/**
+ * The tags of `source`, found in it and in `code`, its JavaScript. A tag whose text is not where
+ * Eta's parser and compiler put it ends the list: the tags after it are not placed at all, rather
+ * than placed wrong.
+ */
+function tagsOf(source: string, code: string): Tag[] {
+  const tags: Tag[] = [];
+  let inSource = 0;
+  let inCode = 0;
+  for (const part of newEta(true).parse(source)) {
+    if (typeof part === 'string') continue;
+    // Eta's parser takes the first `<%` after the last tag as the next tag's opening.
+    OPENING.lastIndex = source.indexOf('<%', inSource);
+    const opened = OPENING.lastIndex >= 0 && OPENING.exec(source);
+    const mark = `__eta.line=${part.lineNo}\n`;
+    const from = code.indexOf(mark, inCode);
+    const wrapping = WRAPPING[part.t];
+    if (!opened || from < 0 || wrapping === undefined || !source.startsWith(part.val, OPENING.lastIndex) || !code.startsWith(wrapping + part.val, from + mark.length)) break;
+    const tag = { from, code: from + mark.length + wrapping.length, source: OPENING.lastIndex, length: part.val.length };
+    inSource = tag.source + tag.length;
+    inCode = tag.code + tag.length;
+    tags.push({ ...tag, to: code.indexOf('\n', inCode) });
+  }
+  return tags;
+}
+
+/** Where the line `line` (from 1) starts in `text`, its lines ended as V8 ends them when it numbers a script's lines. */
+function lineStart(text: string, line: number): number | undefined {
+  const ends = /\r\n?|[\n\u2028\u2029]/g;
+  for (let n = 1; n < line; n++) if (!ends.exec(text)) return undefined;
+  return ends.lastIndex;
+}
+
+/**
+ * The place in a template of a place in `code`, the JavaScript Eta made of it compiled for debugging
+ * (`line` from 1, `col` from 1, as V8 gives them): within the text of the tag whose code it is, the
+ * line of the tag's text that failed, however many lines the tag spans. Undefined in Eta's own
+ * code (a block left open fails at the end of it).
+ */
+function placeOf(source: string, code: string, line: number, col: number): Place | undefined {
+  const start = lineStart(code, line);
+  if (start === undefined) return undefined;
+  const at = start + col - 1;
+  const tag = tagsOf(source, code).find((t) => t.from <= at && at <= t.to);
+  if (!tag) return undefined;
+  // V8 may name Eta's wrapping, just before the text or past it (`<%= x ) %>` closes Eta's call early): the place stays within the text.
+  const offset = tag.source + Math.min(Math.max(0, at - tag.code), Math.max(0, tag.length - 1));
+  const before = source.slice(0, offset);
+  return { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
+}
+
+/** The names a template's code is compiled with (Eta's): its data, and its options. */
+const PARAMS = ['it', 'options'];
+
+/** Where a template's JavaScript syntax error is, from V8's report: its line, then the code, then a caret under the spot. */
+function syntaxErrorAt(source: string): Place | undefined {
   const code = newEta(true).compileToString(source);
   try {
-    // The function Eta makes of it, as it makes it, with the body starting on the second line.
-    new vm.Script(`(function (it, options) {\n${code}\n})`, { filename: 'template' });
+    vm.compileFunction(code, PARAMS, { filename: 'template' });
     return undefined;
   } catch (err) {
     if (!(err instanceof SyntaxError)) return undefined;
     const [where = '', , caret = ''] = String(err.stack).split('\n');
-    const lines = code.split('\n');
-    const index = Number(/:(\d+)$/.exec(where)?.[1]) - 2;
-    const line = lines[index] ?? '';
-    // An output tag's code is its text in Eta's wrapping (`__eta.res+=__eta.e(…);`): the text is the template's.
-    const wrapped = /^__eta\.res\+=(__eta\.e\()?(.*?)\)?;$/.exec(line.trim());
-    const text = (wrapped && !wrapped[2]!.startsWith("'") ? wrapped[2]! : line).trim();
-    const at = line.indexOf(text);
-    if (!text) return undefined;
-    let mark: number | undefined;
-    for (let i = index; i >= 0 && mark === undefined; i--) mark = Number(/^__eta\.line=(\d+)$/.exec(lines[i]!)?.[1]) || undefined;
-    if (mark === undefined) return undefined;
-    // A tag may span lines: its text is on the mark's line or one after it.
-    const own = source.split('\n');
-    for (let n = mark; n <= own.length; n++) {
-      const found = own[n - 1]!.indexOf(text);
-      // V8 may stop just past the text, at Eta's wrapping (`<%= ) %>` closes its call early): the column stays within the tag's text.
-      if (found >= 0) return { line: n, col: found + Math.min(Math.max(0, caret.indexOf('^') - at), text.length - 1) + 1 };
-    }
-    // An output tag's text not found as written: the tag's line, without a column. Any other line is Eta's own.
-    return wrapped ? { line: mark } : undefined;
+    return placeOf(source, code, Number(/:(\d+)$/.exec(where)?.[1]), caret.indexOf('^') + 1);
   }
 }
 
-/** A failure inside a template compiled for debugging, with the template and line it came from. */
+/** A failure inside a template compiled for debugging, with the template and place it came from. */
 class Placed extends Error {
-  constructor(file: string, line: number | undefined) {
-    super(at(file, line));
+  constructor(file: string, place: Place | undefined) {
+    super(at(file, place?.line, place?.col));
   }
 }
 
 /**
- * The template and line a render failed at, found by rendering the same data again with
+ * Where in a template compiled for debugging as `code`, under the name `filename`, the failure `err`
+ * came from: the innermost place in the template's tags in the stack of the error it caught (Eta's
+ * RuntimeErr keeps that as its cause), else the line of the tag Eta names (a value thrown that is
+ * no Error has no stack, and a stack stops at V8's ten calls).
+ */
+function runtimeErrorAt(source: string, code: string, filename: string, err: Error): Place | undefined {
+  const frames = err.cause instanceof Error ? String(err.cause.stack).split('\n') : [];
+  const calls = frames.map((frame) => /^\s*at (?:.* \()?(.*):(\d+):(\d+)\)?$/.exec(frame)).filter((call) => call?.[1] === filename);
+  // A call in Eta's own code (include(), defined before the template's) is followed to the tag that called it.
+  const place = calls.map((call) => placeOf(source, code, Number(call![2]), Number(call![3]))).find(Boolean);
+  // The line of the tag, as Eta's RuntimeErr names it.
+  const line = Number(/^line (\d+)\n/.exec(err.message)?.[1]);
+  return place || (line ? { line } : undefined);
+}
+
+/**
+ * The template and place a render failed at, found by rendering the same data again with
  * templates compiled for debugging: the innermost template's, when one renders another (a page
  * in its layout). Undefined when it does not fail again.
  */
@@ -112,15 +185,18 @@ export function renderFailureAt(templates: Templates, folder: string, name: stri
   const eta = newEta(true);
   for (const [template, source] of Object.entries(templates)) {
     if (source === undefined) continue;
-    const compiled = eta.compile(source);
-    eta.loadTemplate(`@${template}`, function (this: Eta, ...args: Parameters<typeof compiled>) {
+    const code = eta.compileToString(source);
+    // Compiled under a name of its own, so that its calls in an error's stack are told from another template's.
+    const filename = `@${template}`;
+    const compiled = vm.compileFunction(code, PARAMS, { filename }) as TemplateFunction;
+    eta.loadTemplate(filename, function (this: Eta, ...args: Parameters<TemplateFunction>) {
       try {
         return compiled.call(this, ...args);
       } catch (err) {
         // Eta wraps a failure inside a template it renders (the layout) in one of its own.
         const inner = err instanceof Placed ? err : (err as Error).cause;
         if (inner instanceof Placed) throw inner;
-        throw new Placed(templateFile(folder, template), Number(/^line (\d+)\n/.exec((err as Error).message)?.[1]) || undefined);
+        throw new Placed(templateFile(folder, template), runtimeErrorAt(source, code, filename, err as Error));
       }
     });
   }

@@ -417,13 +417,35 @@ describe('template errors', () => {
     const broken = new SiteRenderer({ ...templates, talk: `${templates.talk}\n\n<%= it.nope.deeper %>` }, SITE, 'templates');
     const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
     const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
-    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE, 'templates').output(home)).toThrow(/^templates\/home\.eta:1, rendering \/: Cannot read properties/);
+    expect(() => new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}` }, SITE, 'templates').output(home)).toThrow(/^templates\/home\.eta:1:13, rendering \/: Cannot read properties/);
     expect(() => broken.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) })).toThrow(
-      `templates/talk.eta:${talkLines + 2}, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`,
+      `templates/talk.eta:${talkLines + 2}:13, rendering /video/${job.talk.id}/${job.talk.slug}/: Cannot read properties of undefined (reading 'deeper')`,
     );
     // A failure in the layout a page is rendered in is the layout's.
     const layout = `${templates.layout}`.replace('\n', '\n<%= it.nope.deeper %>\n');
-    expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(/^templates\/layout\.eta:2, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
+    expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(/^templates\/layout\.eta:2:13, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
+  });
+
+  it('name the line of a tag over several lines that fails, and its column, in the template as written', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
+    const failure = (top: string) => {
+      try {
+        new SiteRenderer({ ...templates, home: `${top}\n${templates.home}` }, SITE, 'templates').output(home);
+      } catch (err) {
+        return (err as Error).message.replace(/, rendering \/: .*$/s, '');
+      }
+    };
+    expect(failure('<%= \n  it.nope.deeper\n%>')).toBe('templates/home.eta:2:11');
+    expect(failure('<%\n  const title = it.title;\n  const first = title.nope.deeper;\n%>')).toBe('templates/home.eta:3:23');
+    // Text before the tag that reads as its code, a tag before it on the line, Windows' line breaks.
+    expect(failure('it.nope.deeper <% %><%= it.nope\r\n  .deeper %>')).toBe('templates/home.eta:2:4');
+    // In a helper the template calls, or in Eta's include(): the call in the template.
+    expect(failure('<p>\n  <%~ it.linked(it.nope) %>')).toBe('templates/home.eta:2:10');
+    expect(failure("<%~ include(`@${'links'}`) %>")).toBe('templates/home.eta:1:5');
+    // A value thrown that is not an Error has no stack to place it by: the tag's line alone.
+    expect(failure('\n<% throw "no" %>')).toBe('templates/home.eta:2');
   });
 
   it('a partial renders where a template includes it; one it does not have is named, with how templates are named', async () => {
@@ -433,7 +455,7 @@ describe('template errors', () => {
     const layout = templates.layout!.replace('</footer>', "<%~ include('@links', it) %></footer>");
     expect(new SiteRenderer({ ...templates, layout, links: '<p id="links"><%= it.site.baseUrl %></p>' }, SITE, 'templates').output(home)).toContain(`<p id="links">${SITE.baseUrl}</p>`);
     expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(
-      /^templates\/layout\.eta:\d+, rendering \/: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
+      /^templates\/layout\.eta:\d+:\d+, rendering \/: no template '@links': a template is included by its file's name in the templates folder with an @, include\('@footer'\) for footer\.eta$/,
     );
     expect(() => new SiteRenderer({ ...templates, links: '<p><%= it.x( %></p>' }, SITE, 'templates')).toThrow(/^templates\/links\.eta:1(:\d+)?: syntax error/);
   });
