@@ -1,6 +1,6 @@
 // Shared test fixtures: temporary folders and fingerprints of folder trees.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -25,6 +25,23 @@ export async function tempDir(prefix = 'vc-'): Promise<string> {
 afterEach(async () => {
   await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
+
+/**
+ * A catalogue in `content` of `events` events of `perEvent` talks each, `Talk <id>` with ids from 1: enough
+ * of them (from WORKER_THRESHOLD in src/build.ts, 400 outputs to render) and a build renders them in worker threads.
+ */
+export async function writeManyTalks(content: string, events: number, perEvent: number): Promise<void> {
+  for (let event = 1; event <= events; event++) {
+    const videos = path.join(content, `event-${event}`, 'videos');
+    await mkdir(videos, { recursive: true });
+    await writeFile(path.join(content, `event-${event}`, 'category.json'), JSON.stringify({ title: `Event ${event}` }));
+    for (let n = 1; n <= perEvent; n++) {
+      const id = (event - 1) * perEvent + n;
+      const talk = { id, title: `Talk ${id}`, speakers: [`Speaker ${n % 37}`], tags: [`topic-${n % 11}`], description: 'About it.', recorded: `2024-0${(n % 9) + 1}-10`, added: '2025-01-01T00:00:00', updated: '2025-01-01T00:00:00.000' };
+      await writeFile(path.join(videos, `talk-${id}.json`), JSON.stringify(talk));
+    }
+  }
+}
 
 /** Every file below `dir` with its bytes' hash, inode and mtime: equal fingerprints mean nothing was touched. */
 export async function fingerprint(dir: string): Promise<Record<string, string>> {

@@ -11,7 +11,7 @@ import { Patch } from '../src/output.ts';
 import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
 import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 let root: string;
 let content: string;
@@ -724,16 +724,7 @@ describe('a build that fails in one of its render threads', () => {
     const out = path.join(dir, 'dist');
     await cp(TEMPLATES, templates, { recursive: true });
     // Enough talks for worker threads, each feeding batches of them.
-    for (let event = 1; event <= 6; event++) {
-      const videos = path.join(content, `event-${event}`, 'videos');
-      await mkdir(videos, { recursive: true });
-      await writeFile(path.join(content, `event-${event}`, 'category.json'), JSON.stringify({ title: `Event ${event}` }));
-      for (let n = 1; n <= 100; n++) {
-        const id = (event - 1) * 100 + n;
-        const talk = { id, title: `Talk ${id}`, speakers: [`Speaker ${n % 37}`], tags: [`topic-${n % 11}`], description: 'About it.', recorded: `2024-0${(n % 9) + 1}-10`, added: '2025-01-01T00:00:00', updated: '2025-01-01T00:00:00.000' };
-        await writeFile(path.join(videos, `talk-${id}.json`), JSON.stringify(talk));
-      }
-    }
+    await writeManyTalks(content, 6, 100);
     const run = () => build({ content, templates, out, cache: path.join(dir, 'cache'), workers: 2 });
     expect((await run()).ok).toBe(true);
     const before = await fingerprint(out);
