@@ -24,9 +24,10 @@ import type { Progress } from './progress.ts';
 import type { BatchResult } from './render-talks.ts';
 import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
-import type { WorkerTask } from './render-worker.ts';
+import type { WorkerOutcome, WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
 import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, markUnsaved, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
+import { RenderError } from './template-errors.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, ThemeError, type Theme } from './theme.ts';
 
 /**
@@ -263,8 +264,12 @@ async function renderJobs(
       await new Promise((resolve) => setImmediate(resolve));
       return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
     };
-    const inThread = (slice: Task) =>
-      workers.run<BatchResult>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
+    const inThread = async (slice: Task) => {
+      const outcome = await workers.run<WorkerOutcome>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
+      // A template's failure is the same wherever the page was rendered.
+      if ('failed' in outcome) throw new RenderError(outcome.failed);
+      return outcome.done;
+    };
     // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
     let ended = false;

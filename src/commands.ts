@@ -11,6 +11,7 @@ import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
+import { RenderError } from './template-errors.ts';
 import { loadTheme, ThemeError, type Templates } from './theme.ts';
 import type { RecordWriter } from './writes.ts';
 
@@ -168,8 +169,8 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
     return reportBuild(result, values, templates);
   } catch (err) {
     if (!signalled) {
-      // Templates that cannot be used stop the build: they are named as check names them, one a line.
-      const templates = await templateProblems(values.templates);
+      // Templates that cannot be used stop the build: they are named as check names them, one a line, and so is one that failed on a page.
+      const templates = err instanceof RenderError ? [err.message] : await templateProblems(values.templates);
       if (templates.length > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
       throw err;
     }

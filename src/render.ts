@@ -17,7 +17,7 @@ import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
 import { FORMATS, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
 import { counted } from './cli.ts';
-import { byPosition, loadTemplates, newEta, reasonOf, renderFailureAt, templateFile } from './template-errors.ts';
+import { byPosition, loadTemplates, newEta, reasonOf, RenderError, renderFailureAt, templateFile } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
@@ -521,7 +521,7 @@ export class SiteRenderer {
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
-      throw new Error(`${renderFailureAt(this.templates, this.folder, name, input) ?? templateFile(this.folder, name)}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
+      throw new RenderError(`${renderFailureAt(this.templates, this.folder, name, input) ?? templateFile(this.folder, name)}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
     }
   }
 

@@ -11,6 +11,13 @@ import type { Templates } from './theme.ts';
 
 export const newEta = (debug = false) => new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false, debug });
 
+/**
+ * A template that failed on a page: the templates' problem, which the commands report as they
+ * report one that does not compile, not a crash. A render thread sends its message instead (see
+ * WorkerOutcome), as an error thrown there reaches the main thread without its class.
+ */
+export class RenderError extends Error {}
+
 /** Eta's reason for a failure, without the JavaScript it adds to a syntax error. */
 export function reasonOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);

@@ -8,7 +8,8 @@ import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { isSiteRootName, LIST_FOLDERS, SITE_ROOT_NAMES, sitemapFile } from '../src/schema.ts';
-import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
+import { RenderError } from '../src/template-errors.ts';
+import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 async function buildDemo(out: string) {
   const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES });
@@ -168,5 +169,47 @@ describe('build', () => {
       expect.stringMatching(/^T\/home\.eta:1: no template '@nosuch'/),
       expect.stringMatching(/^T\/home\.eta:2: \/assets\/logo\.png is not a file of /),
     ]);
+  });
+
+  it('names a template that fails on one page (a partial, for one talk) by file, line and column, and leaves the previous output as it was', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    await buildDemo(out);
+    const before = await fingerprint(out);
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const talk = path.join(templates, 'talk.eta');
+    await writeFile(talk, `${await readFile(talk, 'utf8')}<%~ include('@byline', it) %>\n`);
+    await writeFile(path.join(templates, 'byline.eta'), '<% if (it.id === 12) { %>\n  <%= it.speakers[0].nosuch.deep %>\n<% } %>\n');
+    const failed = build({ content: DEMO_CONTENT, out, templates });
+    await expect(failed).rejects.toThrow(RenderError);
+    await expect(failed).rejects.toThrow(`${path.join(templates, 'byline.eta')}:2:29, rendering /video/12/asyncio-in-production-lessons/: Cannot read properties of undefined (reading 'deep')`);
+    expect(await fingerprint(out)).toEqual(before);
+  });
+
+  it('names a template that fails on a page rendered in a worker thread as it names one rendered on the main thread', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    const templates = path.join(root, 'templates');
+    const out = path.join(root, 'dist');
+    await writeManyTalks(content, 5, 100);
+    await cp(TEMPLATES, templates, { recursive: true });
+    // Edited, the template renders the 500 talks' pages again: in worker threads, past WORKER_THRESHOLD.
+    const run = () => build({ content, templates, out, cache: path.join(root, 'cache'), workers: 2 });
+    expect((await run()).ok).toBe(true);
+    const before = await fingerprint(out);
+    const talk = path.join(templates, 'talk.eta');
+    // It fails only in a worker thread: the tests' thread, where the main thread of the build runs, has the mark.
+    const marked = globalThis as { vcMainThread?: boolean };
+    marked.vcMainThread = true;
+    try {
+      await writeFile(talk, `<% if (it.id === 300 && !globalThis.vcMainThread) { %>\n<%= it.nosuch.deep %>\n<% } %>\n${await readFile(talk, 'utf8')}`);
+      const failed = run();
+      await expect(failed).rejects.toThrow(RenderError);
+      await expect(failed).rejects.toThrow(`${talk}:2:15, rendering /video/300/talk-300/: Cannot read properties of undefined (reading 'deep')`);
+    } finally {
+      delete marked.vcMainThread;
+    }
+    expect(await fingerprint(out)).toEqual(before);
   });
 });

@@ -1,9 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { checkBaseUrl, runServer, servedAt, serverSettings } from '../src/commands.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { build, DEFAULT_BASE_URL } from '../src/build.ts';
+import { checkBaseUrl, runBuild, runServer, servedAt, serverSettings } from '../src/commands.ts';
 import { OptionError } from '../src/cli.ts';
+import { DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
 describe('checkBaseUrl', () => {
   it('gives the origin links are written after: no trailing slash, "?" or "#", a host in punycode', () => {
@@ -43,5 +45,29 @@ describe('the server options', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('build', () => {
+  it('reports a template that fails on a page as it reports one that does not compile: at its line, counted, exit code 1, the output as it was', async () => {
+    const root = await tempDir();
+    const values = { content: DEMO_CONTENT, out: path.join(root, 'dist'), templates: path.join(root, 'templates'), cache: path.join(root, 'cache'), 'base-url': DEFAULT_BASE_URL, 'search-shard': '25000' };
+    await cp(TEMPLATES, values.templates, { recursive: true });
+    expect((await build(values)).ok).toBe(true);
+    const before = await fingerprint(values.out);
+    const talk = path.join(values.templates, 'talk.eta');
+    await writeFile(talk, `${await readFile(talk, 'utf8')}<%= it.nosuch.deep %>\n`);
+    const line = (await readFile(talk, 'utf8')).split('\n').length - 1;
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await runBuild(values)).toBe(1);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+        expect.stringMatching(new RegExp(`^${talk}:${line}:15, rendering /video/\\d+/[\\w-]+/: Cannot read properties of undefined \\(reading 'deep'\\)\n$`)),
+        `build failed: 1 error in the templates; ${values.out} left as it was\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(await fingerprint(values.out)).toEqual(before);
   });
 });

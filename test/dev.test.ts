@@ -220,6 +220,27 @@ describe('npm run dev', () => {
     expect(results.map((r) => !r.ok && r.errors.map((e) => String(e).replace(templates, 'T')))).toEqual([[expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]]);
   });
 
+  it('shows a template that fails on a page as it shows one that does not compile, in the terminal as on the page, serving the last good build', async () => {
+    const root = await tempDir('vc-dev-');
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const { server, results } = await devOnDemo({ templates }, root);
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    const address = '/video/12/asyncio-in-production-lessons/';
+    const page = (await raw(server.url, 'GET', address)).text;
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
+    const talk = path.join(templates, 'talk.eta');
+    const original = await readFile(talk, 'utf8');
+    await writeFile(talk, `<% if (it.id === 12) { %>\n  <%= it.nosuch.deep %>\n<% } %>\n${original}`);
+    const error = `${talk}:2:17, rendering ${address}: Cannot read properties of undefined (reading 'deep')`;
+    expect(await stream.next('problems')).toEqual({ errors: [error], built: true });
+    expect(results.at(-1)).toEqual({ ok: false, errors: [error] });
+    expect((await raw(server.url, 'GET', address)).text).toBe(page);
+    await writeFile(talk, original);
+    await stream.next('reload');
+    stream.close();
+  });
+
   it('fails on a port in use before it builds anything', async () => {
     const { server, root } = await devOnDemo();
     const port = Number(new URL(server.url).port);
