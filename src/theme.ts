@@ -69,6 +69,9 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
+    ...relativeAssets(templates).map(
+      (r) => `${templateFile(dir, r.template)}:${r.line}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
+    ),
     ...missingPartials(templates).map((m) => {
       // `./partials/footer.eta` and `footer` mean footer.eta.
       const meant = closest(path.posix.basename(m.name, '.eta').replace(/^@/, ''), Object.keys(templates));
@@ -111,12 +114,21 @@ function references(templates: Templates, pattern: RegExp): { template: string; 
 }
 
 /**
- * An address under /assets/ written out in a template, up to what ends an address in HTML, CSS or
- * JavaScript (a quote, a space, `?`, `#`, `)`, `,`: names such as `logo@2x.png` and `café.svg` are
- * whole); not one that goes on in template code (`/assets/${name}.svg`, `/assets/<%= it.file %>`),
- * whose file only a page knows.
+ * A file's path in the assets folder as an address names it, up to what ends an address in HTML, CSS
+ * or JavaScript (a quote, a space, `?`, `#`, `)`, `,`: names such as `logo@2x.png` and `café.svg` are
+ * whole); not one that goes on in template code (`${name}.svg`, `<%= it.file %>`), whose file only a
+ * page knows.
  */
-const ASSET_REF = /\/assets\/([^\s"'`<>(){}$?#,;\\]*[^\s"'`<>(){}$?#,;\\./])(?![^\s"'`>()}?#,;\\])/g;
+const ASSET_PATH = /([^\s"'`<>(){}$?#,;\\]*[^\s"'`<>(){}$?#,;\\./])(?![^\s"'`>()}?#,;\\])/.source;
+
+/** An address under /assets/ written out in a template. */
+const ASSET_REF = new RegExp(`/assets/${ASSET_PATH}`, 'g');
+
+/**
+ * An address of the assets folder written relative to the page (`assets/logo.svg`, `./assets/…`,
+ * `../assets/…`), where an address starts: after a quote, white space, `=`, `(` or `,`.
+ */
+const RELATIVE_ASSET_REF = new RegExp(`(?<=^|[\\s"'\`=(,])(?:\\.\\.?/)*assets/${ASSET_PATH}`, 'g');
 
 /** An address's path as the server finds its file: `my%20logo.svg` is `my logo.svg`. */
 function decoded(address: string): string {
@@ -131,8 +143,27 @@ function decoded(address: string): string {
  * The addresses under /assets/ the templates name that are not among `assets` (their paths in
  * the assets folder): each page would ask for a file the build does not write, and get a 404.
  */
-export function missingAssets(templates: Templates, assets: ReadonlySet<string>): { template: string; line: number; ref: string }[] {
+export function missingAssets(templates: Templates, assets: ReadonlySet<string>): AssetRef[] {
   return references(templates, ASSET_REF)
     .filter((ref) => !assets.has(decoded(ref.match[1]!)))
-    .map(({ template, line, match }) => ({ template, line, ref: match[0] }));
+    .map(assetRef);
 }
+
+/**
+ * The addresses of assets the templates write relative to the page: a browser looks for them in the
+ * page's own folder, which for every page below the root (/video/12/a-talk/) is not the root's, and
+ * the pages' Content-Security-Policy (`base-uri 'none'`) allows no `<base href="/">` to change that.
+ * `path` is the file's in the assets folder.
+ */
+export function relativeAssets(templates: Templates): (AssetRef & { path: string })[] {
+  return references(templates, RELATIVE_ASSET_REF).map((ref) => ({ ...assetRef(ref), path: ref.match[1]! }));
+}
+
+/** An address of an asset in a template, `ref` as written, and the template's line it is on. */
+interface AssetRef {
+  template: string;
+  line: number;
+  ref: string;
+}
+
+const assetRef = ({ template, line, match }: ReturnType<typeof references>[number]): AssetRef => ({ template, line, ref: match[0] });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { build, DEFAULT_BASE_URL } from '../src/build.ts';
-import { checkBaseUrl, runBuild, runServer, servedAt, serverSettings } from '../src/commands.ts';
+import { checkBaseUrl, runBuild, runCheck, runServer, servedAt, serverSettings } from '../src/commands.ts';
 import { OptionError } from '../src/cli.ts';
 import { DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -69,5 +69,25 @@ describe('build', () => {
       stderr.mockRestore();
     }
     expect(await fingerprint(values.out)).toEqual(before);
+  });
+});
+
+describe('check', () => {
+  it('names an asset a template addresses relative to the page, with the address to write, as the templates\' other problems', async () => {
+    const templates = path.join(await tempDir(), 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const home = path.join(templates, 'home.eta');
+    await writeFile(home, `${await readFile(home, 'utf8')}<img src="assets/favicon.svg" alt="">\n`);
+    const line = (await readFile(home, 'utf8')).split('\n').length - 1;
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await runCheck({ content: DEMO_CONTENT, out: 'dist', templates })).toBe(1);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+        `${home}:${line}: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/favicon.svg\n`,
+        'check failed: 1 error in the templates\n',
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTheme, missingAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { loadTheme, missingAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
 describe('loadTheme', () => {
@@ -96,5 +96,37 @@ describe('missingAssets', () => {
     await symlink(path.join(dir, 'assets', 'style.css'), path.join(dir, 'assets', 'copy.css'));
     const failed = await loadTheme(dir).then(() => [], (err: { problems?: string[] }) => err.problems);
     expect(failed).toEqual(['copy.css', 'etc'].map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`));
+  });
+});
+
+describe('relativeAssets', () => {
+  it('names each address of an asset written relative to the page, however it starts, with its path in the assets folder', () => {
+    const templates = {
+      layout: '<img src="assets/img/logo.svg" alt="">\n<link rel="stylesheet" href=\'./assets/style.css?v=2\'>\n<img src=../assets/a.png srcset="/assets/b.png 1x, assets/b@2x.png 2x" alt="">',
+      talk: "<% layout('@layout', { scripts: [`assets/talk.js`, '/assets/ok.js'] }) %>",
+    };
+    expect(relativeAssets(templates)).toEqual([
+      { template: 'layout', line: 1, ref: 'assets/img/logo.svg', path: 'img/logo.svg' },
+      { template: 'layout', line: 2, ref: './assets/style.css', path: 'style.css' },
+      { template: 'layout', line: 3, ref: '../assets/a.png', path: 'a.png' },
+      { template: 'layout', line: 3, ref: 'assets/b@2x.png', path: 'b@2x.png' },
+      { template: 'talk', line: 1, ref: 'assets/talk.js', path: 'talk.js' },
+    ]);
+  });
+
+  it('leaves addresses from the root or another host, a name that only ends in assets, and one made in template code', () => {
+    const templates = { home: '<img src="/assets/a.png"><img src="https://cdn.example.org/assets/b.png"><img src="my-assets/c.png"><img src="assets/<%= it.f %>.png">\n<p>The theme\'s assets/ folder</p>' };
+    expect(relativeAssets(templates)).toEqual([]);
+  });
+
+  it('fails loadTheme, saying what to write instead', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    const layout = path.join(dir, 'layout.eta');
+    await writeFile(layout, (await readFile(layout, 'utf8')).replace('href="/assets/style.css"', 'href="assets/style.css"'));
+    const line = (await readFile(layout, 'utf8')).split('\n').findIndex((l) => l.includes('"assets/style.css"')) + 1;
+    await expect(loadTheme(dir)).rejects.toMatchObject({
+      problems: [`${layout}:${line}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/style.css`],
+    });
   });
 });
