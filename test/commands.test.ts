@@ -48,6 +48,17 @@ describe('the server options', () => {
   });
 });
 
+/** What `run` returns, and what it writes to stderr meanwhile, a string a write. */
+async function withStderr<T>(run: () => Promise<T>): Promise<{ result: T; written: string[] }> {
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    const result = await run();
+    return { result, written: stderr.mock.calls.map(([text]) => String(text)) };
+  } finally {
+    stderr.mockRestore();
+  }
+}
+
 describe('build', () => {
   it('reports a template that fails on a page as it reports one that does not compile: at its line, counted, exit code 1, the output as it was', async () => {
     const root = await tempDir();
@@ -58,16 +69,13 @@ describe('build', () => {
     const talk = path.join(values.templates, 'talk.eta');
     await writeFile(talk, `${await readFile(talk, 'utf8')}<%= it.nosuch.deep %>\n`);
     const line = (await readFile(talk, 'utf8')).split('\n').length - 1;
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      expect(await runBuild(values)).toBe(1);
-      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+    expect(await withStderr(() => runBuild(values))).toEqual({
+      result: 1,
+      written: [
         expect.stringMatching(new RegExp(`^${talk}:${line}:15, rendering /video/\\d+/[\\w-]+/: Cannot read properties of undefined \\(reading 'deep'\\)\n$`)),
         `build failed: 1 error in the templates; ${values.out} left as it was\n`,
-      ]);
-    } finally {
-      stderr.mockRestore();
-    }
+      ],
+    });
     expect(await fingerprint(values.out)).toEqual(before);
   });
 });
@@ -79,15 +87,12 @@ describe('check', () => {
     const home = path.join(templates, 'home.eta');
     await writeFile(home, `${await readFile(home, 'utf8')}<img src="assets/favicon.svg" alt="">\n`);
     const line = (await readFile(home, 'utf8')).split('\n').length - 1;
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      expect(await runCheck({ content: DEMO_CONTENT, out: 'dist', templates })).toBe(1);
-      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+    expect(await withStderr(() => runCheck({ content: DEMO_CONTENT, out: 'dist', templates }))).toEqual({
+      result: 1,
+      written: [
         `${home}:${line}: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/favicon.svg\n`,
         'check failed: 1 error in the templates\n',
-      ]);
-    } finally {
-      stderr.mockRestore();
-    }
+      ],
+    });
   });
 });
