@@ -77,12 +77,14 @@ interface Place {
 /**
  * A tag of a template, in the template and in the JavaScript Eta makes of it compiled for debugging,
  * where Eta copies the tag's text as written: `from` is its code's start (the mark of its line,
- * `__eta.line=3`) and `to` the end of its code's last line; `code` and `source` are where its text
- * starts in the one and the other.
+ * `__eta.line=3`), `to` the end of its code's last line, and `until` the end of the code of the text
+ * after it (the next tag's start, or that of Eta's own code after the template's; `to` when not
+ * known); `code` and `source` are where its text starts in the one and the other.
  */
 interface Tag {
   from: number;
   to: number;
+  until: number;
   code: number;
   source: number;
   length: number;
@@ -99,9 +101,10 @@ const OPENING = /<%[-_]?\s*[=~]?\s*/y;
  * than placed wrong.
  */
 function tagsOf(source: string, code: string): Tag[] {
-  const tags: Tag[] = [];
+  const tags: Omit<Tag, 'until'>[] = [];
   let inSource = 0;
   let inCode = 0;
+  let complete = true;
   for (const part of newEta(true).parse(source)) {
     if (typeof part === 'string') continue;
     // Eta's parser takes the first `<%` after the last tag as the next tag's opening.
@@ -110,13 +113,18 @@ function tagsOf(source: string, code: string): Tag[] {
     const mark = `__eta.line=${part.lineNo}\n`;
     const from = code.indexOf(mark, inCode);
     const wrapping = WRAPPING[part.t];
-    if (!opened || from < 0 || wrapping === undefined || !source.startsWith(part.val, OPENING.lastIndex) || !code.startsWith(wrapping + part.val, from + mark.length)) break;
+    if (!opened || from < 0 || wrapping === undefined || !source.startsWith(part.val, OPENING.lastIndex) || !code.startsWith(wrapping + part.val, from + mark.length)) {
+      complete = false;
+      break;
+    }
     const tag = { from, code: from + mark.length + wrapping.length, source: OPENING.lastIndex, length: part.val.length };
     inSource = tag.source + tag.length;
     inCode = tag.code + tag.length;
     tags.push({ ...tag, to: code.indexOf('\n', inCode) });
   }
-  return tags;
+  // Eta's own code after the template's starts with the call of the layout; the text's code before it has no line break of its own.
+  const body = complete ? code.indexOf('\nif (__eta.layout) {', tags.at(-1)?.to) : -1;
+  return tags.map((tag, n) => ({ ...tag, until: tags[n + 1]?.from ?? (body >= 0 ? body : tag.to) }));
 }
 
 /** Where the line `line` (from 1) starts in `text`, its lines ended as V8 ends them when it numbers a script's lines. */
@@ -129,18 +137,25 @@ function lineStart(text: string, line: number): number | undefined {
 /**
  * The place in a template of a place in `code`, the JavaScript Eta made of it compiled for debugging
  * (`line` from 1, `col` from 1, as V8 gives them): within the text of the tag whose code it is, the
- * line of the tag's text that failed, however many lines the tag spans. Undefined in Eta's own
- * code (a block left open fails at the end of it).
+ * line of the tag's text that failed, however many lines the tag spans; in the code of the text
+ * after a tag, the line the tag's text ends on. Undefined in Eta's own code (a block left open
+ * fails at the end of it).
  */
 function placeOf(source: string, code: string, line: number, col: number): Place | undefined {
   const start = lineStart(code, line);
   if (start === undefined) return undefined;
   const at = start + col - 1;
-  const tag = tagsOf(source, code).find((t) => t.from <= at && at <= t.to);
+  const tag = tagsOf(source, code).find((t) => t.from <= at && at <= t.until);
   if (!tag) return undefined;
+  // The code of the text after a tag cannot fail by itself: the tag's left something open (`<% if ( { %>`), where its text ends, at a column V8 cannot tell.
+  if (at > tag.to) return { line: placeAt(source, tag.source + tag.length).line };
   // V8 may name Eta's wrapping, just before the text or past it (`<%= x ) %>` closes Eta's call early): the place stays within the text.
-  const offset = tag.source + Math.min(Math.max(0, at - tag.code), Math.max(0, tag.length - 1));
-  const before = source.slice(0, offset);
+  return placeAt(source, tag.source + Math.min(Math.max(0, at - tag.code), Math.max(0, tag.length - 1)));
+}
+
+/** The line and column of `offset` in `text`. */
+function placeAt(text: string, offset: number): Place {
+  const before = text.slice(0, offset);
   return { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
 }
 

@@ -410,6 +410,8 @@ describe('template errors', () => {
     expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<%= ) %>` }, SITE, 'templates')).toThrow(new RegExp(`^templates/talk\\.eta:${talkLines + 1}:5: syntax error`));
     // A tag over several lines: the line of its code that fails.
     expect(() => new SiteRenderer({ ...templates, terms: `<%\n  const a = 1;\n  const b = ;\n%>\n${templates.terms}` }, SITE, 'templates')).toThrow(/^templates\/terms\.eta:3:13: syntax error: Unexpected token ';'$/);
+    // One that leaves its code open fails in the text after it: the line its code ends on, without a column.
+    expect(() => new SiteRenderer({ ...templates, terms: `<%= it.title %>\n<%\n  if ( {\n%>\n<p>x</p>\n${templates.terms}` }, SITE, 'templates')).toThrow(/^templates\/terms\.eta:3: syntax error/);
     // A block left open ends in Eta's own code: no line is better than a wrong one.
     expect(() => new SiteRenderer({ ...templates, talk: `${templates.talk}\n<% if (it.title) { %>` }, SITE, 'templates')).toThrow(/^templates\/talk\.eta: syntax error: Unexpected token '\)'$/);
     expect(() => new SiteRenderer({ ...templates, event: `${templates.event}\n<% unclosed` }, SITE, 'templates')).toThrow(new RegExp(`^templates/event\\.eta:${lines(templates.event!) + 1}:1: unclosed tag$`));
