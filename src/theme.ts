@@ -121,14 +121,17 @@ function references(templates: Templates, pattern: RegExp): { template: string; 
  */
 const ASSET_PATH = /([^\s"'`<>(){}$?#,;\\]*[^\s"'`<>(){}$?#,;\\./])(?![^\s"'`>()}?#,;\\])/.source;
 
-/** An address under /assets/ written out in a template. */
-const ASSET_REF = new RegExp(`/assets/${ASSET_PATH}`, 'g');
-
 /**
- * An address of the assets folder written relative to the page (`assets/logo.svg`, `./assets/…`,
- * `../assets/…`), where an address starts: after a quote, white space, `=`, `(` or `,`.
+ * Where an address starts: after a quote, white space, `=`, `(` or `,`, or a tag's end (`<%= it.site.baseUrl %>/assets/…`);
+ * not within another's (`https://cdn.example/assets/…`, `/static/assets/…`), which is not a file of the assets folder.
  */
-const RELATIVE_ASSET_REF = new RegExp(`(?<=^|[\\s"'\`=(,])(?:\\.\\.?/)*assets/${ASSET_PATH}`, 'g');
+const ADDRESS_START = `(?<=^|[\\s"'\`=(,>])`;
+
+/** An address under /assets/ written out in a template. */
+const ASSET_REF = new RegExp(`${ADDRESS_START}/assets/${ASSET_PATH}`, 'g');
+
+/** An address of the assets folder written relative to the page (`assets/logo.svg`, `./assets/…`, `../assets/…`). */
+const RELATIVE_ASSET_REF = new RegExp(`${ADDRESS_START}(?:\\.\\.?/)*assets/${ASSET_PATH}`, 'g');
 
 /** An address's path as the server finds its file: `my%20logo.svg` is `my logo.svg`. */
 function decoded(address: string): string {

@@ -75,6 +75,12 @@ describe('missingAssets', () => {
     expect(missingAssets(templates, new Set(['img/logo@2x.png', 'img/café.svg', 'img/my logo.svg']))).toEqual([{ template: 'home', line: 2, ref: '/assets/img/icon@2x.png' }]);
   });
 
+  it("leaves another site's assets, and checks an address after a tag (the site's base URL)", () => {
+    const templates = { layout: '<img src="https://cdn.example/assets/x.png"><link href="/static/assets/y.css">\n<img src="<%= it.site.baseUrl %>/assets/z.svg">' };
+    expect(missingAssets(templates, new Set())).toEqual([{ template: 'layout', line: 2, ref: '/assets/z.svg' }]);
+    expect(relativeAssets(templates)).toEqual([]);
+  });
+
   it('leaves an address that goes on in template code, whose file only a page knows', () => {
     const templates = { layout: '<img src="/assets/flags/${it.lang}.svg"><img src="/assets/icon-<%= it.kind %>.svg"><a href="/assets/">' };
     expect(missingAssets(templates, new Set())).toEqual([]);
