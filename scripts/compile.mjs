@@ -3,9 +3,12 @@
 // the digest of what it compiled, for the launcher (run.mjs) to run it while
 // it is current. The type check is `npm run typecheck`'s: this only emits.
 import { execFileSync } from 'node:child_process';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ROOT, sourceDigest, STAMP } from './compiled.mjs';
+
+/** The compiler's own settings and the folders it compiles (tsconfig.lib.json includes src and scripts). */
+const SOURCES = ['src', 'scripts', 'tsconfig.json', 'tsconfig.lib.json'];
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -25,21 +28,24 @@ try {
   process.stderr.write('compile: TypeScript is not installed (an install without devDependencies); the commands run their sources through tsx\n');
   process.exit(0);
 }
-// Taken before compiling: a source saved meanwhile leaves lib/ stale rather than stamped current.
-const digest = sourceDigest();
 const temp = `${ROOT}/.lib-${process.pid}`;
 try {
-  execFileSync(process.execPath, [tsc, '-p', `${ROOT}/tsconfig.lib.json`, '--outDir', temp], { stdio: 'inherit' });
-  writeFileSync(`${temp}/${STAMP}`, digest);
+  // The compiler compiles a copy of the sources, and the stamp is the copy's digest: an edit saved while it runs, even
+  // one undone before it ends, cannot leave lib/ stamped with other bytes than it read.
+  mkdirSync(temp);
+  for (const name of SOURCES) cpSync(`${ROOT}/${name}`, `${temp}/${name}`, { recursive: true });
+  const digest = sourceDigest(temp);
+  // From the copy, the compiler's errors name the files as from the project (src/cli.ts), not in a folder about to go.
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', 'lib'], { cwd: temp, stdio: 'inherit' });
+  writeFileSync(`${temp}/lib/${STAMP}`, digest);
   // Moved aside rather than removed first: lib/ is missing between two renames, not for as long as removing it takes (a command started then runs its sources).
-  const old = `${temp}-old`;
   try {
-    renameSync(`${ROOT}/lib`, old);
+    renameSync(`${ROOT}/lib`, `${temp}/old`);
   } catch (err) {
     if (err?.code !== 'ENOENT') throw err;
   }
-  renameSync(temp, `${ROOT}/lib`);
-  rmSync(old, { recursive: true, force: true });
+  renameSync(`${temp}/lib`, `${ROOT}/lib`);
+  rmSync(temp, { recursive: true, force: true });
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });
   // A tsc that failed has printed why, before lib/ was touched; its command line, naming the folder just removed, would not.

@@ -9,14 +9,41 @@ import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
 
 const node = (args: string[], cwd = ROOT) => spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
 
-/** A copy of the project's code and settings, its packages and templates linked, without lib/. */
-async function projectCopy(): Promise<string> {
+/**
+ * A copy of the project's code and settings, its templates linked, without lib/; its packages linked, or, with `tsc`,
+ * all but TypeScript, whose compiler is that script (null: TypeScript not installed, as after npm ci --omit=dev).
+ */
+async function projectCopy(tsc?: string | null): Promise<string> {
   const root = await tempDir('vc-project-');
   for (const name of ['src', 'scripts']) await cp(path.join(ROOT, name), path.join(root, name), { recursive: true });
   for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json']) await cp(path.join(ROOT, name), path.join(root, name));
-  for (const name of ['node_modules', 'templates']) await symlink(path.join(ROOT, name), path.join(root, name));
+  await symlink(path.join(ROOT, 'templates'), path.join(root, 'templates'));
+  const modules = path.join(root, 'node_modules');
+  if (tsc === undefined) {
+    await symlink(path.join(ROOT, 'node_modules'), modules);
+    return root;
+  }
+  await mkdir(modules);
+  for (const name of await readdir(path.join(ROOT, 'node_modules'))) if (name !== 'typescript') await symlink(path.join(ROOT, 'node_modules', name), path.join(modules, name));
+  if (tsc !== null) {
+    await mkdir(path.join(modules, 'typescript', 'bin'), { recursive: true });
+    await writeFile(path.join(modules, 'typescript', 'package.json'), '{ "name": "typescript" }\n');
+    await writeFile(path.join(modules, 'typescript', 'bin', 'tsc'), tsc);
+  }
   return root;
 }
+
+/** A compiler (tsc -p CONFIG --outDir OUT) that compiles src/cli.ts beside CONFIG as it reads it while an edit of the project's is saved, then undone. */
+const EDITING_TSC = `const fs = require('node:fs');
+const path = require('node:path');
+const option = (name) => path.resolve(process.argv[process.argv.indexOf(name) + 1]);
+const edited = path.resolve(__dirname, '../../../src/cli.ts');
+const saved = fs.readFileSync(edited);
+fs.writeFileSync(edited, saved + '// saved while compiling\\n');
+fs.mkdirSync(path.join(option('--outDir'), 'src'), { recursive: true });
+fs.copyFileSync(path.join(path.dirname(option('-p')), 'src', 'cli.ts'), path.join(option('--outDir'), 'src', 'cli.js'));
+fs.writeFileSync(edited, saved);
+`;
 
 /** The demo with an event of `count` more talks: enough for the search index's thread and the render threads. */
 async function largeContent(count: number): Promise<string> {
@@ -88,6 +115,15 @@ describe('scripts/compile.mjs', () => {
     expect(compiledIsCurrent(root)).toBe(false);
   });
 
+  it('stamps lib/ with the digest of the bytes it compiled: an edit saved and undone meanwhile is neither compiled nor stamped', async () => {
+    const root = await projectCopy(EDITING_TSC);
+    const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
+    expect(compile.status, compile.stderr).toBe(0);
+    expect(compiledIsCurrent(root)).toBe(true);
+    expect(await readFile(path.join(root, 'lib', 'src', 'cli.js'), 'utf8')).toBe(await readFile(path.join(root, 'src', 'cli.ts'), 'utf8'));
+    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+  });
+
   it('keeps lib/ as it was when a source does not compile, and says so', async () => {
     const root = await projectCopy();
     await mkdir(path.join(root, 'lib'));
@@ -95,7 +131,8 @@ describe('scripts/compile.mjs', () => {
     await appendFile(path.join(root, 'src', 'errors.ts'), '\nexport const broken = ;\n');
     const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
     expect(compile.status).toBe(1);
-    expect(compile.stdout).toContain('src/errors.ts');
+    // Named as in the project, not in the compile's copy of it.
+    expect(compile.stdout).toMatch(/^src\/errors\.ts\(/m);
     expect(compile.stderr).toBe("compile: TypeScript's errors are above; lib/ is left as it was\n");
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
     expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
