@@ -9,24 +9,41 @@ import { ROOT, sourceDigest, STAMP } from './compiled.mjs';
 
 /** The compiler's own settings and the folders it compiles (tsconfig.lib.json includes src and scripts). */
 const SOURCES = ['src', 'scripts', 'tsconfig.json', 'tsconfig.lib.json'];
+const USAGE = `Usage: npm run compile [-- --prepare]
+
+Compiles src/ and scripts/ into lib/, which the npm scripts run while it is compiled from the sources as they are
+(else they run the TypeScript through tsx, about 0.3 s slower to start). npm install runs it with --prepare.
+
+  --prepare   as npm install runs it: a compile that fails warns and exits 0, as the commands run without lib/
+  -h, --help  this help
+`;
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write('Usage: npm run compile\n\nCompiles src/ and scripts/ into lib/, which the npm scripts run while it is compiled from the sources as they are\n(else they run the TypeScript through tsx, about 0.3 s slower to start). npm install runs it.\n');
+  process.stdout.write(USAGE);
   process.exit(0);
 }
-if (args.length > 0) {
+const unknown = args.find((arg) => arg !== '--prepare');
+if (unknown !== undefined) {
   // As the commands refuse an option they do not take: `npm run compile -- --watch` must not pass for a watch.
-  process.stderr.write(`compile: unexpected ${args[0]}: it takes no options but --help\n`);
+  process.stderr.write(`compile: unexpected ${unknown}: it takes no options but --prepare and --help\n`);
   process.exit(2);
 }
+// npm install's compile: lib/ only makes the commands start sooner, they run without it, so its failure must not fail the install.
+const prepare = args.includes('--prepare');
+
+/** Says why nothing was compiled, and exits: 1, but 0 for npm install, which goes on. */
+function fail(reason) {
+  const install = prepare ? ' (npm install goes on: the commands run without it, only slower to start)' : '';
+  process.stderr.write(`compile: ${reason}; lib/ is left as it was, and the npm scripts run the sources through tsx while it is not compiled from them${install}\n`);
+  process.exit(prepare ? 0 : 1);
+}
+
 let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  // An install without devDependencies (npm ci --omit=dev): the commands run through tsx.
-  process.stderr.write('compile: TypeScript is not installed (an install without devDependencies); the commands run their sources through tsx\n');
-  process.exit(0);
+  fail('TypeScript is not installed (an install without devDependencies, npm ci --omit=dev), so nothing was compiled');
 }
 const temp = `${ROOT}/.lib-${process.pid}`;
 try {
@@ -49,7 +66,5 @@ try {
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });
   // A tsc that failed has printed why, before lib/ was touched; its command line, naming the folder just removed, would not.
-  const reason = typeof err?.status === 'number' ? "TypeScript's errors are above; lib/ is left as it was" : err instanceof Error ? err.message.split('\n')[0] : err;
-  process.stderr.write(`compile: ${reason}\n`);
-  process.exit(1);
+  fail(typeof err?.status === 'number' ? "TypeScript's errors are above" : err instanceof Error ? err.message.split('\n')[0] : err);
 }

@@ -33,6 +33,9 @@ async function projectCopy(tsc?: string | null): Promise<string> {
   return root;
 }
 
+/** A compiler that finds an error. */
+const FAILING_TSC = "process.stdout.write('src/errors.ts(2,24): error TS1109: Expression expected.\\n');\nprocess.exitCode = 2;\n";
+
 /** A compiler (tsc -p CONFIG --outDir OUT) that compiles src/cli.ts beside CONFIG as it reads it while an edit of the project's is saved, then undone. */
 const EDITING_TSC = `const fs = require('node:fs');
 const path = require('node:path');
@@ -133,10 +136,30 @@ describe('scripts/compile.mjs', () => {
     expect(compile.status).toBe(1);
     // Named as in the project, not in the compile's copy of it.
     expect(compile.stdout).toMatch(/^src\/errors\.ts\(/m);
-    expect(compile.stderr).toBe("compile: TypeScript's errors are above; lib/ is left as it was\n");
+    expect(compile.stderr).toBe("compile: TypeScript's errors are above; lib/ is left as it was, and the npm scripts run the sources through tsx while it is not compiled from them\n");
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
     expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
   }, 60_000);
+
+  it.each([
+    ['TypeScript is not installed', null],
+    ["TypeScript's errors are above", FAILING_TSC],
+  ])('%s: leaves lib/ as it was and exits 1, but 0 as npm install runs it (prepare), which goes on', async (reason, tsc) => {
+    const root = await projectCopy(tsc);
+    await mkdir(path.join(root, 'lib'));
+    await writeFile(path.join(root, 'lib', STAMP), 'earlier');
+    const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
+    expect(compile.status).toBe(1);
+    expect(compile.stderr).toMatch(new RegExp(`^compile: ${reason}.*; lib/ is left as it was, and the npm scripts run the sources through tsx while it is not compiled from them\n$`));
+    // As npm runs a script: its command line, in a shell, in the project's folder.
+    const { prepare } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts;
+    const install = spawnSync('sh', ['-c', prepare], { cwd: root, encoding: 'utf8' });
+    expect(install.status).toBe(0);
+    expect(install.stderr).toContain(`compile: ${reason}`);
+    expect(install.stderr).toContain('(npm install goes on: the commands run without it, only slower to start)');
+    expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
+    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+  });
 });
 
 describe('scripts/run.mjs', () => {
