@@ -2,13 +2,17 @@
 // src/ and scripts/ into lib/ with TypeScript's compiler, and stamps lib/ with
 // the digest of what it compiled, for the launcher (run.mjs) to run it while
 // it is current. The type check is `npm run typecheck`'s: this only emits.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { constants } from 'node:os';
 import { ROOT, sourceDigest, STAMP } from './compiled.mjs';
 
 /** The compiler's own settings and the folders it compiles (tsconfig.lib.json includes src and scripts). */
 const SOURCES = ['src', 'scripts', 'tsconfig.json', 'tsconfig.lib.json'];
+/** A compile's temporary folder, named by its process: the next compile removes one whose process has gone. */
+const TEMP = /^\.lib-(\d+)/;
 const USAGE = `Usage: npm run compile [-- --prepare]
 
 Compiles src/ and scripts/ into lib/, which the npm scripts run while it is compiled from the sources as they are
@@ -39,6 +43,41 @@ function fail(reason) {
   process.exit(prepare ? 0 : 1);
 }
 
+/** Whether process `pid` runs (as another user too). */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err?.code === 'EPERM';
+  }
+}
+
+/** Removes what compiles killed at once (SIGKILL, a second Ctrl+C) left behind; one still at work keeps its folder. */
+function removeStaleTemps() {
+  for (const name of readdirSync(ROOT)) {
+    const pid = TEMP.exec(name)?.[1];
+    if (pid !== undefined && !running(Number(pid))) rmSync(`${ROOT}/${name}`, { recursive: true, force: true });
+  }
+}
+
+/** Runs TypeScript's compiler in `cwd`; resolves with its exit code, and the signal (SIGINT, SIGTERM) that stopped this compile if one did. */
+async function runCompiler(tsc, args, cwd) {
+  const child = spawn(process.execPath, [tsc, ...args], { cwd, stdio: 'inherit' });
+  let stopped;
+  const stop = (signal) => {
+    stopped = signal;
+    // Ctrl+C reaches the compiler too (the terminal signals the whole process group), a SIGTERM sent to this process alone does not.
+    child.kill(signal);
+  };
+  // Once: a second signal stops this process at once, its folder left for the next compile to remove. Kept after the compiler
+  // exits, so that a signal cannot stop the swap below between its two renames, with lib/ moved aside.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, stop);
+  const [code] = await once(child, 'exit');
+  return { code, stopped };
+}
+
+removeStaleTemps();
 let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -53,7 +92,13 @@ try {
   for (const name of SOURCES) cpSync(`${ROOT}/${name}`, `${temp}/${name}`, { recursive: true });
   const digest = sourceDigest(temp);
   // From the copy, the compiler's errors name the files as from the project (src/cli.ts), not in a folder about to go.
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', 'lib'], { cwd: temp, stdio: 'inherit' });
+  const { code, stopped } = await runCompiler(tsc, ['-p', 'tsconfig.lib.json', '--outDir', 'lib'], temp);
+  if (stopped) {
+    rmSync(temp, { recursive: true, force: true });
+    process.exit(128 + constants.signals[stopped]);
+  }
+  // A compiler that failed has printed why.
+  if (code !== 0) throw new Error("TypeScript's errors are above");
   writeFileSync(`${temp}/lib/${STAMP}`, digest);
   // Moved aside rather than removed first: lib/ is missing between two renames, not for as long as removing it takes (a command started then runs its sources).
   try {
@@ -65,6 +110,5 @@ try {
   rmSync(temp, { recursive: true, force: true });
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });
-  // A tsc that failed has printed why, before lib/ was touched; its command line, naming the folder just removed, would not.
-  fail(typeof err?.status === 'number' ? "TypeScript's errors are above" : err instanceof Error ? err.message.split('\n')[0] : err);
+  fail(err instanceof Error ? err.message.split('\n')[0] : err);
 }

@@ -1,8 +1,10 @@
 // The launcher (scripts/run.mjs) that the npm scripts start, and the compiled code it runs
 // (scripts/compile.mjs, lib/), in a copy of the project so that the checkout's lib/ is left alone.
-import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { access, appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { compiledIsCurrent, sourceDigest, STAMP } from '../scripts/compiled.mjs';
 import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
@@ -35,6 +37,18 @@ async function projectCopy(tsc?: string | null): Promise<string> {
 
 /** A compiler that finds an error. */
 const FAILING_TSC = "process.stdout.write('src/errors.ts(2,24): error TS1109: Expression expected.\\n');\nprocess.exitCode = 2;\n";
+
+/** A compiler that writes its first file, then works on until it is stopped. */
+const SLOW_TSC = `const fs = require('node:fs');
+const path = require('node:path');
+const out = path.resolve(process.argv[process.argv.indexOf('--outDir') + 1]);
+fs.mkdirSync(out, { recursive: true });
+fs.writeFileSync(path.join(out, 'started'), '');
+setTimeout(() => {}, 20_000);
+`;
+
+/** The compiles' temporary folders in `root`. */
+const temps = async (root: string) => (await readdir(root)).filter((name) => name.startsWith('.lib-'));
 
 /** A compiler (tsc -p CONFIG --outDir OUT) that compiles src/cli.ts beside CONFIG as it reads it while an edit of the project's is saved, then undone. */
 const EDITING_TSC = `const fs = require('node:fs');
@@ -124,7 +138,7 @@ describe('scripts/compile.mjs', () => {
     expect(compile.status, compile.stderr).toBe(0);
     expect(compiledIsCurrent(root)).toBe(true);
     expect(await readFile(path.join(root, 'lib', 'src', 'cli.js'), 'utf8')).toBe(await readFile(path.join(root, 'src', 'cli.ts'), 'utf8'));
-    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+    expect(await temps(root)).toEqual([]);
   });
 
   it('keeps lib/ as it was when a source does not compile, and says so', async () => {
@@ -138,7 +152,7 @@ describe('scripts/compile.mjs', () => {
     expect(compile.stdout).toMatch(/^src\/errors\.ts\(/m);
     expect(compile.stderr).toBe("compile: TypeScript's errors are above; lib/ is left as it was, and the npm scripts run the sources through tsx while it is not compiled from them\n");
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
-    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+    expect(await temps(root)).toEqual([]);
   }, 60_000);
 
   it.each([
@@ -158,7 +172,33 @@ describe('scripts/compile.mjs', () => {
     expect(install.stderr).toContain(`compile: ${reason}`);
     expect(install.stderr).toContain('(npm install goes on: the commands run without it, only slower to start)');
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
-    expect((await readdir(root)).filter((name) => name.startsWith('.lib-'))).toEqual([]);
+    expect(await temps(root)).toEqual([]);
+  });
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('stopped by %s, stops the compiler, removes its temporary folder, leaves lib/ as it was and exits %i', async (signal, status) => {
+    const root = await projectCopy(SLOW_TSC);
+    await mkdir(path.join(root, 'lib'));
+    await writeFile(path.join(root, 'lib', STAMP), 'earlier');
+    const compile = spawn(process.execPath, [path.join(root, 'scripts', 'compile.mjs')], { cwd: root, stdio: 'ignore' });
+    const started = path.join(root, `.lib-${compile.pid}`, 'lib', 'started');
+    for (let wait = 0; await access(started).then(() => false, () => true); wait++) {
+      expect(wait, 'the compiler never started').toBeLessThan(200);
+      await sleep(50);
+    }
+    compile.kill(signal);
+    expect(await once(compile, 'exit')).toEqual([status, null]);
+    expect(await temps(root)).toEqual([]);
+    expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe('earlier');
+  });
+
+  it('removes the temporary folders of compiles killed at once (SIGKILL), not those of a compile at work', async () => {
+    const root = await projectCopy(null);
+    const dead = spawnSync('true').pid;
+    for (const name of [`.lib-${dead}`, `.lib-${dead}-old`, `.lib-${process.pid}`]) await mkdir(path.join(root, name, 'src'), { recursive: true });
+    node([path.join(root, 'scripts', 'compile.mjs')], root);
+    expect(await temps(root)).toEqual([`.lib-${process.pid}`]);
   });
 });
 
