@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { access, appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compiledIsCurrent, sourceDigest, STAMP } from '../scripts/compiled.mjs';
 import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
@@ -222,10 +223,16 @@ describe('scripts/run.mjs', () => {
 
   it('runs lib/ compiled by scripts/compile.mjs while it is current, the sources once one changes; both build the same site', async () => {
     const root = await projectCopy();
+    // A command that fails in Node's code called from its fifth line, the second once its interface is compiled away.
+    await writeFile(path.join(root, 'scripts', 'fail.ts'), "interface Failure {\n  size: unknown;\n}\nconst failure: Failure = { size: 'none' };\nBuffer.alloc(failure.size as number);\n");
     const compile = node([path.join(root, 'scripts', 'compile.mjs')], root);
     expect(compile.status, compile.stderr).toBe(0);
     expect(compiledIsCurrent(root)).toBe(true);
     expect(await readFile(path.join(root, 'lib', STAMP), 'utf8')).toBe(sourceDigest(root));
+    // Its stack trace names the line of its source, through lib/'s source maps, as run through tsx; headed as Node heads it.
+    const failed = node([path.join(root, 'scripts', 'run.mjs'), 'fail'], root);
+    expect(failed.stderr).toContain('TypeError [ERR_INVALID_ARG_TYPE]: The "size" argument must be of type number.');
+    expect(failed.stderr).toContain(`\n    at ${pathToFileURL(path.join(root, 'scripts', 'fail.ts')).href}:5:8\n`);
     // The sources say when they run: lib/ was compiled before this line. So does lib/, whose stamp is of the sources alone.
     await appendFile(path.join(root, 'src', 'cli.ts'), "\nprocess.stderr.write('run from the sources\\n');\n");
     await appendFile(path.join(root, 'lib', 'src', 'cli.js'), "\nprocess.stderr.write('run from lib\\n');\n");
