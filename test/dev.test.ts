@@ -1,6 +1,7 @@
 // The dev loop against a real server: a saved file is rebuilt, open pages are
 // told to reload, and a content error is reported while the last good build stays.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevServer } from '../src/dev.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, ROOT, TEMPLATES, tempDir } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
 /** Reads server-sent events from a live connection. */
@@ -38,10 +39,13 @@ async function events(url: string) {
 }
 
 /** `npm run build` in a process of its own, as someone would run it by hand beside the dev server. */
-const buildElsewhere = (args: string[]) =>
-  new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts'), ...args], { cwd: ROOT }, (err, _out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve())),
-  );
+async function buildElsewhere(args: string[]): Promise<void> {
+  const child = startCommand('build', args);
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`build exited with ${code}\n${output}`);
+}
 
 let dev: DevServer | undefined;
 afterEach(async () => {

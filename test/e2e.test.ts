@@ -1,26 +1,22 @@
 // End to end: the real commands as a user runs them, and the real server they start.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
-import { BAD_FIXTURES, DEMO_CONTENT, fingerprint, ROOT, tempDir } from './helpers.ts';
+import { BAD_FIXTURES, DEMO_CONTENT, fingerprint, ROOT, runCommand, startCommand, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
-/** Node's arguments for a command as its npm script starts it: compiled where lib/ is current (as in CI, after npm ci compiled it), else through tsx. */
-const command = (script: string, ...args: string[]) => [path.join(ROOT, 'scripts', 'run.mjs'), script, ...args];
-
-const cli = (script: string, args: string[], cwd = ROOT) =>
-  spawnSync(process.execPath, command(script, ...args), { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+const cli = (script: string, args: string[], cwd = ROOT) => runCommand(script, args, { cwd });
 
 /** Build options that keep the incremental cache in a temporary folder, not the checkout's. */
 const buildArgs = (out: string) => ['--content', DEMO_CONTENT, '--out', out, '--cache', path.join(path.dirname(out), 'cache')];
 
 /** Starts a long-running command and resolves with its URL once it prints one. */
 function startCli(script: string, args: string[]) {
-  const child = spawn(process.execPath, command(script, ...args), { cwd: ROOT });
+  const child = startCommand(script, args);
   let output = '';
   const url = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -73,7 +69,7 @@ describe('commands', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' };
       if (port === undefined) delete env.PORT;
       else env.PORT = port;
-      return spawnSync(process.execPath, command(script, '--help'), { cwd: ROOT, encoding: 'utf8', env }).stdout;
+      return runCommand(script, ['--help'], { env }).stdout;
     };
     expect(help()).toMatch(/--port N +port to listen on \(\$PORT when set\); 0 picks a free one \(default: 8080\)/);
     expect(help('9123')).toContain('(default: 9123)');
@@ -343,7 +339,7 @@ describe('commands', () => {
     expect(cli('build', args).stderr).toBe('');
     const before = await fingerprint(out);
     await writeFile(path.join(templates, 'layout.eta'), (await readFile(path.join(templates, 'layout.eta'), 'utf8')).replace('</footer>', '<p>changed</p></footer>'));
-    const child = spawn(process.execPath, command('build', ...args), { cwd: ROOT });
+    const child = startCommand('build', args);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -1,4 +1,5 @@
-// Shared test fixtures: temporary folders and fingerprints of folder trees.
+// Shared test fixtures: temporary folders, fingerprints of folder trees, the commands as npm runs them.
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import fg from 'fast-glob';
 import sanitizeHtml from 'sanitize-html';
 import { afterEach } from 'vitest';
 import { renderMarkdown, renderMarkdownSanitised, type HeadingTop } from '../src/markdown.ts';
+import { commandArgs } from '../src/program.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEMO_CONTENT = path.join(ROOT, 'content');
@@ -41,6 +43,32 @@ export async function writeManyTalks(content: string, events: number, perEvent: 
       await writeFile(path.join(videos, `talk-${id}.json`), JSON.stringify(talk));
     }
   }
+}
+
+/** Where a command runs: its folder (the project's), its environment in place of this process's, and Node's own options (`--import` a fixture). */
+interface CommandOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  node?: string[];
+}
+
+/**
+ * Node's arguments and options for `npm run <command> -- <args>` as npm starts it, without colours: scripts/run.mjs,
+ * which runs lib/ where it is current (as in CI, after npm ci compiled it), else the sources through tsx, so that the
+ * tests run what users run.
+ */
+const commandProcess = (command: string, args: string[], { cwd = ROOT, env = process.env, node = [] }: CommandOptions) =>
+  [[...node, ...commandArgs(command, ...args)], { cwd, env: { FORCE_COLOR: '0', ...env } }] as const;
+
+/** Runs a command as `npm run` does, and waits for it. */
+export function runCommand(command: string, args: string[], options: CommandOptions = {}) {
+  const [argv, spawnOptions] = commandProcess(command, args, options);
+  return spawnSync(process.execPath, argv, { ...spawnOptions, encoding: 'utf8' });
+}
+
+/** Starts a command as `npm run` does. */
+export function startCommand(command: string, args: string[], options: CommandOptions = {}) {
+  return spawn(process.execPath, ...commandProcess(command, args, options));
 }
 
 /** Every file below `dir` with its bytes' hash, inode and mtime: equal fingerprints mean nothing was touched. */

@@ -1,6 +1,6 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -11,7 +11,7 @@ import { Patch } from '../src/output.ts';
 import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
 import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 let root: string;
 let content: string;
@@ -704,9 +704,8 @@ describe('a build killed while it commits', () => {
     const file = await talkFile(12);
     const before = await readFile(file, 'utf8');
     await edit(file, /^title: .*$/m, 'title: "Killed while committing"');
-    const args = ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs'), '--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts')];
-    const killed = spawnSync(process.execPath, [...args, '--content', content, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache'), '--compress'], {
-      cwd: ROOT,
+    const killed = runCommand('build', ['--content', content, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache'), '--compress'], {
+      node: ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs')],
       env: { ...process.env, CRASH_AT: at },
     });
     expect(killed.signal).toBe('SIGKILL');

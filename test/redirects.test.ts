@@ -2,7 +2,6 @@
 // content folder's _redirects/, every problem at its line and column; where
 // they may lead, held against a build's output; and the build and check that
 // refuse a redirect to no page.
-import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -11,7 +10,7 @@ import { build } from '../src/build.ts';
 import { indexCatalogue } from '../src/catalogue-index.ts';
 import { loadContent } from '../src/load.ts';
 import { PAGE_FOLDERS, parseRedirects, redirectsFileProblem, SitePages } from '../src/redirects.ts';
-import { DEMO_CONTENT, ROOT, TEMPLATES, tempDir } from './helpers.ts';
+import { DEMO_CONTENT, runCommand, TEMPLATES, tempDir } from './helpers.ts';
 
 const FILE = 'content/_redirects/site.yaml';
 const parse = (text: string) => parseRedirects(FILE, Buffer.from(text));
@@ -113,7 +112,7 @@ describe('a build with redirects', () => {
     ];
     expect(result.ok ? [] : result.errors.map(String)).toEqual(expected);
     expect(await fg('*', { cwd: root, onlyDirectories: true })).toEqual(['content']);
-    const check = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'check.ts'), '--content', content, '--templates', TEMPLATES], { encoding: 'utf8' });
+    const check = runCommand('check', ['--content', content, '--templates', TEMPLATES]);
     expect(check.status).toBe(1);
     expect(check.stderr.split('\n').slice(0, 6)).toEqual([...expected, 'check failed: 5 errors in 1 of 52 files']);
   });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { on } from 'node:events';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -22,7 +21,7 @@ import {
   type CacheLimits,
   type RunningServer,
 } from '../src/server.ts';
-import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
+import { DEMO_CONTENT, startCommand, TEMPLATES } from './helpers.ts';
 import { raw, STANDARD_HEADERS, type RawResponse } from './http.ts';
 import { HIDDEN, HOST_CONFIG, OUTPUT, SECRET, writeOutput } from './output-fixture.ts';
 
@@ -1106,9 +1105,9 @@ describe('the serve command', () => {
   });
 });
 
-/** The real CLI, `scripts/serve.ts`, with its output collected. */
+/** The real command, `npm run serve`, with its output collected. */
 function serveCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), ...args], { cwd: ROOT });
+  const child = startCommand('serve', args);
   let output = '';
   const waiting: { pattern: RegExp; resolve: () => void }[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -15,7 +15,7 @@ import { startServer, type RunningServer } from '../src/server.ts';
 import { hasState, readState, stateDirFor } from '../src/state.ts';
 import { addToken, readTokens } from '../src/tokens.ts';
 import { RecordWriter } from '../src/writes.ts';
-import { DEMO_CONTENT, fingerprint, ROOT, TEMPLATES, tempDir } from './helpers.ts';
+import { DEMO_CONTENT, fingerprint, startCommand, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
 
 const TALK = 'tidewater-python-2024/videos/asyncio-in-production-lessons.yaml';
@@ -438,7 +438,7 @@ describe('serve --tokens', () => {
     const tokens = path.join(dir, 'tokens.txt');
     const key = await addToken(tokens, 'cli');
     const args = ['--dir', path.join(dir, 'dist'), '--content', contentDir, '--cache', path.join(dir, 'cache'), '--tokens', tokens, '--port', '0', '--quiet'];
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), ...args], { cwd: ROOT });
+    const child = startCommand('serve', args);
     try {
       let output = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -463,7 +463,7 @@ describe('serve --tokens', () => {
     expect(next.ok && next.catalogue).toBeUndefined();
     /** What serve says of `tokensFile` when it serves `dir`, and its exit code. */
     const refusal = async (tokensFile: string) => {
-      const inside = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'serve.ts'), '--dir', dir, '--content', contentDir, '--tokens', tokensFile, '--port', '0'], { cwd: ROOT });
+      const inside = startCommand('serve', ['--dir', dir, '--content', contentDir, '--tokens', tokensFile, '--port', '0']);
       let err = '';
       inside.stderr.on('data', (c: Buffer) => (err += c));
       return { code: await new Promise<number | null>((resolve) => inside.on('exit', resolve)), err };
