@@ -14,6 +14,7 @@ import { fileOf, resorted, shortLinkPath, talkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import {
   acceptedTalk,
+  caseless,
   EVENT_FIELDS,
   eventSchema,
   isSlug,
@@ -29,6 +30,7 @@ import {
   type EventFields,
   type SiteFields,
   type Talk,
+  WHERE_CASE_IS_IGNORED,
 } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
@@ -671,18 +673,22 @@ export function aliasFile(alias: string): string {
 export const pageFile = (talk: { id: number; slug: string }) => fileOf(talkPath(talk));
 export const shortLinkFile = (id: number) => fileOf(shortLinkPath(id));
 
-/** The output paths a talk's files take: its page, its short link and its aliases. */
+/** The output files a talk's files take, as claims know them (see claims): its page, its short link and its aliases. */
 function claimsOf(talk: CatalogueTalk): string[] {
-  return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(aliasFile)];
+  return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(oldAddressFile)];
 }
+
+/** The file an old address's redirect takes, as claims know it: in one case, as where case is ignored two spellings are one file. */
+const oldAddressFile = (alias: string) => caseless(aliasFile(alias));
 
 /** Who an output path is for: a talk, by its id, an event, by its slug, or a redirects file. */
 type Owner = number | string | CatalogueRedirects;
 
 /**
- * Who each output path of the talks' pages, short links and aliases, the events' aliases and the
- * site's redirects is for. An old address that would overwrite another's file, or a page of the
- * site's own, is an error.
+ * Who each output file of the talks' pages, short links and aliases, the events' aliases and the
+ * site's redirects is for, by its name in one case (see oldAddressFile; the talks' own files are
+ * lower-case, made of ids and slugs). An old address that would overwrite another's file, or a page
+ * of the site's own, is an error that says where the other is written.
  */
 function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const owners = new Map<string, Owner>();
@@ -691,26 +697,32 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
     owners.set(shortLinkFile(talk.id), talk.id);
   }
   const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
-  const eventOf = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const originOf = (owner: Owner): Origin => (typeof owner === 'object' ? owner : typeof owner === 'string' ? eventOf.get(owner)! : talkOf.get(owner)!);
   const named = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
-  const whatIs = (file: string, owner: Owner): string => {
-    if (typeof owner === 'number' && file === pageFile(talkOf.get(owner)!)) return `the page of talk ${owner}`;
-    if (typeof owner === 'number' && file === shortLinkFile(owner)) return `the short link of talk ${owner}`;
-    return `${named(owner)} (${originOf(owner).file})`;
-  };
-  /** Where each old address is written, for a page that would take it. */
-  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value' }>();
+  /** Where each old address is written, by its file, for a page or another address that would take it. */
+  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value'; path: string }>();
   const errors: ContentError[] = [];
+  /** The address that holds `file` as its owner wrote it, what it is and where it is written (`file:line:col`). */
+  const holder = (file: string, owner: Owner): { path: string; what: string; at: string } => {
+    const old = written.get(file);
+    if (old) return { path: old.path, what: named(owner), at: where(old.origin, locate(old.origin, old.field, old.which)) };
+    // Only a talk's page or short link is not an old address: the talk says its id, the number they are named by.
+    const talk = talkOf.get(owner as number)!;
+    const page = file === pageFile(talk);
+    return { path: page ? talkPath(talk) : shortLinkPath(talk.id), what: `the ${page ? 'page' : 'short link'} of talk ${talk.id}`, at: where(talk, locate(talk, ['id'])) };
+  };
   /** An old path is a list's item (an alias), or a mapping's key (a redirect). */
   const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath][], which: 'key' | 'value') => {
     for (const [path, field] of paths) {
-      const file = aliasFile(path);
+      const file = oldAddressFile(path);
       const other = owners.get(file);
       if (other === undefined) {
         owners.set(file, owner);
-        written.set(file, { origin, field, which });
-      } else errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is already ${whatIs(file, other)}; remove it`));
+        written.set(file, { origin, field, which, path });
+        continue;
+      }
+      const held = holder(file, other);
+      const taken = aliasFile(path) === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
+      errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
     }
   };
   const aliases = (list: string[]) => list.map((alias, i): [string, FieldPath] => [alias, ['aliases', i]]);
@@ -721,9 +733,12 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
     const owner = owners.get(sitePageFile(page.slug));
     if (owner === undefined) continue;
     // Only an old address can: the talks' pages and short links are under video/, which no page may be.
-    const { origin, field, which } = written.get(sitePageFile(page.slug))!;
-    const at = locate(origin, field, which);
-    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${named(owner)} (${origin.file}:${at.line}:${at.col}); rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
+    const held = holder(sitePageFile(page.slug), owner);
+    const spelled = aliasFile(held.path) === sitePageFile(page.slug) ? '' : `"${held.path}", `;
+    const inAnyCase = spelled && `, ${WHERE_CASE_IS_IGNORED}`;
+    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${spelled}${held.what} (${held.at})${inAnyCase}; rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
   }
   return { owners, errors };
 }
+
+const where = (origin: Pick<Origin, 'file'>, at: Position) => `${origin.file}:${at.line}:${at.col}`;

@@ -221,10 +221,22 @@ export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
  * sitemap may list only addresses under its own folder (sitemaps.org, "Sitemap file location").
  */
 export const sitemapFile = (n: number) => `sitemap-${n}.xml`;
-const SITEMAP_FILE = /^sitemap-[1-9]\d*\.xml$/;
+const SITEMAP_FILE = /^sitemap-[1-9]\d*\.xml$/i;
 
-/** Whether `name`, at the site's root, is one of the site's own files and folders (SITE_ROOT_NAMES, or a sitemap). */
-export const isSiteRootName = (name: string) => SITE_ROOT_NAMES.has(name) || SITEMAP_FILE.test(name);
+/**
+ * A site path or output file as a file system that ignores case compares names (macOS's and Windows's,
+ * and hosts on them): two with one key are one file there, whichever the build wrote last. Every
+ * address the site makes of slugs and ids is lower-case already; aliases and redirects may not be.
+ */
+export const caseless = (name: string) => name.toLowerCase();
+
+/** Said of two names that are one only where case is ignored. */
+export const WHERE_CASE_IS_IGNORED = 'where letter case is ignored, as on macOS and Windows';
+
+const ROOT_NAMES_CASELESS: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES].map(caseless));
+
+/** Whether `name`, at the site's root, is one of the site's own files and folders (SITE_ROOT_NAMES, or a sitemap), in any case. */
+export const isSiteRootName = (name: string) => ROOT_NAMES_CASELESS.has(caseless(name)) || SITEMAP_FILE.test(name);
 
 /**
  * The folders of the site's lists, in which it writes only folders and index.html (and feeds, not
@@ -247,17 +259,22 @@ const itemPage = (segments: string[]) => segments.length === 3 && ITEM_FOLDERS.h
 export function aliasProblem(value: string, redirect = false): string | undefined {
   const problem = sitePathProblem(value);
   if (problem) return `expected a path on this site such as "/pycon-2014/a-talk.html", got "${value}": ${problem}`;
-  const segments = value.split('/').slice(1);
+  // Compared in one case: where case is ignored, "/Index.html" is the home page's file and "/API/…" the API's folder.
+  const folded = caseless(value);
+  const inAnyCase = folded === value ? '' : `, ${WHERE_CASE_IS_IGNORED}`;
+  const segments = folded.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
-  if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}); choose a path outside them`;
+  if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}${inAnyCase}); choose a path outside them`;
   // Talks' pages and short links are under video/, kept apart across talks; its own index leads to all talks.
   // Without its slash too: an alias's file is <path>/index.html.
-  if (/^\/video(?:\/(?:index\.html)?)?$/.test(value)) return `"${value}" is among the site's own pages and files (/video/index.html); choose a path outside them`;
+  if (/^\/video(?:\/(?:index\.html)?)?$/.test(folded)) return `"${value}" is among the site's own pages and files (/video/index.html${inAnyCase}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
+  // Only ".html" makes a file (see aliasFile): "/a.HTML" would be a folder, the name of "/a.html"'s file where case is ignored.
+  if (folded.endsWith('.html') && !value.endsWith('.html')) return `"${value}" ends in "${value.slice(-5)}", which names a folder here and a page's file (.html) ${WHERE_CASE_IS_IGNORED}; write ".html"`;
   // Servers never send a file so named as itself, nor redirect it to its folder (a request for a copy gets 404).
-  if (/\.(br|gz)\/?$/.test(value)) return `"${value}" ends in .br or .gz, the names of compressed copies, which are never served as pages; choose another ending`;
+  if (/\.(br|gz)\/?$/.test(folded)) return `"${value}" ends in .br or .gz, the names of compressed copies, which are never served as pages; choose another ending`;
   return undefined;
 }
 

@@ -155,6 +155,24 @@ describe('talk schema', () => {
     for (const ok of ['/talk/old/', '/videos/7/', '/talks.html', '/2019/talks/', '/2019.gz/talk/']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
 
+  // Where case is ignored (macOS's and Windows's file systems), "/Index.html" is the home page's file.
+  it("refuses those in any case of their letters, and an ending .html in another case, which would be a folder", () => {
+    for (const [bad, problem] of [
+      ['/Index.html', /^aliases\.0: "\/Index\.html" is among the site's own pages and files \(\/index\.html, where letter case is ignored, as on macOS and Windows\); choose a path outside them$/],
+      ['/API/v2/video/7', /\(\/api, where letter case is ignored/],
+      ['/Video/', /\(\/video\/index\.html, where letter case is ignored/],
+      ['/CADDYFILE', /\(\/caddyfile, where letter case is ignored/],
+      ['/Sitemap-2.XML/', /\(\/sitemap-2\.xml, where letter case is ignored/],
+      ['/Events/old/', /\(\/events, where letter case is ignored/],
+      ['/old/page.HTML/x', /goes through a folder named like a page/],
+      ['/old/page.HTML', /^aliases\.0: "\/old\/page\.HTML" ends in "\.HTML", which names a folder here and a page's file \(\.html\) where letter case is ignored, as on macOS and Windows; write "\.html"$/],
+      ['/2019/talk.GZ', /ends in \.br or \.gz/],
+    ] as const) {
+      expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
+    }
+    for (const ok of ['/Talk/Old/', '/Events/PyCon-US-2017.html', '/Old/Page.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+  });
+
   it("takes a page directly in a list's folder, where the site writes only folders and index.html (pyvideo.org's /events/<slug>.html)", () => {
     for (const ok of ['/events/pycon-us-2017.html', '/speaker/guido-van-rossum.html', '/tag/python.html', '/talks/all.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
