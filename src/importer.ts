@@ -14,7 +14,7 @@ import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
-import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
+import { caseless, eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
@@ -368,13 +368,15 @@ export async function importPyvideo(options: { source: string; content: string; 
     converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });
   }
 
-  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
+  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address),
+  // in any case, as the build allows (see caseless).
   const claimed = new Set<string>();
   for (const { slug, value } of converted) claimed.add(pageFile({ id: value.id, slug })).add(shortLinkFile(value.id));
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
-      const free = !claimed.has(aliasFile(alias));
-      if (free) claimed.add(aliasFile(alias));
+      const file = caseless(aliasFile(alias));
+      const free = !claimed.has(file);
+      if (free) claimed.add(file);
       else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
       return free;
     });

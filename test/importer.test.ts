@@ -395,6 +395,20 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
+  // Where case is ignored (macOS, Windows) the two are one file, which the build refuses to write twice.
+  it('gives an old address two records spell in different cases to the first', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/first.json', { id: 1, title: 'First', alias: 'video/99/shared' });
+      await write('conf/videos/second.json', { id: 2, title: 'Second', alias: 'Video/99/Shared' });
+      const report = await importPyvideo({ source, content, now: FIRST });
+      expect(report.errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/video/99/shared/');
+      expect((await talkIn(content, 'conf', 'second')).aliases).not.toContain('/Video/99/Shared/');
+      expect(report.notes.get('old address already the address of another event or talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/second.json' });
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
   it("redirects pyvideo.org's indexes and the pages of the speakers and tags of live talks to ours", () =>
     handMade(async ({ source, content, write }) => {
       await write('NO_PUBLISH.json', [3]);
