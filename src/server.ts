@@ -467,11 +467,14 @@ function without(headers: readonly string[], names: ReadonlySet<string>): string
 }
 /** The headers of a 206 of `range` of a file of `size` bytes, whose 200 has `headers`. */
 function rangeHeaders(headers: readonly string[], range: { start: number; end: number }, size: number): string[] {
-  return [...without(headers, LENGTH), 'Content-Range', `bytes ${range.start}-${range.end}/${size}`, 'Accept-Ranges', 'bytes', 'Content-Length', String(range.end - range.start + 1)];
+  return [...without(headers, LENGTH_AND_RANGES), 'Content-Range', `bytes ${range.start}-${range.end}/${size}`, ...ACCEPT_RANGES, 'Content-Length', String(range.end - range.start + 1)];
 }
 /** What a 304 leaves out (RFC 9110 15.4.5): the description of the body it does not send. */
 const BODY_METADATA: ReadonlySet<string> = new Set(['Content-Type', 'Content-Encoding', 'Content-Length', 'Last-Modified']);
 const LENGTH: ReadonlySet<string> = new Set(['Content-Length']);
+/** A 206 says it once, whether its 200 does (a page's) or not (the API's, as sirv's 206s do too). */
+const LENGTH_AND_RANGES: ReadonlySet<string> = new Set(['Content-Length', 'Accept-Ranges']);
+const ACCEPT_RANGES = ['Accept-Ranges', 'bytes'];
 /** What a file renamed in between lookup and open no longer has in common with the looked-up one. */
 const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content-Length']);
 
@@ -571,6 +574,8 @@ function createHandler(options: ServerOptions): Handler {
     const headers = flat(revalidated ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
+    // Ranges are of the file as it is (a compressed body is sent whole), and the API's answers keep to the contract's headers.
+    else if (kind !== 'record' && kind !== 'list') headers.push(...ACCEPT_RANGES);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
     return headers;
   };

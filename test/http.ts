@@ -5,6 +5,8 @@ import { request } from 'node:http';
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Names and values as they came, for a header sent twice. */
+  rawHeaders: string[];
   body: Buffer;
   text: string;
 }
@@ -19,7 +21,7 @@ export function raw(base: string, method: string, pathname: string, headers: Rec
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const data = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data, text: data.toString('utf8') });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: data, text: data.toString('utf8') });
       });
       res.on('error', reject);
     });

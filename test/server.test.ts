@@ -682,6 +682,20 @@ describe.each([
     expect(res.headers.etag).toBe(etagOf(Buffer.from(text)));
   });
 
+  // RFC 9110 14.3: a client learns that it may ask for a range (to resume a download) from the whole file's answer.
+  it('says Accept-Ranges once, on the whole file as on its ranges and HEAD, not on a compressed body nor on the API', async () => {
+    const rangesSaid = (res: RawResponse) => res.rawHeaders.filter((name) => name.toLowerCase() === 'accept-ranges').length;
+    for (const [method, headers] of [['GET', {}], ['HEAD', {}], ['GET', { Range: 'bytes=2-5' }], ['GET', { Range: 'bytes=0-0' }], ['GET', { Range: 'bytes=-4' }]] as const) {
+      const res = await raw(s.base, method, '/assets/style.css', headers);
+      expect([res.headers['accept-ranges'], rangesSaid(res)], `${method} ${JSON.stringify(headers)}`).toEqual(['bytes', 1]);
+    }
+    const page = await raw(s.base, 'GET', '/index.html');
+    expect([page.status, page.headers['accept-ranges']]).toEqual([200, 'bytes']);
+    const compressed = await raw(s.base, 'GET', '/index.html', { 'Accept-Encoding': 'br' });
+    expect([compressed.headers['content-encoding'], compressed.headers['accept-ranges']]).toEqual(['br', undefined]);
+    for (const api of ['/api/v2/video/1', '/api/v2/video?page=1']) expect((await raw(s.base, 'GET', api)).headers['accept-ranges'], api).toBeUndefined();
+  });
+
   it('bytes=0-0 is the first byte (sirv reads a last byte of 0 as "to the end")', async () => {
     const res = await raw(s.base, 'GET', '/assets/style.css', { Range: 'bytes=0-0' });
     expect([res.status, res.text, res.headers['content-range'], res.headers['content-length']]).toEqual([206, text[0], `bytes 0-0/${text.length}`, '1']);
@@ -691,7 +705,7 @@ describe.each([
     const past = await raw(s.base, 'GET', '/assets/style.css', { Range: `bytes=${text.length}-` });
     expect(past.status).toBe(416);
     expect(past.headers['content-range']).toBe(`bytes */${text.length}`);
-    for (const ignored of ['bytes=9-3', 'bytes=0-1,4-5', 'bytes=-', 'lines=1-2']) {
+    for (const ignored of ['bytes=9-3', 'bytes=100-50', 'bytes=0-1,4-5', 'bytes=-', 'lines=1-2']) {
       const res = await raw(s.base, 'GET', '/assets/style.css', { Range: ignored });
       expect(res.status, ignored).toBe(200);
       expect(res.text).toBe(text);
