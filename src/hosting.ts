@@ -193,7 +193,7 @@ const AFTER_LAST_PAGE = `(?:&(?!${PAGE_NAME}(?:[=&]|$))[^&]*)*$`;
 
 /**
  * ?page=N of the list endpoints, read from the raw query as our server reads it (pageParam): the last
- * `page` parameter counts; none, or one without a value, is page 1; `last` is the last page's file;
+ * `page` parameter counts; none is page 1, one without a value no page; `last` is the last page's file;
  * a positive number of at most 15 digits, maybe with spaces around it (`+`), is that page; anything
  * else names no page (""). nginx cannot percent-decode a value, so digits, spaces or a plus sign
  * written as escapes (%32, %20, %2B) name no page either, where our server reads them.
@@ -201,11 +201,10 @@ const AFTER_LAST_PAGE = `(?:&(?!${PAGE_NAME}(?:[=&]|$))[^&]*)*$`;
 function nginxPageMap(): string[] {
   return [
     '# ?page=N of the list endpoints, read as Django reads it: the last page parameter counts (the name is case-sensitive),',
-    '# none or an empty one is page 1, "last" is the last page, anything but a number (spaces around it aside) names no page.',
+    '# none is page 1, "last" is the last page, anything but a number (spaces around it aside) names no page, an empty one too.',
     'map $args $vc_page {',
     `    "~(?:^|&)${PAGE_NAME}=\\+*(?=[0-9]{1,15}\\+*(?:&|$))0*([1-9][0-9]*)\\+*${AFTER_LAST_PAGE}" $1;`,
     `    "~(?:^|&)${PAGE_NAME}=last${AFTER_LAST_PAGE}" last;`,
-    `    "~(?:^|&)${PAGE_NAME}=?${AFTER_LAST_PAGE}" 1;`,
     `    "~(?:^|&)${PAGE_NAME}(?:[=&]|$)" "";`,
     '    default 1;',
     '}',
@@ -460,11 +459,11 @@ function caddyApiMiss(name: string, pattern: string, endpoint: Endpoint): string
  */
 const CADDY_PAGE = [
   'vars raw ""',
+  'vars page 1',
   `@paged vars_regexp paged {query} ^(?:.*&)?${PAGE_NAME}(?:=([^&]*))?(?:&|$)`,
   'vars @paged raw {re.paged.1}',
-  'vars page ""',
-  '@first vars {vars.raw} ""',
-  'vars @first page 1',
+  // Given, it names no page unless it reads as one: an empty one neither.
+  'vars @paged page ""',
   '@last vars {vars.raw} last',
   'vars @last page last',
   '@numbered vars_regexp page {vars.raw} ^\\+*0*([1-9][0-9]*)\\+*$',

@@ -172,15 +172,16 @@ const PYTHON_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200
 const PAGE_NUMBER = new RegExp(`^${PYTHON_SPACE}\\+?(?=[0-9]{1,15}${PYTHON_SPACE}$)0*([1-9][0-9]*)${PYTHON_SPACE}$`);
 
 /**
- * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent or empty,
+ * The page a list's query asks for: Django's `page` (its last value wins), 1 when absent,
  * `last` as Django REST framework reads it, a number as Django's paginator reads it (Python's
  * int(): `?page=+2`, whose `+` is a space, is page 2; digits of other scripts and underscores
- * between digits, which int() also takes, are not read), and null for anything else. `format`
+ * between digits, which int() also takes, are not read), and null for anything else, an empty
+ * `?page=` too (Django keeps a blank value, which int() refuses: "Invalid page."). `format`
  * and any other parameter are ignored.
  */
 export function pageParam(query: string): PageName | null {
   const text = new URLSearchParams(query).getAll('page').at(-1);
-  if (text === undefined || text === '') return 1;
+  if (text === undefined) return 1;
   if (text === 'last') return 'last';
   const number = PAGE_NUMBER.exec(text);
   return number ? Number(number[1]) : null;

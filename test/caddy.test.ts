@@ -15,13 +15,13 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
 
   it('GET and HEAD of a record: the contract headers exactly, the file as it is', () => expectRecordAsContract(served));
 
-  it('lists: the last ?page counts, no page is page 1, a page past the end or not a number is a JSON 404', async () => {
+  it('lists: the last ?page counts, no page is page 1, a page past the end, empty or not a number is a JSON 404', async () => {
     const page1 = await file('api/v2/video/page.1');
     const page2 = await file('api/v2/video/page.2');
-    for (const query of ['', '?format=json', '?page=', '?page=2&page=1', '?page', '?Page=2']) expect((await get(`/api/v2/video/${query}`)).body.equals(page1), query).toBe(true);
+    for (const query of ['', '?format=json', '?page=2&page=1', '?Page=2']) expect((await get(`/api/v2/video/${query}`)).body.equals(page1), query).toBe(true);
     for (const query of ['?page=2', '?page=1&page=2', '?pag%65=2', '?page=002', '?x=1&page=2&format=json', '?page=+2', '?page=2++']) expect((await get(`/api/v2/video${query}`)).body.equals(page2), query).toBe(true);
     // Caddy's matchers cannot percent-decode a value either: %32 names no page there, as on nginx (README, Hosting).
-    for (const query of ['?page=99', '?page=0', '?page=abc', '?page=-1', '?page=%32', '?page=0000000000000002', '?page=+0000000000000002', '?page=2&page=x', '?page=+', '?page=2+x']) {
+    for (const query of ['?page=99', '?page=0', '?page=abc', '?page=-1', '?page=%32', '?page=0000000000000002', '?page=+0000000000000002', '?page=2&page=x', '?page=+', '?page=2+x', '?page=', '?page', '?page=2&page=']) {
       const res = await get(`/api/v2/video${query}`);
       expect([query, res.status, res.text, res.headers['content-type'], res.headers.vary]).toEqual([query, 404, '{"detail": "Invalid page."}', 'application/json', 'Accept']);
     }

@@ -29,7 +29,7 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     }
   });
 
-  it('lists: ?page=N is page.N, no page (or only format=json) is page 1, past the end is a 404', async () => {
+  it('lists: ?page=N is page.N, no page (or only format=json) is page 1, past the end or empty is a 404', async () => {
     const pages = await fg('page.*', { cwd: path.join(served.dist, 'api/v2/video') });
     expect(pages.length).toBeGreaterThan(1);
     const page1 = await file('api/v2/video/page.1');
@@ -41,7 +41,7 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     }
     expect((await get('/api/v2/video?page=2')).body.equals(await file('api/v2/video/page.2'))).toBe(true);
     // nginx cannot percent-decode a value: %32 names no page there, where our server reads 2 (README, Hosting).
-    for (const page of [String(pages.length + 1), '0', 'abc', '-1', '%32']) {
+    for (const page of [String(pages.length + 1), '0', 'abc', '-1', '%32', '']) {
       const res = await get(`/api/v2/video?page=${page}`);
       expect(res.status, page).toBe(404);
       expect(JSON.parse(res.text)).toEqual({ detail: 'Invalid page.' });
