@@ -163,7 +163,8 @@ export const LIST_TITLES: Record<ListName, string> = { video: 'Video List', cate
 
 /** An error body as Django REST framework writes it: `{"detail": "..."}`. */
 export const detailJson = (message: string) => `{"detail": ${inertJson(message)}}`;
-export const NOT_FOUND = detailJson('Not found');
+/** Django REST framework's NotFound, with its full stop: the default detail its exception handler gives Django's Http404. */
+export const NOT_FOUND = detailJson('Not found.');
 export const INVALID_PAGE = detailJson('Invalid page.');
 /** Headers of the API's JSON answers that are not a record (errors, OPTIONS). */
 export const API_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': API_CACHE, 'X-Content-Type-Options': 'nosniff' };

@@ -52,7 +52,7 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     for (const pathname of ['/api/v2/video/999999', '/api/v2/video/abc', '/api/v2/video/012']) {
       const res = await get(pathname);
       expect(res.status, pathname).toBe(404);
-      expect(JSON.parse(res.text)).toEqual({ detail: 'Not found' });
+      expect(JSON.parse(res.text)).toEqual({ detail: 'Not found.' });
     }
     expect(pick(await get('/api/v2/video/999999'), ['vary', 'allow'])).toEqual({ vary: 'Accept', allow: RECORD_ALLOW });
   });

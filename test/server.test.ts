@@ -150,7 +150,7 @@ describe('server', () => {
   ])('404 JSON for %s, with Vary and Allow', async (_name, target) => {
     const res = await raw(base, 'GET', typeof target === 'function' ? target() : target);
     expect(res.status).toBe(404);
-    expect(res.text).toBe('{"detail": "Not found"}');
+    expect(res.text).toBe('{"detail": "Not found."}');
     expectOnly(res.headers, { 'content-type': 'application/json', vary: 'Accept', allow: RECORD_HEADERS.allow });
   });
 
@@ -464,9 +464,9 @@ describe('list endpoints', () => {
     ['/api/v2/video/?page=', 'Invalid page.'],
     ['/api/v2/speaker/?page=2', 'Invalid page.'],
     ['/api/v2/category/?page=2&format=json', 'Invalid page.'],
-    ['/api/v2/category/no-such-event', 'Not found'],
-    ['/api/v2/category/Not_A_Slug/', 'Not found'],
-    ['/api/v2/category/page.1', 'Not found'],
+    ['/api/v2/category/no-such-event', 'Not found.'],
+    ['/api/v2/category/Not_A_Slug/', 'Not found.'],
+    ['/api/v2/category/page.1', 'Not found.'],
   ])('GET %s is 404 "%s" with the list headers', async (url, message) => {
     const res = await raw(s.base, 'GET', url);
     expect(res.status).toBe(404);
@@ -477,7 +477,7 @@ describe('list endpoints', () => {
   it.each(['/api/v2/video/page.1', '/api/v2/video/page.2/', '/api/v2/speaker/page.1', '/api/v2/video/page.1?format=json'])('the internal file name %s is not an address', async (url) => {
     const res = await raw(s.base, 'GET', url);
     expect(res.status).toBe(404);
-    expect(res.text).toBe('{"detail": "Not found"}');
+    expect(res.text).toBe('{"detail": "Not found."}');
   });
 
   it.each([
