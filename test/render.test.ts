@@ -269,6 +269,20 @@ describe('every HTML page', () => {
   });
 });
 
+describe('the API page', () => {
+  // WAI's scrollable region (a tab stop and a name) is for a block that scrolls: this one wraps its lines anywhere, and a
+  // pre's role (generic) may carry no aria-label; the paragraph before it says what it shows.
+  it('shows the live example in a block that wraps and is no tab stop', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const api = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.path === 'api/index.html')!;
+    const html = new SiteRenderer(templates, SITE, 'templates').output(api);
+    expect(html).toContain('What the server answers right now:</p>\n<pre class="example" id="example"><code>');
+    const css = await readFile(path.join(TEMPLATES, 'assets', 'style.css'), 'utf8');
+    expect(css).toMatch(/pre\.example, pre\.command \{[^}]*white-space: pre-wrap; overflow-wrap: anywhere; \}/);
+  });
+});
+
 describe('a long list', () => {
   it('links its first and last pages and those near this one, and marks this one', async () => {
     const { templates } = await loadTheme(TEMPLATES);
