@@ -368,16 +368,21 @@ export async function importPyvideo(options: { source: string; content: string; 
     converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });
   }
 
-  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address),
-  // in any case, as the build allows (see caseless).
-  const claimed = new Set<string>();
-  for (const { slug, value } of converted) claimed.add(pageFile({ id: value.id, slug })).add(shortLinkFile(value.id));
+  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
+  // In any case of its letters, as the build takes it (see caseless): another spelling is the same file where case is ignored,
+  // which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways).
+  const holders = new Map<string, string>();
+  const spelled = new Set<string>();
+  for (const { slug, value } of converted) for (const file of [pageFile({ id: value.id, slug }), shortLinkFile(value.id)]) holders.set(file, '');
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
-      const file = caseless(aliasFile(alias));
-      const free = !claimed.has(file);
-      if (free) claimed.add(file);
-      else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
+      const file = aliasFile(alias);
+      const holder = holders.get(caseless(file)) ?? source;
+      const free = holder === source && !spelled.has(file);
+      if (free) {
+        holders.set(caseless(file), source);
+        spelled.add(file);
+      } else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
       return free;
     });
   for (const [slug, event] of byPageClaim) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);

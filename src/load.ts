@@ -688,7 +688,9 @@ type Owner = number | string | CatalogueRedirects;
  * Who each output file of the talks' pages, short links and aliases, the events' aliases and the
  * site's redirects is for, by its name in one case (see oldAddressFile; the talks' own files are
  * lower-case, made of ids and slugs). An old address that would overwrite another's file, or a page
- * of the site's own, is an error that says where the other is written.
+ * of the site's own, is an error that says where the other is written. One owner's address in two
+ * cases, leading to one page, is not (richard's redirects.txt lists `/category/1/DjangoCon-2009` and
+ * `/category/1/djangocon-2009`): where case is ignored both are one file with the same bytes.
  */
 function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const owners = new Map<string, Owner>();
@@ -698,8 +700,10 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   }
   const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
   const named = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
-  /** Where each old address is written, by its file, for a page or another address that would take it. */
-  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value'; path: string }>();
+  /** Where each old address is first written, by its file, for a page or another address that would take it; `to`, a redirect's page. */
+  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value'; path: string; to?: string }>();
+  /** The old addresses' files as they are spelled. */
+  const spelled = new Set<string>();
   const errors: ContentError[] = [];
   /** The address that holds `file` as its owner wrote it, what it is and where it is written (`file:line:col`). */
   const holder = (file: string, owner: Owner): { path: string; what: string; at: string } => {
@@ -710,25 +714,29 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
     const page = file === pageFile(talk);
     return { path: page ? talkPath(talk) : shortLinkPath(talk.id), what: `the ${page ? 'page' : 'short link'} of talk ${talk.id}`, at: where(talk, locate(talk, ['id'])) };
   };
-  /** An old path is a list's item (an alias), or a mapping's key (a redirect). */
-  const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath][], which: 'key' | 'value') => {
-    for (const [path, field] of paths) {
+  /** An old path is a list's item (an alias), or a mapping's key (a redirect, with the page it leads to). */
+  const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath, to?: string][], which: 'key' | 'value') => {
+    for (const [path, field, to] of paths) {
       const file = oldAddressFile(path);
       const other = owners.get(file);
+      const first = written.get(file);
+      const again = spelled.has(aliasFile(path));
+      spelled.add(aliasFile(path));
       if (other === undefined) {
         owners.set(file, owner);
-        written.set(file, { origin, field, which, path });
+        written.set(file, { origin, field, which, path, to });
         continue;
       }
+      if (!again && first && other === owner && first.to === to) continue;
       const held = holder(file, other);
-      const taken = aliasFile(path) === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
+      const taken = again || aliasFile(path) === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
       errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
     }
   };
   const aliases = (list: string[]) => list.map((alias, i): [string, FieldPath] => [alias, ['aliases', i]]);
   for (const talk of catalogue.talks) claim(talk, talk.id, aliases(talk.aliases), 'value');
   for (const event of catalogue.events) claim(event, event.slug, aliases(event.aliases), 'value');
-  for (const file of catalogue.redirects) claim(file, file, file.redirects.map(({ from }) => [from, [from]]), 'key');
+  for (const file of catalogue.redirects) claim(file, file, file.redirects.map(({ from, to }) => [from, [from], to]), 'key');
   for (const page of catalogue.pages) {
     const owner = owners.get(sitePageFile(page.slug));
     if (owner === undefined) continue;
