@@ -653,7 +653,7 @@ describe('incremental builds', () => {
     const good = await readFile(talk, 'utf8');
     // It compiles, and plans with its own fingerprint; it fails only on a page.
     await writeFile(talk, `<%= it.nope.x %>\n${good}`);
-    await expect(incremental()).rejects.toThrow(/talk\.eta:1, rendering/);
+    await expect(incremental()).rejects.toThrow(/talk\.eta:1:13, rendering/);
     await writeFile(talk, good);
     expect((await incremental()).written).toBe(0);
     await edit(await talkFile(12), /^duration: .*$/m, 'duration: 4321');
