@@ -323,6 +323,9 @@ export function restBlocks(text: string): string {
   });
 }
 
+/** A line that Markdown may read as indented code: four spaces, or a tab after fewer. */
+const INDENTED_LINE = /^(?: {4}| {0,3}\t)/m;
+
 /**
  * reStructuredText's block quotes, a block indented after a blank line, as Markdown's: Markdown reads a block
  * indented by four spaces as code, where docutils, and so pyvideo.org, showed a quote (29 descriptions of the
@@ -331,6 +334,8 @@ export function restBlocks(text: string): string {
  * indented less than four spaces, a quote in reStructuredText too, is already a paragraph or a list here.
  */
 export function restBlockQuotes(text: string): string {
+  // Indented code has a line indented so, as 153 of the snapshot's 16,095 descriptions have: the others are not read as Markdown (1–2 s of the import).
+  if (!INDENTED_LINE.test(text)) return text;
   const blocks = markdownBlocks(text);
   const quote = (block: Token): block is Tokens.Code => block.type === 'code' && block.codeBlockStyle === 'indented';
   if (!blocks.some(quote)) return text;
