@@ -717,11 +717,12 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   /** An old path is a list's item (an alias), or a mapping's key (a redirect, with the page it leads to). */
   const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath, to?: string][], which: 'key' | 'value') => {
     for (const [path, field, to] of paths) {
-      const file = oldAddressFile(path);
+      const own = aliasFile(path);
+      const file = caseless(own);
       const other = owners.get(file);
       const first = written.get(file);
-      const again = spelled.has(aliasFile(path));
-      spelled.add(aliasFile(path));
+      const again = spelled.has(own);
+      spelled.add(own);
       if (other === undefined) {
         owners.set(file, owner);
         written.set(file, { origin, field, which, path, to });
@@ -729,7 +730,7 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
       }
       if (!again && first && other === owner && first.to === to) continue;
       const held = holder(file, other);
-      const taken = again || aliasFile(path) === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
+      const taken = again || own === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
       errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
     }
   };
