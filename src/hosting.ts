@@ -108,7 +108,8 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
     `        set $vc_missing ${nginxString(endpoint.missing)};`,
     '        error_page 404 @vc_api_missing;',
     '        error_page 405 @vc_api_not_allowed;',
-    '        error_page 416 @vc_api_unsatisfiable;',
+    // Sent whole whatever the Range, as Django REST framework and our server send it, and without nginx's Accept-Ranges.
+    '        max_ranges 0;',
     `        if ($request_method = OPTIONS) { return 200 ${nginxString(endpoint.options)}; }`,
     '        if ($vc_read = 0) { return 405; }',
     // After OPTIONS and writes: a list's ?page= is read by GET and HEAD alone, as Django REST framework reads it in list().
@@ -173,12 +174,6 @@ function nginxApiErrors(): string[] {
     '            return 204;',
     '        }',
     refuse,
-    '    }',
-    '    location @vc_api_unsatisfiable {',
-    '        types { }',
-    `        default_type ${nginxString(HEADERS.record['Content-Type']!)};`,
-    "        set $vc_no_body '';",
-    '        return 416 $vc_no_body;',
     '    }',
   ];
 }
@@ -430,6 +425,9 @@ function caddyApi(name: string, matcher: string, kind: FileKind, endpoint: Endpo
     ...caddyApiJsonHeaders(i, endpoint.allow, '@missing'),
     `${i}respond @missing ${caddyString(endpoint.missing)} 404`,
     `${i}rewrite * ${file}`,
+    // Sent whole whatever the Range, as Django REST framework and our server send it, and without Go's Accept-Ranges.
+    `${i}request_header -Range`,
+    `${i}header -Accept-Ranges`,
     // Not the default redirect of /api/v2/video/1/ to the file's own path: both paths answer.
     `${i}file_server {`,
     `${i}\tdisable_canonical_uris`,

@@ -575,7 +575,7 @@ function createHandler(options: ServerOptions): Handler {
     const headers = flat(revalidated ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
-    // Ranges are of the file as it is (a compressed body is sent whole), and the API's answers keep to the contract's headers.
+    // Ranges are of the file as it is (a compressed body is sent whole), and the API's answers are always whole.
     else if (kind !== 'record' && kind !== 'list') headers.push(...ACCEPT_RANGES);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
     return headers;
@@ -645,7 +645,9 @@ function createHandler(options: ServerOptions): Handler {
       return true;
     }
     const ifRange = req.headers['if-range'];
-    const range = head || (ifRange !== undefined && !stillSame(ifRange, identity)) ? undefined : byteRange(req.headers.range, identity.size);
+    // The API's answers are Django REST framework's, which sends them whole whatever the Range: a 206's Content-Range is no header of the contract.
+    const ranged = !head && kind !== 'record' && kind !== 'list' && (ifRange === undefined || stillSame(ifRange, identity));
+    const range = ranged ? byteRange(req.headers.range, identity.size) : undefined;
     let file = identity;
     let fileRel = rel;
     let encoding: string | undefined;

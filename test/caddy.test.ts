@@ -89,6 +89,6 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
   });
 
   it('answers the API as our own server does', async () => {
-    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, [...API_CASES, ['GET', '/api/v2/video/12', { range: 'bytes=0-9' }]])) expect(theirs).toEqual(mine);
+    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, API_CASES)) expect(theirs).toEqual(mine);
   });
 });
