@@ -386,7 +386,18 @@ function caddyHeaders(kind: FileKind, indent: string): string[] {
 /** file_server for a kind: compressed kinds are sent from their .br or .gz copy when the build wrote them (--compress), else compressed as they are sent. */
 const caddyFileServer = (kind: FileKind, indent: string) =>
   COMPRESSED_KINDS.has(kind)
-    ? [`${indent}encode {`, `${indent}\tzstd`, `${indent}\tgzip`, `${indent}\tminimum_length ${MIN_COMPRESS_BYTES}`, `${indent}}`, `${indent}file_server {`, `${indent}\tprecompressed br gzip`, `${indent}}`]
+    ? [
+        // encode keeps the file's strong ETag on the bytes it compresses, which RFC 9110 (8.8.3) forbids: a cache could take
+        // one encoding's range or body for the other's. Caddy 2.6 cannot tell its answers apart by their Content-Encoding, so
+        // a compressed kind's ETag is weak on all of them (If-None-Match compares weakly, so 304s are as before).
+        `${indent}header {`,
+        `${indent}\tETag ^" W/"`,
+        `${indent}\tdefer`,
+        `${indent}}`,
+        `${indent}encode {`, `${indent}\tzstd`, `${indent}\tgzip`, `${indent}\tminimum_length ${MIN_COMPRESS_BYTES}`, `${indent}}`, `${indent}file_server {`,
+        `${indent}\tprecompressed br gzip`,
+        `${indent}}`,
+      ]
     : [`${indent}file_server`];
 
 /** The headers of the API's JSON answers that are not a file, as our server sends them (see nginxApiJsonHeaders). */

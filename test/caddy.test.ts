@@ -51,6 +51,18 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
     expect(record.body.equals(await file('api/v2/video/12'))).toBe(true);
   });
 
+  // RFC 9110 8.8.3: a strong ETag names these very bytes, so the gzip that encode makes of a file cannot carry the file's.
+  it('gives no two encodings of a file one strong ETag, and still answers their own with a 304', async () => {
+    for (const pathname of ['/feed.atom', '/talks/']) {
+      const [plain, gzip, br] = [await get(pathname, { 'accept-encoding': 'identity' }), await get(pathname, { 'accept-encoding': 'gzip' }), await get(pathname, { 'accept-encoding': 'br' })];
+      expect([gzip.headers['content-encoding'], br.headers['content-encoding']], pathname).toEqual(['gzip', pathname === '/talks/' ? 'br' : undefined]);
+      const tags = [plain, gzip, br].map((res) => res.headers.etag as string);
+      for (const [a, b] of [[0, 1], [0, 2], [1, 2]] as const) expect(tags[a] !== tags[b] || tags[a]!.startsWith('W/'), `${pathname}: ${tags}`).toBe(true);
+      const again = await get(pathname, { 'accept-encoding': 'gzip', 'if-none-match': gzip.headers.etag as string });
+      expect([again.status, again.headers.etag]).toEqual([304, gzip.headers.etag]);
+    }
+  });
+
   it('a folder without its slash is redirected to it; a missing page is the 404 page; host files and copies are not sent', async () => {
     for (const [asked, location] of [
       ['/talks', '/talks/'],
