@@ -8,14 +8,14 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { ENCODINGS } from './headers.ts';
-import { running } from './processes.ts';
+import { ownTag, tagRuns } from './processes.ts';
 
 /**
  * Writes a file so that readers see the old bytes or the new ones, never a part: temp file, fsync, rename.
  * Given pieces, it writes each as it comes, so that the whole file need not be in memory at once.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>, mode = 0o644): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${ownTag()}-${Math.random().toString(36).slice(2)}`);
   const handle = await open(temp, 'w', mode);
   try {
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
@@ -38,6 +38,9 @@ function siblings(outDir: string) {
   return { parent, staging: `.${base}.staging-`, old: `.${base}.old-` };
 }
 
+/** Whether the build that named a folder `prefix` + its ownTag() + `-…` still runs. */
+const makerRuns = (name: string, prefix: string): boolean => tagRuns(name.slice(prefix.length).split('-')[0]!);
+
 /**
  * Undoes what an interrupted build left: puts back an output folder that was
  * moved aside but not replaced, and removes staging folders of dead builds.
@@ -50,11 +53,10 @@ export async function recover(outDir: string): Promise<void> {
   } catch {
     return;
   }
-  const pidOf = (name: string, prefix: string) => Number(name.slice(prefix.length).split('-')[0]);
-  const olds = entries.filter((e) => e.startsWith(old) && !running(pidOf(e, old))).sort();
+  const olds = entries.filter((e) => e.startsWith(old) && !makerRuns(e, old)).sort();
   if (!existsSync(outDir) && olds.length > 0) await rename(path.join(parent, olds.pop()!), outDir);
   for (const name of olds) await fse.remove(path.join(parent, name));
-  for (const name of entries.filter((e) => e.startsWith(staging) && !running(pidOf(e, staging)))) {
+  for (const name of entries.filter((e) => e.startsWith(staging) && !makerRuns(e, staging))) {
     await fse.remove(path.join(parent, name));
   }
 }
@@ -68,7 +70,7 @@ export async function recover(outDir: string): Promise<void> {
 export async function scratchFolder(outDir: string, purpose: string): Promise<string> {
   const { parent, staging } = siblings(path.resolve(outDir));
   await mkdir(parent, { recursive: true });
-  const dir = path.join(parent, `${staging}${process.pid}-${Date.now().toString(36)}-${purpose}`);
+  const dir = path.join(parent, `${staging}${ownTag()}-${Date.now().toString(36)}-${purpose}`);
   await mkdir(dir);
   return dir;
 }
@@ -191,7 +193,7 @@ export class Staging {
   /** Swaps the staging folder in as the output folder. */
   async commit(): Promise<void> {
     const { parent, old } = siblings(this.outDir);
-    const aside = path.join(parent, `${old}${process.pid}-${Date.now().toString(36)}`);
+    const aside = path.join(parent, `${old}${ownTag()}-${Date.now().toString(36)}`);
     const hadOutput = existsSync(this.outDir);
     if (hadOutput) await rename(this.outDir, aside);
     await rename(this.target.root, this.outDir);

@@ -67,6 +67,31 @@ export function startOf(pid: number): string | undefined {
   }
 }
 
+/**
+ * Whether the process that was `pid` and started at `start` (startOf's, where it was known) still runs: a process that
+ * started at another time was given the pid of one that died (as a container's processes are after a restart).
+ */
+export const stillRuns = (pid: number, start: string | undefined): boolean => running(pid) && (!start || startOf(pid) === start);
+
+let ownTagMemo: string | undefined;
+/**
+ * This process as the names of the files and folders it leaves beside its output say who made them: its pid, and on
+ * Linux `_` and when it started, so that a process given its pid later is not taken for it.
+ */
+export function ownTag(): string {
+  if (ownTagMemo === undefined) {
+    const start = startOf(process.pid);
+    ownTagMemo = start ? `${process.pid}_${start}` : String(process.pid);
+  }
+  return ownTagMemo;
+}
+
+/** Whether the process an ownTag() names still runs (a pid alone, as older versions named them, by its pid). */
+export function tagRuns(tag: string): boolean {
+  const [pid, start] = tag.split('_');
+  return stillRuns(Number(pid), start);
+}
+
 /** The processes `pid` started whose program is one of `names`. */
 export function childrenNamed(pid: number, names: readonly string[]): number[] {
   return descendants(pid).filter((child) => {

@@ -11,7 +11,7 @@ import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
-import { running, startOf } from './processes.ts';
+import { startOf, stillRuns, tagRuns } from './processes.ts';
 
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
@@ -227,8 +227,8 @@ export async function writeStateNext(stateDir: string, state: BuildState): Promi
   await mkdir(stateDir, { recursive: true });
   for (const name of await readdir(stateDir)) {
     // Another version's state, or the temporary file of a process killed while it wrote one (see writeFileAtomic).
-    const killed = /^\.state-.*\.tmp-(\d+)-/.exec(name);
-    if ((ANY_STATE_FILE.test(name) && name !== stateFile(state.code)) || (killed && !running(Number(killed[1])))) await rm(path.join(stateDir, name), { force: true });
+    const killed = /^\.state-.*\.tmp-([\d_]+)-/.exec(name);
+    if ((ANY_STATE_FILE.test(name) && name !== stateFile(state.code)) || (killed && !tagRuns(killed[1]!))) await rm(path.join(stateDir, name), { force: true });
   }
   const next = path.join(stateDir, `${stateFile(state.code)}.next`);
   await writeFileAtomic(next, statePieces(state));
@@ -258,8 +258,7 @@ function lockHolder(stateDir: string): number | undefined {
   } catch {
     return undefined;
   }
-  // A process that started at another time has the pid of one that died holding the lock (killed, and its pid given again, as a container's are after a restart).
-  return pid && pid !== process.pid && running(pid) && (!start || startOf(pid) === start) ? pid : undefined;
+  return pid && pid !== process.pid && stillRuns(pid, start) ? pid : undefined;
 }
 
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileWriter, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
+import { startOf } from '../src/processes.ts';
 import { tempDir } from './helpers.ts';
 
 describe('Staging', () => {
@@ -77,9 +78,26 @@ describe('recover', () => {
     const root = await tempDir();
     const live = path.join(root, `.dist.staging-${process.pid}-z`);
     await mkdir(live);
+    const scratch = await scratchFolder(path.join(root, 'dist'), 'search');
     await recover(path.join(root, 'dist'));
-    expect(existsSync(live)).toBe(true);
+    expect([existsSync(live), existsSync(scratch)]).toEqual([true, true]);
     await rename(live, path.join(root, 'gone'));
+  });
+
+  it.runIf(startOf(process.pid))('tells a build that still runs from a live process given the pid of a dead one, whose folders are recovered', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const alive = path.join(root, `.dist.staging-${process.pid}_${startOf(process.pid)}-z`);
+    await mkdir(alive);
+    // Made by a build that was this pid but started at another time.
+    const reused = `${process.pid}_${Number(startOf(process.pid)) - 1}`;
+    await mkdir(path.join(root, `.dist.old-${reused}-x`));
+    await writeFile(path.join(root, `.dist.old-${reused}-x`, 'index.html'), 'previous');
+    await mkdir(path.join(root, `.dist.staging-${reused}-y-search`));
+    await recover(out);
+    expect((await readdir(root)).sort()).toEqual([path.basename(alive), 'dist']);
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toBe('previous');
+    await rename(alive, path.join(root, 'gone'));
   });
 });
 

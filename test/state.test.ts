@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, stat, symlink, truncate, writeFile } 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
-import { startOf } from '../src/processes.ts';
+import { ownTag, startOf } from '../src/processes.ts';
 import { lockState, ManifestPatch, readState, stateDirFor, writeStateNext, type BuildState } from '../src/state.ts';
 import { tempDir } from './helpers.ts';
 
@@ -71,11 +71,13 @@ describe('the state file', () => {
     const stateDir = path.join(dir, 'state');
     await mkdir(stateDir);
     const dead = spawnSync('true').pid;
-    const left = [`.state-c0de.v8.next.tmp-${dead}-abc`, `.state-c0de.v8.next.tmp-${process.pid}-def`];
-    for (const name of left) await writeFile(path.join(stateDir, name), 'partial');
+    // A pid alone, as older versions named them; this process's tag; and this pid as a process that started at another time had it.
+    const left = [`.state-c0de.v8.next.tmp-${dead}-abc`, `.state-c0de.v8.next.tmp-${process.pid}-def`, `.state-c0de.v8.next.tmp-${ownTag()}-ghi`];
+    const reused = startOf(process.pid) ? [`.state-c0de.v8.next.tmp-${process.pid}_${Number(startOf(process.pid)) + 1}-jkl`] : [];
+    for (const name of [...left, ...reused]) await writeFile(path.join(stateDir, name), 'partial');
     const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest: new Map(), load: new Map(), search: new Map() };
     await writeStateNext(stateDir, state);
-    expect((await readdir(stateDir)).filter((name) => name.includes('.tmp-'))).toEqual([left[1]]);
+    expect((await readdir(stateDir)).filter((name) => name.includes('.tmp-')).sort()).toEqual([left[1], left[2]].sort());
   });
 
   it("keeps the manifest's files by part, in pieces, when the parts hold as many as the manifest", async () => {
