@@ -14,7 +14,7 @@ import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
-import { caseless, eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
+import { eventSchema, fileKey, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
@@ -369,7 +369,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
 
   // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
-  // In any case of its letters, as the build takes it (see caseless): another spelling is the same file where case is ignored,
+  // By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
   // which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways).
   const holders = new Map<string, string>();
   const spelled = new Set<string>();
@@ -377,10 +377,10 @@ export async function importPyvideo(options: { source: string; content: string; 
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
       const file = aliasFile(alias);
-      const holder = holders.get(caseless(file)) ?? source;
+      const holder = holders.get(fileKey(file)) ?? source;
       const free = holder === source && !spelled.has(file);
       if (free) {
-        holders.set(caseless(file), source);
+        holders.set(fileKey(file), source);
         spelled.add(file);
       } else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
       return free;

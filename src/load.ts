@@ -14,7 +14,6 @@ import { fileOf, resorted, shortLinkPath, talkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import {
   acceptedTalk,
-  caseless,
   EVENT_FIELDS,
   eventSchema,
   isSlug,
@@ -30,7 +29,8 @@ import {
   type EventFields,
   type SiteFields,
   type Talk,
-  WHERE_CASE_IS_IGNORED,
+  fileKey,
+  whereOneFile,
 } from './schema.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
@@ -678,19 +678,19 @@ function claimsOf(talk: CatalogueTalk): string[] {
   return [pageFile(talk), shortLinkFile(talk.id), ...talk.aliases.map(oldAddressFile)];
 }
 
-/** The file an old address's redirect takes, as claims know it: in one case, as where case is ignored two spellings are one file. */
-const oldAddressFile = (alias: string) => caseless(aliasFile(alias));
+/** The file an old address's redirect takes, as claims know it: by its key, as where case is ignored (or, on macOS, how Unicode encodes a letter) two spellings are one file. */
+const oldAddressFile = (alias: string) => fileKey(aliasFile(alias));
 
 /** Who an output path is for: a talk, by its id, an event, by its slug, or a redirects file. */
 type Owner = number | string | CatalogueRedirects;
 
 /**
  * Who each output file of the talks' pages, short links and aliases, the events' aliases and the
- * site's redirects is for, by its name in one case (see oldAddressFile; the talks' own files are
- * lower-case, made of ids and slugs). An old address that would overwrite another's file, or a page
- * of the site's own, is an error that says where the other is written. One owner's address in two
- * cases, leading to one page, is not (richard's redirects.txt lists `/category/1/DjangoCon-2009` and
- * `/category/1/djangocon-2009`): where case is ignored both are one file with the same bytes.
+ * site's redirects is for, by its name's key (see oldAddressFile; the talks' own files are lower-case
+ * ASCII, made of ids and slugs). An old address that would overwrite another's file, or a page of the
+ * site's own, is an error that says where the other is written. One owner's address in two spellings,
+ * leading to one page, is not (richard's redirects.txt lists `/category/1/DjangoCon-2009` and
+ * `/category/1/djangocon-2009`): where the two are one file, it has the same bytes.
  */
 function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const owners = new Map<string, Owner>();
@@ -718,7 +718,7 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath, to?: string][], which: 'key' | 'value') => {
     for (const [path, field, to] of paths) {
       const own = aliasFile(path);
-      const file = caseless(own);
+      const file = fileKey(own);
       const other = owners.get(file);
       const first = written.get(file);
       const again = spelled.has(own);
@@ -730,7 +730,8 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
       }
       if (!again && first && other === owner && first.to === to) continue;
       const held = holder(file, other);
-      const taken = again || own === aliasFile(held.path) ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${WHERE_CASE_IS_IGNORED}`;
+      const heldFile = aliasFile(held.path);
+      const taken = again || own === heldFile ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${whereOneFile(own, heldFile)}`;
       errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
     }
   };
@@ -743,8 +744,9 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
     if (owner === undefined) continue;
     // Only an old address can: the talks' pages and short links are under video/, which no page may be.
     const held = holder(sitePageFile(page.slug), owner);
-    const spelled = aliasFile(held.path) === sitePageFile(page.slug) ? '' : `"${held.path}", `;
-    const inAnyCase = spelled && `, ${WHERE_CASE_IS_IGNORED}`;
+    const heldFile = aliasFile(held.path);
+    const spelled = heldFile === sitePageFile(page.slug) ? '' : `"${held.path}", `;
+    const inAnyCase = spelled && `, ${whereOneFile(heldFile, sitePageFile(page.slug))}`;
     errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${spelled}${held.what} (${held.at})${inAnyCase}; rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
   }
   return { owners, errors };

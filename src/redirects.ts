@@ -12,7 +12,7 @@ import { DATA_FILE, REDIRECTS_DIR } from './listing.ts';
 import type { Catalogue, Origin } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
-import { aliasProblem, caseless, isSitePath, WHERE_CASE_IS_IGNORED } from './schema.ts';
+import { aliasProblem, fileKey, isSitePath, whereOneFile } from './schema.ts';
 import { decodeUtf8, parseSource, type FieldPath, type Position } from './source.ts';
 import { closest } from './suggest.ts';
 import type { Validated } from './validate.ts';
@@ -129,9 +129,10 @@ export function targetProblems(catalogue: Catalogue, index: () => CatalogueIndex
   for (const file of catalogue.redirects) {
     for (const { from, to } of file.redirects) {
       pages ??= new SitePages(catalogue, index());
-      // The site's own addresses are lower-case (slugs): where case is ignored, "/Tag/Python/" is "/tag/python/"'s file.
-      if (pages.has(caseless(from))) {
-        const inAnyCase = caseless(from) === from ? '' : ` (${caseless(from)}, ${WHERE_CASE_IS_IGNORED})`;
+      // The site's own addresses are lower-case ASCII (slugs), their own keys: where case is ignored, "/Tag/Python/" is "/tag/python/"'s file.
+      const key = fileKey(from);
+      if (pages.has(key)) {
+        const inAnyCase = key === from ? '' : ` (${key}, ${whereOneFile(from, key)})`;
         errors.push(new ContentError(file.file, locate(file, [from], 'key'), from, `"${from}" is a page of this site's own${inAnyCase}; remove the line`));
       }
       if (pages.has(to)) continue;

@@ -223,20 +223,54 @@ export const SITE_ROOT_NAMES: ReadonlySet<string> = new Set([
 export const sitemapFile = (n: number) => `sitemap-${n}.xml`;
 const SITEMAP_FILE = /^sitemap-[1-9]\d*\.xml$/i;
 
+/** A name of ASCII alone, as nearly every address of a catalogue is: lower case is all its key needs. */
+const ASCII = /^[\0-\x7f]*$/;
+
 /**
- * A site path or output file as a file system that ignores case compares names (macOS's and Windows's,
- * and hosts on them): two with one key are one file there, whichever the build wrote last. Every
- * address the site makes of slugs and ids is lower-case already; aliases and redirects may not be.
+ * A site path or output file as the file systems of macOS and Windows (and hosts on them) compare names:
+ * two with one key are one file there, whichever the build wrote last. Both ignore case beyond ASCII,
+ * Windows by each letter's upper case (`ı` is `I`), macOS by Unicode's case folding (`ß` is `ss`): upper
+ * case, then lower, takes both. macOS also takes a letter as one however Unicode encodes it (`é` as one
+ * code point or as `e` and a combining accent, a Korean syllable whole or as its jamo), which canonical
+ * decomposition (NFD) before and after folding makes one (Unicode's canonical caseless match). The key
+ * is made of the name as it is written to disk: an alias is written as it reads, never percent-encoded
+ * (see sitePathProblem), and its file is named so (aliasFile). Every address the site makes of slugs
+ * and ids is lower-case ASCII, its own key; aliases and redirects may not be.
  */
-export const caseless = (name: string) => name.toLowerCase();
+export const fileKey = (name: string) => (ASCII.test(name) ? name.toLowerCase() : name.normalize('NFD').toUpperCase().toLowerCase().normalize('NFD'));
 
 /** Said of two names that are one only where case is ignored. */
-export const WHERE_CASE_IS_IGNORED = 'where letter case is ignored, as on macOS and Windows';
+const WHERE_CASE_IS_IGNORED = 'where letter case is ignored, as on macOS and Windows';
 
-const ROOT_NAMES_CASELESS: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES].map(caseless));
+/** Case folded, but not normalised: two names of one fileKey that differ so differ in how Unicode encodes a letter. */
+const caseFolded = (name: string) => name.toUpperCase().toLowerCase();
 
-/** Whether `name`, at the site's root, is one of the site's own files and folders (SITE_ROOT_NAMES, or a sitemap), in any case. */
-export const isSiteRootName = (name: string) => ROOT_NAMES_CASELESS.has(caseless(name)) || SITEMAP_FILE.test(name);
+const codePoints = (text: string) => Array.from(text, (c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+
+/**
+ * Why two names of one fileKey are one file: their letters' case, how Unicode encodes a letter of
+ * theirs, or both. The two encodings of a letter look alike, so the first pair is named by code points.
+ */
+export function whereOneFile(a: string, b: string): string {
+  if (caseFolded(a) === caseFolded(b)) return WHERE_CASE_IS_IGNORED;
+  const letters = (name: string) => Array.from(new Intl.Segmenter().segment(name), (part) => part.segment);
+  const others = letters(b);
+  const pair = letters(a)
+    .map((letter, i) => [letter, others[i] ?? ''] as const)
+    .find(([x, y]) => caseFolded(x) !== caseFolded(y) && fileKey(x) === fileKey(y));
+  // Past a letter that folds to two (ß, ss), the two names' letters no longer pair up.
+  const shown = pair ? `${pair[0]} as ${codePoints(pair[0])}, ${pair[1]} as ${codePoints(pair[1])}` : 'é as one code point or as e and a combining accent';
+  const encoded = `a letter is one however Unicode encodes it (${shown}`;
+  return a.normalize('NFD') === b.normalize('NFD') ? `where ${encoded}), as on macOS` : `where letter case is ignored (macOS, Windows) and ${encoded}; macOS)`;
+}
+
+const ROOT_NAMES_FOLDED: ReadonlySet<string> = new Set([...SITE_ROOT_NAMES].map(fileKey));
+
+/** Whether `name`, at the site's root, is one of the site's own files and folders (SITE_ROOT_NAMES, or a sitemap), as fileKey compares names. */
+export function isSiteRootName(name: string): boolean {
+  const key = fileKey(name);
+  return ROOT_NAMES_FOLDED.has(key) || SITEMAP_FILE.test(key);
+}
 
 /**
  * The folders of the site's lists, in which it writes only folders and index.html (and feeds, not
@@ -259,16 +293,19 @@ const itemPage = (segments: string[]) => segments.length === 3 && ITEM_FOLDERS.h
 export function aliasProblem(value: string, redirect = false): string | undefined {
   const problem = sitePathProblem(value);
   if (problem) return `expected a path on this site such as "/pycon-2014/a-talk.html", got "${value}": ${problem}`;
-  // Compared in one case: where case is ignored, "/Index.html" is the home page's file and "/API/…" the API's folder.
-  const folded = caseless(value);
-  const inAnyCase = folded === value ? '' : `, ${WHERE_CASE_IS_IGNORED}`;
+  // Compared by their files' keys: where case is ignored, "/Index.html" is the home page's file and "/API/…" the API's folder.
+  const folded = fileKey(value);
+  /** Why `written`, a part of the path as written, is `part` of the site's own. */
+  const oneWith = (written: string, part: string) => (written === part ? '' : `, ${whereOneFile(written, part)}`);
   const segments = folded.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
-  if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) return `"${value}" is among the site's own pages and files (/${root}${inAnyCase}); choose a path outside them`;
+  if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) {
+    return `"${value}" is among the site's own pages and files (/${root}${oneWith(value.split('/')[1] || 'index.html', root)}); choose a path outside them`;
+  }
   // Talks' pages and short links are under video/, kept apart across talks; its own index leads to all talks.
   // Without its slash too: an alias's file is <path>/index.html.
-  if (/^\/video(?:\/(?:index\.html)?)?$/.test(folded)) return `"${value}" is among the site's own pages and files (/video/index.html${inAnyCase}); choose a path outside them`;
+  if (/^\/video(?:\/(?:index\.html)?)?$/.test(folded)) return `"${value}" is among the site's own pages and files (/video/index.html${oneWith(value, folded)}); choose a path outside them`;
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Only ".html" makes a file (see aliasFile): "/a.HTML" would be a folder, the name of "/a.html"'s file where case is ignored.

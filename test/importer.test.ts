@@ -409,6 +409,20 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
+  // On macOS a letter is one however Unicode encodes it: "café" with U+00E9 and with e and U+0301 are one file there.
+  it('gives an old address two records spell in different encodings of a letter to the first', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/cafe\u0301.json', { id: 1, title: 'First' });
+      await write('conf/videos/caf\u00e9.json', { id: 2, title: 'Second' });
+      const report = await importPyvideo({ source, content, now: FIRST });
+      expect(report.errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/conf/cafe\u0301.html');
+      expect((await talkIn(content, 'conf', 'second')).aliases).toEqual(['/conf/second.html']);
+      expect(report.notes.get('old address already the address of another event or talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/caf\u00e9.json' });
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
   it("redirects pyvideo.org's indexes and the pages of the speakers and tags of live talks to ours", () =>
     handMade(async ({ source, content, write }) => {
       await write('NO_PUBLISH.json', [3]);

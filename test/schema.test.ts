@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
-import { acceptedTalk, eventSchema, siteSchema, talkSchema, textProblems } from '../src/schema.ts';
+import { acceptedTalk, eventSchema, fileKey, siteSchema, talkSchema, textProblems, whereOneFile } from '../src/schema.ts';
 import { parseSource } from '../src/source.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -173,6 +173,15 @@ describe('talk schema', () => {
     for (const ok of ['/Talk/Old/', '/Events/PyCon-US-2017.html', '/Old/Page.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
 
+  // macOS folds case by Unicode's case folding and Windows by upper case, beyond ASCII: "ſ" is "s", "ı" is "I" there.
+  it('refuses those in any case of letters beyond ASCII too', () => {
+    for (const [bad, root] of [['/ındex.html', '/index.html'], ['/ſearch/', '/search'], ['/vıdeo/', '/video/index.html']] as const) {
+      expect(messages({ ...base, aliases: [bad] }), bad).toEqual([`aliases.0: "${bad}" is among the site's own pages and files (${root}, where letter case is ignored, as on macOS and Windows); choose a path outside them`]);
+    }
+    // The root is named as written, whatever the rest of the path holds.
+    expect(messages({ ...base, aliases: ['/api/café/'] })).toEqual([`aliases.0: "/api/café/" is among the site's own pages and files (/api); choose a path outside them`]);
+  });
+
   it("takes a page directly in a list's folder, where the site writes only folders and index.html (pyvideo.org's /events/<slug>.html)", () => {
     for (const ok of ['/events/pycon-us-2017.html', '/speaker/guido-van-rossum.html', '/tag/python.html', '/talks/all.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
   });
@@ -245,5 +254,40 @@ describe('textProblems', () => {
       { path: ['nested', 'note'], message: 'holds half of a character (the surrogate U+DC00, without its other half); write the whole character, or remove the escape' },
       { path: ['nested', 'bell'], message: 'holds U+0007, a control character no page or feed can carry; remove it' },
     ]);
+  });
+});
+
+// Where two old addresses, or an old address and a page, would be one file: macOS's file systems take
+// a letter as one however Unicode encodes it, and both they and Windows's ignore case beyond ASCII.
+describe('fileKey', () => {
+  it("is one for two names that differ only in their letters' case or encoding", () => {
+    for (const [a, b] of [
+      ['old/Talk.html', 'old/talk.html'],
+      ['old/café.html', 'old/cafe\u0301.html'],
+      ['Ärger.html', 'a\u0308rger.html'],
+      ['파이썬.html', '\u1111\u1161\u110b\u1175\u110a\u1165\u11ab.html'],
+      ['ΟΔΟΣ/index.html', 'οδος/index.html'],
+      ['Straße.html', 'STRASSE.html'],
+      ['\u212a.html', 'k.html'],
+      ['ındex.html', 'index.html'],
+    ] as const) {
+      expect(fileKey(a), `${a} ${b}`).toBe(fileKey(b));
+    }
+  });
+
+  it('keeps apart names that differ in more', () => {
+    for (const [a, b] of [['café.html', 'cafe.html'], ['ä.html', 'a.html'], ['old/a.html', 'old/a.htm']] as const) expect(fileKey(a), `${a} ${b}`).not.toBe(fileKey(b));
+  });
+});
+
+describe('whereOneFile', () => {
+  it('says which of case and encoding make two names one, with the code points of a letter encoded two ways', () => {
+    expect(whereOneFile('Ärger.html', 'ärger.html')).toBe('where letter case is ignored, as on macOS and Windows');
+    expect(whereOneFile('café.html', 'cafe\u0301.html')).toBe('where a letter is one however Unicode encodes it (é as U+00E9, e\u0301 as U+0065 U+0301), as on macOS');
+    expect(whereOneFile('Über.html', 'u\u0308ber.html')).toBe('where letter case is ignored (macOS, Windows) and a letter is one however Unicode encodes it (Ü as U+00DC, u\u0308 as U+0075 U+0308; macOS)');
+    // Past "ß" and "SS" the letters no longer pair up.
+    expect(whereOneFile('Straße/café.html', 'STRASSE/cafe\u0301.html')).toBe(
+      'where letter case is ignored (macOS, Windows) and a letter is one however Unicode encodes it (é as one code point or as e and a combining accent; macOS)',
+    );
   });
 });
