@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { fileKey, whereOneFile } from './schema.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, templateFile } from './template-errors.ts';
 
@@ -68,6 +69,10 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
+    ...oneFile(assetNames).map(
+      ([first, other]) =>
+        `${path.join(dir, 'assets', other)} and ${path.join(dir, 'assets', first)} are one file ${whereOneFile(other, first)}: copied to the site's assets there, one would overwrite the other; rename one of them (and the addresses of it), or remove it`,
+    ),
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...relativeAssets(templates).map(
       (r) => `${templateFile(dir, r.template)}:${r.line}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
@@ -81,6 +86,22 @@ export async function loadTheme(dir: string): Promise<Theme> {
   if (problems.length > 0) throw new ThemeError(problems, templates);
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { folder: dir, templates, assets };
+}
+
+/**
+ * Each asset whose path is another's where case is ignored (or, on macOS, how Unicode encodes a
+ * letter; see fileKey), after the first of them: `Logo.svg` and `logo.svg` copied to one folder there
+ * are one file, whichever was copied last.
+ */
+function oneFile(names: readonly string[]): [first: string, other: string][] {
+  const firsts = new Map<string, string>();
+  const found: [string, string][] = [];
+  for (const name of names) {
+    const first = firsts.get(fileKey(name));
+    if (first === undefined) firsts.set(fileKey(name), name);
+    else found.push([first, name]);
+  }
+  return found;
 }
 
 /**

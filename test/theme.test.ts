@@ -1,4 +1,4 @@
-import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTheme, missingAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
@@ -102,6 +102,23 @@ describe('missingAssets', () => {
     await symlink(path.join(dir, 'assets', 'style.css'), path.join(dir, 'assets', 'copy.css'));
     const failed = await loadTheme(dir).then(() => [], (err: { problems?: string[] }) => err.problems);
     expect(failed).toEqual(['copy.css', 'etc'].map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`));
+  });
+
+  // Copied to dist/assets/ on macOS or Windows, or from a host on them, the two would be one file there.
+  it('refuses assets whose names differ only in case, or in how Unicode encodes a letter, naming both and the fix', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await mkdir(path.join(dir, 'assets', 'Img'));
+    await mkdir(path.join(dir, 'assets', 'img'));
+    for (const name of ['Favicon.svg', 'Img/logo.svg', 'img/logo.svg', 'img/caf\u00e9.svg', 'img/cafe\u0301.svg', 'img/cafe.svg']) await writeFile(path.join(dir, 'assets', name), '<svg/>');
+    const failed = await loadTheme(dir).then(() => [], (err: { problems?: string[] }) => err.problems);
+    const fix = "copied to the site's assets there, one would overwrite the other; rename one of them (and the addresses of it), or remove it";
+    const at = (name: string) => path.join(dir, 'assets', name);
+    expect(failed).toEqual([
+      `${at('favicon.svg')} and ${at('Favicon.svg')} are one file where letter case is ignored, as on macOS and Windows: ${fix}`,
+      `${at('img/caf\u00e9.svg')} and ${at('img/cafe\u0301.svg')} are one file where a letter is one however Unicode encodes it (\u00e9 as U+00E9, e\u0301 as U+0065 U+0301), as on macOS: ${fix}`,
+      `${at('img/logo.svg')} and ${at('Img/logo.svg')} are one file where letter case is ignored, as on macOS and Windows: ${fix}`,
+    ]);
   });
 });
 
