@@ -7,6 +7,7 @@ import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
+import { notTheBuilds } from './output.ts';
 import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
@@ -142,7 +143,7 @@ function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   }
   // An output folder an earlier build wrote has the API's records; one without them is someone else's.
   if (isFolder(out) && !isFolder(path.join(out, 'api', 'v2'))) {
-    const first = readdirSync(out).sort()[0];
+    const first = readdirSync(out).filter((name) => !notTheBuilds(out).includes(name)).sort()[0];
     if (first !== undefined) throw new OptionError(`${named} holds files that no build wrote (${first}, …) and a build replaces its output folder whole: name a new or empty folder, or remove this one first`);
   }
 }

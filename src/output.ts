@@ -169,6 +169,12 @@ function moveFile(from: string, dest: string): void {
 }
 
 /**
+ * The folders an output folder holds that are not the build's: fsck's `lost+found`, which a partition made for
+ * the site has at its root (mkfs makes it, and fsck puts there what it recovers), where the output is a mount point.
+ */
+export const notTheBuilds = (outDir: string): string[] => (swappable(outDir) ? [] : ['lost+found']);
+
+/**
  * Whether a staging folder beside the output folder can replace it: not when the output is a mount point of its
  * own (a container's volume, a partition), which cannot be renamed away (EBUSY) nor renamed into (EXDEV).
  */

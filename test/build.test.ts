@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { isSiteRootName, LIST_FOLDERS, SITE_ROOT_NAMES, sitemapFile } from '../src/schema.ts';
 import { RenderError } from '../src/template-errors.ts';
-import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
+import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 async function buildDemo(out: string) {
   const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES });
@@ -125,13 +126,19 @@ describe('build', () => {
     try {
       const cache = path.join(root, 'cache');
       const buildInto = async (dir: string, clean = false) => expect((await build({ content: DEMO_CONTENT, out: dir, templates: TEMPLATES, cache, clean })).ok).toBe(true);
-      await buildInto(out);
+      // A partition made for the site has fsck's lost+found, with what fsck recovered: the command takes it for a new folder, and no build touches it.
+      await mkdir(path.join(out, 'lost+found'));
+      await writeFile(path.join(out, 'lost+found', '#1234'), 'recovered');
+      const first = runCommand('build', ['--content', DEMO_CONTENT, '--out', out, '--templates', TEMPLATES, '--cache', cache]);
+      expect([first.status, first.stderr]).toEqual([0, '']);
       await writeFile(path.join(out, 'stray.html'), "not the build's");
       // A mount point cannot be swapped for a staging folder: a clean build writes into it, and takes out what it does not make.
       await buildInto(out, true);
+      await rm(cache, { recursive: true });
+      await buildInto(out);
       const clean = path.join(root, 'clean');
       await buildInto(clean, true);
-      expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+      expect(await contentHashes(out)).toEqual({ ...(await contentHashes(clean)), 'lost+found/#1234': createHash('sha256').update('recovered').digest('hex') });
       expect((await readdir(root)).sort()).toEqual(['cache', 'clean', 'dist']);
     } finally {
       spawnSync('umount', [out]);
