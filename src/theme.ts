@@ -73,14 +73,14 @@ export async function loadTheme(dir: string): Promise<Theme> {
       ([first, other]) =>
         `${path.join(dir, 'assets', other)} and ${path.join(dir, 'assets', first)} are one file ${whereOneFile(other, first)}: copied to the site's assets there, one would overwrite the other; rename one of them (and the addresses of it), or remove it`,
     ),
-    ...missingAssets(templates, new Set(assetNames)).map((m) => `${templateFile(dir, m.template)}:${m.line}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
+    ...missingAssets(templates, new Set(assetNames)).map((m) => `${at(dir, m)}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...relativeAssets(templates).map(
-      (r) => `${templateFile(dir, r.template)}:${r.line}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
+      (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
     ),
     ...missingPartials(templates).map((m) => {
       // `./partials/footer.eta` and `footer` mean footer.eta.
       const meant = closest(path.posix.basename(m.name, '.eta').replace(/^@/, ''), Object.keys(templates));
-      return `${templateFile(dir, m.template)}:${m.line}: ${noTemplate(m.name, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
+      return `${at(dir, m)}: ${noTemplate(m.name, meant ? `did you mean '@${meant}'?` : `include('@footer') for footer.eta`)}`;
     }),
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
@@ -108,28 +108,39 @@ function oneFile(names: readonly string[]): [first: string, other: string][] {
  * A template named as the argument of include() or layout(), written out, as Eta names it
  * (`include('@footer')`) or as a path (`include('./footer')`, which Eta's own docs write for
  * templates read from files, and these templates are not); not one made in code (`${…}`).
+ * The call is looked behind for, so that the match, and the column an error gives, is the name's.
  */
-const PARTIAL_REF = /\b(?:include|layout)(?:Async)?\(\s*(?:'([^'\n]*)'|"([^"\n]*)"|`([^`$\n]*)`)/g;
+const PARTIAL_REF = /(?<=\b(?:include|layout)(?:Async)?\(\s*)(?:'([^'\n]*)'|"([^"\n]*)"|`([^`$\n]*)`)/g;
 
 /**
  * The templates the templates include or lay out in by a name written out that the folder has not:
  * every page made with them would fail, which `check` can say without rendering one.
  */
-function missingPartials(templates: Templates): { template: string; line: number; name: string }[] {
+function missingPartials(templates: Templates): (Place & { name: string })[] {
   return references(templates, PARTIAL_REF)
-    .map(({ template, line, match }) => ({ template, line, name: match[1] ?? match[2] ?? match[3]! }))
+    .map(({ template, line, col, match }) => ({ template, line, col, name: match[1] ?? match[2] ?? match[3]! }))
     .filter((ref) => !(ref.name.startsWith('@') && ref.name.slice(1) in templates));
 }
 
+/** Where in a template a reference is: its line and column, from 1, the column counted in the line as written. */
+interface Place {
+  template: string;
+  line: number;
+  col: number;
+}
+
+/** A reference's place as messages name it: `templates/layout.eta:16:31`. */
+const at = (dir: string, place: Place) => `${templateFile(dir, place.template)}:${place.line}:${place.col}`;
+
 /**
- * Each match of `pattern` in the templates, with its template and line; not in an Eta comment
- * tag, which is blanked out first (its lines kept): a reference left there is no reference.
+ * Each match of `pattern` in the templates, with its place; not in an Eta comment tag, which
+ * is blanked out first (its lines and columns kept): a reference left there is no reference.
  */
-function references(templates: Templates, pattern: RegExp): { template: string; line: number; match: RegExpMatchArray }[] {
+function references(templates: Templates, pattern: RegExp): (Place & { match: RegExpMatchArray })[] {
   const found = [];
   for (const [template, source] of Object.entries(templates)) {
     const uncommented = source.replace(/<%[-_]?\s*\/\*[\s\S]*?\*\/\s*[-_]?%>/g, (comment) => comment.replace(/[^\n]/g, ' '));
-    for (const [index, text] of uncommented.split('\n').entries()) for (const match of text.matchAll(pattern)) found.push({ template, line: index + 1, match });
+    for (const [index, text] of uncommented.split('\n').entries()) for (const match of text.matchAll(pattern)) found.push({ template, line: index + 1, col: match.index + 1, match });
   }
   return found;
 }
@@ -183,11 +194,9 @@ export function relativeAssets(templates: Templates): (AssetRef & { path: string
   return references(templates, RELATIVE_ASSET_REF).map((ref) => ({ ...assetRef(ref), path: ref.match[1]! }));
 }
 
-/** An address of an asset in a template, `ref` as written, and the template's line it is on. */
-interface AssetRef {
-  template: string;
-  line: number;
+/** An address of an asset in a template, `ref` as written, and where it is. */
+interface AssetRef extends Place {
   ref: string;
 }
 
-const assetRef = ({ template, line, match }: ReturnType<typeof references>[number]): AssetRef => ({ template, line, ref: match[0] });
+const assetRef = ({ template, line, col, match }: ReturnType<typeof references>[number]): AssetRef => ({ template, line, col, ref: match[0] });

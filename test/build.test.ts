@@ -165,7 +165,7 @@ describe('build', () => {
 
   it("names a template that does not compile with the templates folder's problems, as check does", async () => {
     expect(await failedWithTemplates({ 'talk.eta': '<% if ( { %>\n', 'home.eta': '<img src="/assets/logo.png" alt="">\n' })).toEqual([
-      expect.stringMatching(/^T\/home\.eta:1: \/assets\/logo\.png is not a file of /),
+      expect.stringMatching(/^T\/home\.eta:1:11: \/assets\/logo\.png is not a file of /),
       expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
     ]);
   });
@@ -173,8 +173,8 @@ describe('build', () => {
   it("names the templates' problems by file and position, as the content's errors are, whatever their kind", async () => {
     expect(await failedWithTemplates({ 'api.eta': '<% if ( { %>\n', 'home.eta': '<%~ include("@nosuch") %>\n<img src="/assets/logo.png" alt="">\n' })).toEqual([
       expect.stringMatching(/^T\/api\.eta:1(:\d+)?: syntax error/),
-      expect.stringMatching(/^T\/home\.eta:1: no template '@nosuch'/),
-      expect.stringMatching(/^T\/home\.eta:2: \/assets\/logo\.png is not a file of /),
+      expect.stringMatching(/^T\/home\.eta:1:13: no template '@nosuch'/),
+      expect.stringMatching(/^T\/home\.eta:2:11: \/assets\/logo\.png is not a file of /),
     ]);
   });
 

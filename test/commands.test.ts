@@ -81,7 +81,7 @@ describe('build', () => {
 });
 
 describe('check', () => {
-  it('names an asset a template addresses relative to the page, with the address to write, as the templates\' other problems', async () => {
+  it('names an asset a template addresses relative to the page at its line and column, with the address to write, as the templates\' other problems', async () => {
     const templates = path.join(await tempDir(), 'templates');
     await cp(TEMPLATES, templates, { recursive: true });
     const home = path.join(templates, 'home.eta');
@@ -90,7 +90,7 @@ describe('check', () => {
     expect(await withStderr(() => runCheck({ content: DEMO_CONTENT, out: 'dist', templates }))).toEqual({
       result: 1,
       written: [
-        `${home}:${line}: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/favicon.svg\n`,
+        `${home}:${line}:11: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/favicon.svg\n`,
         'check failed: 1 error in the templates\n',
       ],
     });

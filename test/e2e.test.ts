@@ -236,7 +236,7 @@ describe('commands', () => {
     const check = cli('check', ['--content', DEMO_CONTENT, '--templates', templates]);
     const lines = check.stderr.trimEnd().split('\n');
     expect(lines.map((line) => line.replace(templates, 'T'))).toEqual([
-      expect.stringMatching(/^T\/layout\.eta:\d+: \/assets\/styles\.css is not a file of /),
+      expect.stringMatching(/^T\/layout\.eta:\d+:30: \/assets\/styles\.css is not a file of /),
       expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/),
       expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/),
       'check failed: 3 errors in the templates',

@@ -23,9 +23,11 @@ describe('loadTheme', () => {
     await writeFile(path.join(dir, 'site-footer.eta'), '<footer></footer>');
     const layout = await readFile(path.join(dir, 'layout.eta'), 'utf8');
     await writeFile(path.join(dir, 'layout.eta'), layout.replace('</body>', `<%~ include('@site-footr') %>\n<%~ include(\`@\${it.partial}\`) %>\n<%/* include('@old-footer') */%>\n</body>`));
-    const line = layout.slice(0, layout.indexOf('</body>')).split('\n').length;
+    const before = layout.slice(0, layout.indexOf('</body>')).split('\n');
+    // The column of the name, after `<%~ include(`.
+    const col = before.at(-1)!.length + 13;
     await expect(loadTheme(dir)).rejects.toMatchObject({
-      problems: [`${path.join(dir, 'layout.eta')}:${line}: no template '@site-footr': a template is included by its file's name in the templates folder with an @, did you mean '@site-footer'?`],
+      problems: [`${path.join(dir, 'layout.eta')}:${before.length}:${col}: no template '@site-footr': a template is included by its file's name in the templates folder with an @, did you mean '@site-footer'?`],
     });
   });
 
@@ -36,7 +38,7 @@ describe('loadTheme', () => {
     await writeFile(path.join(dir, 'notes.eta'), `<%~ include('./site-footer.eta') %>\n<%~ include("site-footer", it) %>\n<%~ include(\`@partials/site-footer\`) %>\n<%~ include('@site-footer') %>`);
     const fix = (name: string) => `no template '${name}': a template is included by its file's name in the templates folder with an @, did you mean '@site-footer'?`;
     await expect(loadTheme(dir)).rejects.toMatchObject({
-      problems: [`${path.join(dir, 'notes.eta')}:1: ${fix('./site-footer.eta')}`, `${path.join(dir, 'notes.eta')}:2: ${fix('site-footer')}`, `${path.join(dir, 'notes.eta')}:3: ${fix('@partials/site-footer')}`],
+      problems: [`${path.join(dir, 'notes.eta')}:1:13: ${fix('./site-footer.eta')}`, `${path.join(dir, 'notes.eta')}:2:13: ${fix('site-footer')}`, `${path.join(dir, 'notes.eta')}:3:13: ${fix('@partials/site-footer')}`],
     });
   });
 });
@@ -62,22 +64,22 @@ describe('templatesUsed', () => {
 });
 
 describe('missingAssets', () => {
-  it('names each address under /assets/ a template writes out that the assets folder lacks, with its line', () => {
+  it('names each address under /assets/ a template writes out that the assets folder lacks, with its line and column', () => {
     const templates = { layout: '<link rel="stylesheet" href="/assets/style.css">\n<img src="/assets/img/logo.png?v=2" alt="">', talk: "<% layout('@layout', { scripts: ['/assets/talk.js'] }) %>" };
     expect(missingAssets(templates, new Set(['style.css']))).toEqual([
-      { template: 'layout', line: 2, ref: '/assets/img/logo.png' },
-      { template: 'talk', line: 1, ref: '/assets/talk.js' },
+      { template: 'layout', line: 2, col: 11, ref: '/assets/img/logo.png' },
+      { template: 'talk', line: 1, col: 35, ref: '/assets/talk.js' },
     ]);
   });
 
   it('takes a name whole, whatever it holds but what ends an address, and finds an encoded one by its file', () => {
     const templates = { home: '<img src="/assets/img/logo@2x.png" srcset="/assets/img/café.svg 2x, /assets/img/my%20logo.svg 3x" alt="">\n<img src="/assets/img/icon@2x.png" alt="">' };
-    expect(missingAssets(templates, new Set(['img/logo@2x.png', 'img/café.svg', 'img/my logo.svg']))).toEqual([{ template: 'home', line: 2, ref: '/assets/img/icon@2x.png' }]);
+    expect(missingAssets(templates, new Set(['img/logo@2x.png', 'img/café.svg', 'img/my logo.svg']))).toEqual([{ template: 'home', line: 2, col: 11, ref: '/assets/img/icon@2x.png' }]);
   });
 
   it("leaves another site's assets, and checks an address after a tag (the site's base URL)", () => {
     const templates = { layout: '<img src="https://cdn.example/assets/x.png"><link href="/static/assets/y.css">\n<img src="<%= it.site.baseUrl %>/assets/z.svg">' };
-    expect(missingAssets(templates, new Set())).toEqual([{ template: 'layout', line: 2, ref: '/assets/z.svg' }]);
+    expect(missingAssets(templates, new Set())).toEqual([{ template: 'layout', line: 2, col: 33, ref: '/assets/z.svg' }]);
     expect(relativeAssets(templates)).toEqual([]);
   });
 
@@ -91,8 +93,10 @@ describe('missingAssets', () => {
     await cp(TEMPLATES, dir, { recursive: true });
     expect(missingAssets((await loadTheme(dir)).templates, new Set(['style.css', 'favicon.svg', 'search.js', 'api.js']))).toEqual([]);
     await rm(path.join(dir, 'assets', 'favicon.svg'));
-    const line = (await readFile(path.join(dir, 'layout.eta'), 'utf8')).split('\n').findIndex((l) => l.includes('/assets/favicon.svg')) + 1;
-    await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'layout.eta')}:${line}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
+    const lines = (await readFile(path.join(dir, 'layout.eta'), 'utf8')).split('\n');
+    const line = lines.findIndex((l) => l.includes('/assets/favicon.svg'));
+    const col = lines[line]!.indexOf('/assets/favicon.svg') + 1;
+    await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'layout.eta')}:${line + 1}:${col}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
   });
 
   it('refuses a link in the assets folder, to a folder or a file: what it leads to would be published', async () => {
@@ -129,11 +133,11 @@ describe('relativeAssets', () => {
       talk: "<% layout('@layout', { scripts: [`assets/talk.js`, '/assets/ok.js'] }) %>",
     };
     expect(relativeAssets(templates)).toEqual([
-      { template: 'layout', line: 1, ref: 'assets/img/logo.svg', path: 'img/logo.svg' },
-      { template: 'layout', line: 2, ref: './assets/style.css', path: 'style.css' },
-      { template: 'layout', line: 3, ref: '../assets/a.png', path: 'a.png' },
-      { template: 'layout', line: 3, ref: 'assets/b@2x.png', path: 'b@2x.png' },
-      { template: 'talk', line: 1, ref: 'assets/talk.js', path: 'talk.js' },
+      { template: 'layout', line: 1, col: 11, ref: 'assets/img/logo.svg', path: 'img/logo.svg' },
+      { template: 'layout', line: 2, col: 30, ref: './assets/style.css', path: 'style.css' },
+      { template: 'layout', line: 3, col: 10, ref: '../assets/a.png', path: 'a.png' },
+      { template: 'layout', line: 3, col: 52, ref: 'assets/b@2x.png', path: 'b@2x.png' },
+      { template: 'talk', line: 1, col: 35, ref: 'assets/talk.js', path: 'talk.js' },
     ]);
   });
 
@@ -147,9 +151,11 @@ describe('relativeAssets', () => {
     await cp(TEMPLATES, dir, { recursive: true });
     const layout = path.join(dir, 'layout.eta');
     await writeFile(layout, (await readFile(layout, 'utf8')).replace('href="/assets/style.css"', 'href="assets/style.css"'));
-    const line = (await readFile(layout, 'utf8')).split('\n').findIndex((l) => l.includes('"assets/style.css"')) + 1;
+    const lines = (await readFile(layout, 'utf8')).split('\n');
+    const line = lines.findIndex((l) => l.includes('"assets/style.css"'));
+    const col = lines[line]!.indexOf('assets/style.css') + 1;
     await expect(loadTheme(dir)).rejects.toMatchObject({
-      problems: [`${layout}:${line}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/style.css`],
+      problems: [`${layout}:${line + 1}:${col}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/style.css`],
     });
   });
 });
