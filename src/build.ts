@@ -24,10 +24,10 @@ import type { Progress } from './progress.ts';
 import type { BatchResult } from './render-talks.ts';
 import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
-import type { WorkerOutcome, WorkerTask } from './render-worker.ts';
+import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
 import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, markUnsaved, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
-import { RenderError } from './template-errors.ts';
+import { RenderFailures, TemplateError } from './template-errors.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, ThemeError, type Theme } from './theme.ts';
 
 /**
@@ -163,6 +163,16 @@ const holdHeapDown = () => setFlagsFromString('--heap-growing-percent=50');
 const BATCH = 200;
 /** Pages are smaller than talks (no file to read): more of them per batch. */
 const PAGE_BATCH = 400;
+/**
+ * Failed pages after which a build takes no more batches to render. Each failure costs a second
+ * render with the templates compiled for debugging, so a template line that fails on every talk
+ * page of a 100,000-talk catalogue would take minutes to say the same line 100,000 times; by a
+ * thousand failures the common ones have all shown themselves many times over. Stopping once
+ * every template used has failed would stop no sooner on that catalogue, and too soon where one
+ * template fails at two lines on different talks. What a failure rarer than that hides is found
+ * by the build after the ones named are fixed, which the report says.
+ */
+const FAILED_PAGES_ENOUGH = 1000;
 
 const hash = (data: string | Uint8Array) => digest('sha1', data, 'base64url').slice(0, 10);
 
@@ -264,19 +274,18 @@ async function renderJobs(
       await new Promise((resolve) => setImmediate(resolve));
       return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
     };
-    const inThread = async (slice: Task) => {
-      const outcome = await workers.run<WorkerOutcome>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
-      // A template's failure is the same wherever the page was rendered.
-      if ('failed' in outcome) throw new RenderError(outcome.failed);
-      return outcome.done;
-    };
+    const inThread = (slice: Task) =>
+      workers.run<BatchResult>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
     // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
     const results: BatchResult[] = [];
     let ended = false;
-    /** A batch failed: the other feeders take no more, and the build fails once theirs are written. */
+    /** A batch failed otherwise than on the templates: the other feeders take no more, and the build fails once theirs are written. */
     let failed = false;
+    /** The templates' failures on pages, wherever they were rendered: the build fails with all of them once every batch taken is done. */
+    const failures = new RenderFailures();
+    let taken = 0;
     const take = (): Task | undefined => {
-      if (ended || failed || halt.aborted) return undefined;
+      if (ended || failed || halt.aborted || failures.pages >= FAILED_PAGES_ENOUGH) return undefined;
       const next = tasks.next();
       if (next.done) ended = true;
       return next.done ? undefined : next.value;
@@ -284,7 +293,10 @@ async function renderJobs(
     const feed = async (run: typeof inThread) => {
       try {
         for (let slice = take(); slice; slice = take()) {
-          results.push(await run(slice));
+          const batch = taken++;
+          const result = await run(slice);
+          failures.add(batch, result.failures);
+          results.push(result);
           for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
           for (let n = 0; n < slice.pages.length; n++) progress?.tick();
         }
@@ -312,6 +324,8 @@ async function renderJobs(
       };
       await allDone([feed(threadBeside ? inThread : here), join()]);
     }
+    const failure = failures.error(!ended);
+    if (failure) throw failure;
     return results;
   } finally {
     progress?.done();
@@ -635,7 +649,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       // Nor does the folder's problem hide a template that does not compile: both are named, as check names them.
       if (err instanceof ThemeError) {
         const { byPosition, loadTemplates, newEta } = await import('./template-errors.ts');
-        throw new Error(byPosition([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)]).join('\n'));
+        throw new TemplateError(byPosition([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)]));
       }
       throw err;
     }

@@ -12,7 +12,7 @@ import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
 import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
-import { RenderError } from './template-errors.ts';
+import { TemplateError } from './template-errors.ts';
 import { loadTheme, ThemeError, type Templates } from './theme.ts';
 import type { RecordWriter } from './writes.ts';
 
@@ -166,13 +166,13 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
   try {
     const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
-    const templates = result.ok ? [] : await templateProblems(values.templates);
+    const templates = result.ok ? undefined : await templateProblems(values.templates);
     return reportBuild(result, values, templates);
   } catch (err) {
     if (!signalled) {
-      // Templates that cannot be used stop the build: they are named as check names them, one a line, and so is one that failed on a page.
-      const templates = err instanceof RenderError ? [err.message] : await templateProblems(values.templates);
-      if (templates.length > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
+      // Templates that cannot be used stop the build: they are named as check names them, one a line, and so are those that failed on pages.
+      const templates = err instanceof TemplateError ? err : await templateProblems(values.templates);
+      if (templates.count > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
       throw err;
     }
     process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
@@ -251,15 +251,18 @@ async function listenablePort(host: string, port: number): Promise<number> {
   return listened;
 }
 
+/** The templates' problems as the commands report them: their lines, and how many errors they are (see TemplateError). */
+type TemplateProblems = Pick<TemplateError, 'problems' | 'count'>;
+
 /** Prints a build's errors (and `templates`, the templates' problems, one a line), or its one-line summary; returns the exit code. */
-function reportBuild(result: BuildResult, values: BuildValues, templates: string[] = []): number {
+function reportBuild(result: BuildResult, values: BuildValues, templates: TemplateProblems = { problems: [], count: 0 }): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
-    for (const problem of templates) process.stderr.write(`${problem}\n`);
+    for (const problem of templates.problems) process.stderr.write(`${problem}\n`);
     // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
-    const wrong = [...(result.errors.length > 0 ? [values.content] : []), ...(templates.length > 0 ? ['the templates'] : [])];
+    const wrong = [...(result.errors.length > 0 ? [values.content] : []), ...(templates.count > 0 ? ['the templates'] : [])];
     const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${wrong.join(' and ')}` : '';
-    const count = result.errors.length + templates.length;
+    const count = result.errors.length + templates.count;
     process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
     return 1;
   }
@@ -272,7 +275,7 @@ function reportBuild(result: BuildResult, values: BuildValues, templates: string
 }
 
 /** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's and each template's that does not compile, by file and position. */
-async function templateProblems(folder: string): Promise<string[]> {
+async function templateProblems(folder: string): Promise<TemplateError> {
   const [{ SiteRenderer }, { DEFAULT_SITE_NAME }, { byPosition }] = await Promise.all([import('./render.ts'), import('./schema.ts'), import('./template-errors.ts')]);
   const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
   let templates: Templates;
@@ -280,14 +283,14 @@ async function templateProblems(folder: string): Promise<string[]> {
   try {
     templates = (await loadTheme(folder)).templates;
   } catch (err) {
-    if (!(err instanceof ThemeError)) return lines(err);
+    if (!(err instanceof ThemeError)) return new TemplateError(lines(err));
     ({ problems, templates } = err);
   }
   try {
     new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder);
-    return byPosition(problems);
+    return new TemplateError(byPosition(problems));
   } catch (err) {
-    return byPosition([...problems, ...lines(err)]);
+    return new TemplateError(byPosition([...problems, ...lines(err)]));
   }
 }
 
@@ -304,7 +307,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   // Where redirects lead is checked against the pages of a catalogue without errors, as the build checks it.
   const errors = loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
-  const problems: unknown[] = [...errors, ...(await templateProblems(values.templates))];
+  const problems: unknown[] = [...errors, ...(await templateProblems(values.templates)).problems];
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const wrong = new Set(errors.map((e) => e.file)).size;

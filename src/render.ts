@@ -17,7 +17,7 @@ import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
 import { FORMATS, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
 import { counted } from './cli.ts';
-import { byPosition, loadTemplates, newEta, reasonOf, RenderError, renderFailureAt, templateFile } from './template-errors.ts';
+import { byPosition, loadTemplates, newEta, reasonOf, RenderError, renderFailureAt, templateFile, TemplateError } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
 /** The templates that make whole pages from a plan's page jobs. */
@@ -500,6 +500,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
 /** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;
+  /** Where a render failed (see renderFailureAt): made on the first failure, never on a page that renders. */
+  private failureAt?: ReturnType<typeof renderFailureAt>;
 
   /** `folder` is the templates folder as it was given: errors name the template's file in it. */
   constructor(
@@ -508,10 +510,10 @@ export class SiteRenderer {
     private readonly folder: string,
   ) {
     this.eta = newEta();
-    for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new Error(`${templateFile(folder, name)} is missing`);
+    for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new TemplateError([`${templateFile(folder, name)} is missing`]);
     // Every template that does not compile is named at once, one a line.
     const failures = byPosition(loadTemplates(this.eta, templates, folder));
-    if (failures.length > 0) throw new Error(failures.join('\n'));
+    if (failures.length > 0) throw new TemplateError(failures);
   }
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
@@ -521,7 +523,8 @@ export class SiteRenderer {
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
-      throw new RenderError(`${renderFailureAt(this.templates, this.folder, name, input) ?? templateFile(this.folder, name)}${page ? `, rendering ${page}` : ''}: ${reasonOf(err)}`);
+      this.failureAt ??= renderFailureAt(this.templates, this.folder);
+      throw new RenderError(this.failureAt(name, input) ?? templateFile(this.folder, name), page, reasonOf(err));
     }
   }
 

@@ -12,11 +12,95 @@ import type { Templates } from './theme.ts';
 export const newEta = (debug = false) => new Eta({ autoEscape: true, autoTrim: false, cache: true, useWith: false, debug });
 
 /**
- * A template that failed on a page: the templates' problem, which the commands report as they
- * report one that does not compile, not a crash. A render thread sends its message instead (see
- * WorkerOutcome), as an error thrown there reaches the main thread without its class.
+ * The templates' problems, one a line, as the commands report them: not a crash, and not the
+ * content's. `count` of them are errors, more than the lines when not every one is listed.
  */
-export class RenderError extends Error {}
+export class TemplateError extends Error {
+  constructor(
+    readonly problems: string[],
+    readonly count = problems.length,
+  ) {
+    super(problems.join('\n'));
+  }
+}
+
+/** A template that failed on a page: where in the templates (`templates/talk.eta:12:5`), the page's address when known, and why. */
+export class RenderError extends Error {
+  constructor(
+    readonly place: string,
+    readonly page: string | undefined,
+    readonly reason: string,
+  ) {
+    super(failureMessage(place, page, reason, 0));
+  }
+}
+
+/** `templates/talk.eta:2:17, rendering /video/12/x/ and 4,211 other pages: reason`. */
+function failureMessage(place: string, page: string | undefined, reason: string, others: number): string {
+  const more = others === 0 ? '' : ` and ${others.toLocaleString('en')} other page${others === 1 ? '' : 's'}`;
+  return `${place}${page ? `, rendering ${page}${more}` : more && `, rendering a page${more}`}: ${reason}`;
+}
+
+/**
+ * One failure of the templates on pages, however many: the place and reason of a RenderError,
+ * the first page it failed on, and how many pages. Plain data, as a render thread sends it back
+ * (an error thrown there reaches the main thread without its class).
+ */
+export interface RenderFailure {
+  place: string;
+  reason: string;
+  page: string | undefined;
+  pages: number;
+}
+
+/** Distinct failures of the templates listed at most, so that the first ones are not scrolled away; the count says how many more. */
+const LISTED_FAILURES = 20;
+
+/**
+ * The failures of the templates on a build's pages, one per place and reason: a template line
+ * that fails on every talk page is one error. Batches are added in the order the plan made them,
+ * whichever thread finished first, so that the page named first is the same in every run.
+ */
+export class RenderFailures {
+  private readonly byBatch: [number, RenderFailure[]][] = [];
+  /** Pages that failed so far. */
+  pages = 0;
+
+  /** The failures of the `batch`th batch. */
+  add(batch: number, failures: RenderFailure[]): void {
+    if (failures.length === 0) return;
+    this.byBatch.push([batch, failures]);
+    for (const failure of failures) this.pages += failure.pages;
+  }
+
+  /** The failures as the commands report them, or undefined without any; `stopped` when rendering stopped before every page was rendered. */
+  error(stopped: boolean): TemplateError | undefined {
+    if (this.byBatch.length === 0) return undefined;
+    const merged = mergeFailures(this.byBatch.sort(([a], [b]) => a - b).flatMap(([, failures]) => failures));
+    const lines = byPosition(merged.map((f) => failureMessage(f.place, f.page, f.reason, f.pages - 1)));
+    const unlisted = lines.length - LISTED_FAILURES;
+    return new TemplateError(
+      [
+        ...lines.slice(0, LISTED_FAILURES),
+        ...(unlisted > 0 ? [`… and ${unlisted} more failures of the templates, not listed`] : []),
+        ...(stopped ? [`rendering stopped after ${this.pages.toLocaleString('en')} pages failed: other pages may fail too once these are fixed`] : []),
+      ],
+      lines.length,
+    );
+  }
+}
+
+/** `failures` with one entry per place and reason, the first page each failed on, and the pages counted. */
+export function mergeFailures(failures: RenderFailure[]): RenderFailure[] {
+  const byKey = new Map<string, RenderFailure>();
+  for (const failure of failures) {
+    const key = `${failure.place}\0${failure.reason}`;
+    const known = byKey.get(key);
+    if (known) known.pages += failure.pages;
+    else byKey.set(key, { ...failure });
+  }
+  return [...byKey.values()];
+}
 
 /** Eta's reason for a failure, without the JavaScript it adds to a syntax error. */
 export function reasonOf(err: unknown): string {
@@ -199,11 +283,12 @@ function runtimeErrorAt(source: string, code: string, filename: string, err: Err
 }
 
 /**
- * The template and place a render failed at, found by rendering the same data again with
+ * What finds the template and place a render failed at, by rendering the same data again with
  * templates compiled for debugging: the innermost template's, when one renders another (a page
- * in its layout). Undefined when it does not fail again.
+ * in its layout); undefined when it does not fail again. Compiled once for the failures of a
+ * build: a template that fails on every talk page would otherwise be compiled again for each.
  */
-export function renderFailureAt(templates: Templates, folder: string, name: string, data: object): string | undefined {
+export function renderFailureAt(templates: Templates, folder: string): (name: string, data: object) => string | undefined {
   const eta = newEta(true);
   for (const [template, source] of Object.entries(templates)) {
     if (source === undefined) continue;
@@ -222,10 +307,12 @@ export function renderFailureAt(templates: Templates, folder: string, name: stri
       }
     });
   }
-  try {
-    eta.render(`@${name}`, data);
-    return undefined;
-  } catch (err) {
-    return err instanceof Placed ? err.message : undefined;
-  }
+  return (name, data) => {
+    try {
+      eta.render(`@${name}`, data);
+      return undefined;
+    } catch (err) {
+      return err instanceof Placed ? err.message : undefined;
+    }
+  };
 }

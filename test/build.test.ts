@@ -9,7 +9,7 @@ import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { isSiteRootName, LIST_FOLDERS, SITE_ROOT_NAMES, sitemapFile } from '../src/schema.ts';
-import { RenderError } from '../src/template-errors.ts';
+import { TemplateError } from '../src/template-errors.ts';
 import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 async function buildDemo(out: string) {
@@ -189,7 +189,7 @@ describe('build', () => {
     await writeFile(talk, `${await readFile(talk, 'utf8')}<%~ include('@byline', it) %>\n`);
     await writeFile(path.join(templates, 'byline.eta'), '<% if (it.id === 12) { %>\n  <%= it.speakers[0].nosuch.deep %>\n<% } %>\n');
     const failed = build({ content: DEMO_CONTENT, out, templates });
-    await expect(failed).rejects.toThrow(RenderError);
+    await expect(failed).rejects.toThrow(TemplateError);
     await expect(failed).rejects.toThrow(`${path.join(templates, 'byline.eta')}:2:29, rendering /video/12/asyncio-in-production-lessons/: Cannot read properties of undefined (reading 'deep')`);
     expect(await fingerprint(out)).toEqual(before);
   });
@@ -212,11 +212,99 @@ describe('build', () => {
     try {
       await writeFile(talk, `<% if (it.id === 300 && !globalThis.vcMainThread) { %>\n<%= it.nosuch.deep %>\n<% } %>\n${await readFile(talk, 'utf8')}`);
       const failed = run();
-      await expect(failed).rejects.toThrow(RenderError);
+      await expect(failed).rejects.toThrow(TemplateError);
       await expect(failed).rejects.toThrow(`${talk}:2:15, rendering /video/300/talk-300/: Cannot read properties of undefined (reading 'deep')`);
     } finally {
       delete marked.vcMainThread;
     }
     expect(await fingerprint(out)).toEqual(before);
+  });
+
+  /** The problems a build of `content` fails with after `edit` changes a copy of the templates, and the copy's folder. */
+  async function renderFailures(root: string, content: string, edit: (templates: string) => Promise<void>, workers?: number) {
+    const templates = path.join(root, 'templates');
+    const out = path.join(root, 'dist');
+    const run = () => build({ content, templates, out, cache: path.join(root, 'cache'), workers });
+    await cp(TEMPLATES, templates, { recursive: true });
+    expect((await run()).ok).toBe(true);
+    const before = await fingerprint(out);
+    const good = await readFile(path.join(templates, 'talk.eta'), 'utf8');
+    await edit(templates);
+    const failed = await run().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failed).toBeInstanceOf(TemplateError);
+    expect(await fingerprint(out)).toEqual(before);
+    return { ...(failed as TemplateError), templates, good, run };
+  }
+
+  it('names every distinct failure of the templates on pages in one run, once each, with its first page and how many others, and commits nothing', async () => {
+    const root = await tempDir();
+    const { problems, count, templates, run } = await renderFailures(root, DEMO_CONTENT, async (templates) => {
+      const talk = path.join(templates, 'talk.eta');
+      const home = path.join(templates, 'home.eta');
+      await writeFile(talk, `<% if (it.id === 12) { %><% throw new Error('not talk 12') %><% } %>\n<%= it.nosuch.deep %>\n${await readFile(talk, 'utf8')}`);
+      await writeFile(home, `<%= it.nope.x %>\n${await readFile(home, 'utf8')}`);
+    });
+    const talks = (await readdir(path.join(root, 'dist', 'video'))).filter((name) => /^\d+$/.test(name)).length;
+    expect(problems.map((p) => p.replace(templates, 'T'))).toEqual([
+      "T/home.eta:1:13, rendering /: Cannot read properties of undefined (reading 'x')",
+      'T/talk.eta:1:35, rendering /video/12/asyncio-in-production-lessons/: not talk 12',
+      expect.stringMatching(new RegExp(`^T/talk\\.eta:2:15, rendering /video/\\d+/[\\w-]+/ and ${talks - 2} other pages: Cannot read properties of undefined \\(reading 'deep'\\)$`)),
+    ]);
+    expect(count).toBe(3);
+    // The state was not committed: with the templates as they were, the output is current.
+    await cp(TEMPLATES, templates, { recursive: true });
+    expect((await run()).ok && ((await run()) as { summary: { written: number } }).summary.written).toBe(0);
+  });
+
+  it('adds up the failures of pages rendered in different worker threads, naming the first page in the order of the plan', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await writeManyTalks(content, 5, 100);
+    const { problems, count, templates } = await renderFailures(
+      root,
+      content,
+      async (templates) => {
+        const talk = path.join(templates, 'talk.eta');
+        await writeFile(talk, `<% if (it.id % 100 === 50) { %>\n<%= it.nosuch.deep %>\n<% } %>\n${await readFile(talk, 'utf8')}`);
+      },
+      2,
+    );
+    expect(problems.map((p) => p.replace(templates, 'T'))).toEqual(["T/talk.eta:2:15, rendering /video/50/talk-50/ and 4 other pages: Cannot read properties of undefined (reading 'deep')"]);
+    expect(count).toBe(1);
+  });
+
+  it('lists twenty distinct failures of the templates and counts the others', async () => {
+    const root = await tempDir();
+    const { problems, count } = await renderFailures(root, DEMO_CONTENT, async (templates) => {
+      const talk = path.join(templates, 'talk.eta');
+      await writeFile(talk, `<% throw new Error('talk ' + it.id) %>\n${await readFile(talk, 'utf8')}`);
+    });
+    const talks = (await readdir(path.join(root, 'dist', 'video'))).filter((name) => /^\d+$/.test(name)).length;
+    expect(count).toBe(talks);
+    expect(problems).toHaveLength(21);
+    expect(problems.at(-1)).toBe(`… and ${talks - 20} more failures of the templates, not listed`);
+  });
+
+  it('stops rendering after a thousand pages have failed, and says so', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await writeManyTalks(content, 11, 100);
+    const { problems, templates } = await renderFailures(
+      root,
+      content,
+      async (templates) => {
+        const talk = path.join(templates, 'talk.eta');
+        await writeFile(talk, `<%= it.nosuch.deep %>\n${await readFile(talk, 'utf8')}`);
+      },
+      1,
+    );
+    // On one thread, a batch at a time: the fifth batch of 200 talks reaches a thousand failed pages, and the 1,100th talk is not rendered.
+    expect(problems.map((p) => p.replace(templates, 'T'))).toEqual([
+      expect.stringMatching(/^T\/talk\.eta:1:15, rendering \/video\/\d+\/talk-\d+\/ and 999 other pages: Cannot read properties of undefined \(reading 'deep'\)$/),
+      'rendering stopped after 1,000 pages failed: other pages may fail too once these are fixed',
+    ]);
   });
 });

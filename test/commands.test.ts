@@ -60,7 +60,7 @@ async function withStderr<T>(run: () => Promise<T>): Promise<{ result: T; writte
 }
 
 describe('build', () => {
-  it('reports a template that fails on a page as it reports one that does not compile: at its line, counted, exit code 1, the output as it was', async () => {
+  it('reports a template that fails on pages as it reports one that does not compile: at its line, once however many pages, counted, exit code 1, the output as it was', async () => {
     const root = await tempDir();
     const values = { content: DEMO_CONTENT, out: path.join(root, 'dist'), templates: path.join(root, 'templates'), cache: path.join(root, 'cache'), 'base-url': DEFAULT_BASE_URL, 'search-shard': '25000' };
     await cp(TEMPLATES, values.templates, { recursive: true });
@@ -72,7 +72,7 @@ describe('build', () => {
     expect(await withStderr(() => runBuild(values))).toEqual({
       result: 1,
       written: [
-        expect.stringMatching(new RegExp(`^${talk}:${line}:15, rendering /video/\\d+/[\\w-]+/: Cannot read properties of undefined \\(reading 'deep'\\)\n$`)),
+        expect.stringMatching(new RegExp(`^${talk}:${line}:15, rendering /video/\\d+/[\\w-]+/ and \\d+ other pages: Cannot read properties of undefined \\(reading 'deep'\\)\n$`)),
         `build failed: 1 error in the templates; ${values.out} left as it was\n`,
       ],
     });

@@ -10,6 +10,7 @@ import { planSite } from '../src/plan.ts';
 import { termSlug } from '../src/collections.ts';
 import { DEFAULT_SITE_NAME, talkSchema } from '../src/schema.ts';
 import { DEMO_CONTENT, ROOT, TEMPLATES } from './helpers.ts';
+import { RenderError } from '../src/template-errors.ts';
 
 const SITE = { baseUrl: 'https://talks.example.org', nav: [], name: DEFAULT_SITE_NAME };
 
@@ -440,6 +441,26 @@ describe('template errors', () => {
     // A failure in the layout a page is rendered in is the layout's.
     const layout = `${templates.layout}`.replace('\n', '\n<%= it.nope.deeper %>\n');
     expect(() => new SiteRenderer({ ...templates, layout }, SITE, 'templates').output(home)).toThrow(/^templates\/layout\.eta:2:13, rendering \/: Cannot read properties of undefined \(reading 'deeper'\)$/);
+  });
+
+  it('give their place, page and reason apart, for a build to tell one failure on many pages from many failures; each found by one renderer, whichever template failed', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const plan = planSite(catalogue, { code: '', templates: {} });
+    const home = plan.parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'home')!;
+    const job = plan.parts.flatMap((p) => p.talks)[0]!;
+    const renderer = new SiteRenderer({ ...templates, home: `<%= it.nope.deeper %>\n${templates.home}`, talk: `\n<%= it.nope.deeper %>\n${templates.talk}` }, SITE, 'templates');
+    const failure = (render: () => string) => {
+      try {
+        render();
+      } catch (err) {
+        return err instanceof RenderError && { place: err.place, page: err.page, reason: err.reason };
+      }
+    };
+    const reason = "Cannot read properties of undefined (reading 'deeper')";
+    expect(failure(() => renderer.output(home))).toEqual({ place: 'templates/home.eta:1:13', page: '/', reason });
+    expect(failure(() => renderer.talk({ ...job, talk: loadFullTalk(DEMO_CONTENT, job.talk) }))).toEqual({ place: 'templates/talk.eta:2:13', page: `/video/${job.talk.id}/${job.talk.slug}/`, reason });
+    expect(failure(() => renderer.output(home))).toEqual({ place: 'templates/home.eta:1:13', page: '/', reason });
   });
 
   it('name the line of a tag over several lines that fails, and its column, in the template as written', async () => {
