@@ -255,11 +255,11 @@ async function listenablePort(host: string, port: number): Promise<number> {
 type TemplateProblems = Pick<TemplateError, 'problems' | 'count'>;
 
 /** Prints a build's errors (and `templates`, the templates' problems, one a line), or its one-line summary; returns the exit code. */
-function reportBuild(result: BuildResult, values: BuildValues, templates: TemplateProblems = { problems: [], count: 0 }): number {
+function reportBuild(result: BuildResult | { ok: false; errors: string[] }, values: BuildValues, templates: TemplateProblems = { problems: [], count: 0 }): number {
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`${error}\n`);
     for (const problem of templates.problems) process.stderr.write(`${problem}\n`);
-    // The dev server reports a build that threw (a template's error, say) here too: not the content's fault.
+    // The dev server reports a build that threw here too: not the content's fault, nor the templates' unless it says so.
     const wrong = [...(result.errors.length > 0 ? [values.content] : []), ...(templates.count > 0 ? ['the templates'] : [])];
     const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${wrong.join(' and ')}` : '';
     const count = result.errors.length + templates.count;
@@ -472,7 +472,8 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
     clean: values.clean,
     host: values.host,
     port: parsePort(values.port),
-    log: (result) => reportBuild(result, values),
+    // The templates' problems are said to be theirs, as a build's are.
+    log: (result) => ('templates' in result ? reportBuild({ ok: false, errors: [] }, values, { problems: result.errors, count: result.templates }) : reportBuild(result, values)),
   });
   onStopSignal(() => void dev.close().then(() => process.exit(0)));
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);

@@ -12,6 +12,7 @@ import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type
 import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { OutputLocked } from './state.ts';
+import { TemplateError } from './template-errors.ts';
 
 export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
@@ -39,11 +40,18 @@ const CLIENT = `(() => {
 })();
 `;
 
+/**
+ * A build's result as the dev server reports it: the build's own, or the lines of what it threw,
+ * each an error; with `templates` when they are the templates' problems (TemplateError), how many
+ * errors they are.
+ */
+export type DevResult = BuildResult | { ok: false; errors: string[] } | { ok: false; errors: string[]; templates: number };
+
 export interface DevOptions extends Omit<BuildOptions, 'progress'> {
   host: string;
   port: number;
   /** Where build results are reported (the terminal). */
-  log: (result: BuildResult) => void;
+  log: (result: DevResult) => void;
 }
 
 export interface DevServer extends RunningServer {
@@ -85,16 +93,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const buildOptions = { ...rest, memory };
   /** True when the search index is left for the next build. */
   const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
-    const result = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => {
+    const result: DevResult = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => {
       locked ||= err instanceof OutputLocked;
-      // A failure of the templates names each of their problems on a line of its own: each is one error.
+      // Counted as the build counts them, and said to be the templates': a line may say that more are not listed.
+      if (err instanceof TemplateError) return { ok: false as const, errors: err.problems, templates: err.count };
       return { ok: false as const, errors: String(err instanceof Error ? err.message : err).split('\n') };
     });
     if (signal?.aborted) return false;
     // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
     // that follows for them has the last word, and the page is not shown an error that is already gone.
     if (!result.ok && (again || waiting)) return false;
-    options.log(result as BuildResult);
+    options.log(result);
     if (result.ok) {
       clean = false;
       built = true;

@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { build, type BuildResult } from '../src/build.ts';
-import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevServer } from '../src/dev.ts';
+import { build } from '../src/build.ts';
+import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevResult, type DevServer } from '../src/dev.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir } from './helpers.ts';
 import { raw } from './http.ts';
@@ -58,7 +58,7 @@ async function devOnDemo(options: Partial<DevOptions> = {}, root?: string) {
   root ??= await tempDir('vc-dev-');
   const content = path.join(root, 'content');
   await cp(DEMO_CONTENT, content, { recursive: true });
-  const results: BuildResult[] = [];
+  const results: DevResult[] = [];
   const server = await startDev({ content, templates: TEMPLATES, out: path.join(root, 'dist'), cache: path.join(root, 'cache'), host: '127.0.0.1', port: 0, log: (r) => results.push(r), ...options });
   dev = server;
   return { server, root, content, results };
@@ -222,6 +222,33 @@ describe('npm run dev', () => {
     await writeFile(path.join(templates, 'page.eta'), '<p>\n<%= it.title ) %>\n');
     const { results } = await devOnDemo({ templates }, root);
     expect(results.map((r) => !r.ok && r.errors.map((e) => String(e).replace(templates, 'T')))).toEqual([[expect.stringMatching(/^T\/page\.eta:2:\d+: syntax error/), expect.stringMatching(/^T\/talk\.eta:1(:\d+)?: syntax error/)]]);
+    // Counted as the templates' errors, which the terminal's summary says they are.
+    expect(results.map((r) => 'templates' in r && r.templates)).toEqual([2]);
+  });
+
+  it('says in its summary that the errors are in the templates, as the build says it', async () => {
+    const root = await tempDir('vc-dev-');
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const talk = path.join(templates, 'talk.eta');
+    await writeFile(talk, `<%= it.nosuch.deep %>\n${await readFile(talk, 'utf8')}`);
+    const out = path.join(root, 'dist');
+    const child = startCommand('dev', ['--content', DEMO_CONTENT, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache'), '--port', '0']);
+    let stderr = '';
+    const summary = new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        const line = /^build failed: .*$/m.exec(stderr)?.[0];
+        if (line) resolve(line);
+      });
+      child.on('exit', () => reject(new Error(`dev exited before its build failed\n${stderr}`)));
+    });
+    try {
+      expect(await summary).toBe('build failed: 1 error in the templates; nothing written');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 
   it('shows a template that fails on a page as it shows one that does not compile, in the terminal as on the page, serving the last good build', async () => {
@@ -238,7 +265,7 @@ describe('npm run dev', () => {
     await writeFile(talk, `<% if (it.id === 12) { %>\n  <%= it.nosuch.deep %>\n<% } %>\n${original}`);
     const error = `${talk}:2:17, rendering ${address}: Cannot read properties of undefined (reading 'deep')`;
     expect(await stream.next('problems')).toEqual({ errors: [error], built: true });
-    expect(results.at(-1)).toEqual({ ok: false, errors: [error] });
+    expect(results.at(-1)).toEqual({ ok: false, errors: [error], templates: 1 });
     expect((await raw(server.url, 'GET', address)).text).toBe(page);
     await writeFile(talk, original);
     await stream.next('reload');
