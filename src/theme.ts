@@ -6,7 +6,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { fileKey, whereOneFile } from './schema.ts';
 import { closest } from './suggest.ts';
-import { noTemplate, templateFile } from './template-errors.ts';
+import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
 
 /** Template sources by name: TEMPLATE_NAMES, then the theme's partials. */
 export type Templates = Record<string, string>;
@@ -53,14 +53,14 @@ export async function loadTheme(dir: string): Promise<Theme> {
   for (const name of TEMPLATE_NAMES) {
     const file = path.join(dir, `${name}.eta`);
     templates[name] = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ENOENT' ? new Error(`${file} is missing: a templates folder has ${TEMPLATE_NAMES.map((n) => `${n}.eta`).join(', ')}`) : err;
+      throw err.code === 'ENOENT' ? new TemplateError([`${file} is missing: a templates folder has ${TEMPLATE_NAMES.map((n) => `${n}.eta`).join(', ')}`]) : err;
     });
   }
   // Any other template in the folder is a partial, which makes no page of its own: templates include it by name.
   for (const file of (await fg('*.eta', { cwd: dir, onlyFiles: true })).sort()) {
     const name = file.slice(0, -'.eta'.length);
     if (name in templates) continue;
-    if (!PARTIAL_NAME.test(name)) throw new Error(`${path.join(dir, file)}: a template's name is letters, digits, _ and - (it is included as include('@${name}'))`);
+    if (!PARTIAL_NAME.test(name)) throw new TemplateError([`${path.join(dir, file)}: a template's name is letters, digits, _ and - (it is included as include('@${name}'))`]);
     templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
   // A link is not followed: a theme's assets are copied into a folder that is published, and one to /etc would publish /etc.

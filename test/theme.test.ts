@@ -2,6 +2,7 @@ import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTheme, missingAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { TemplateError } from '../src/template-errors.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
 describe('loadTheme', () => {
@@ -15,6 +16,11 @@ describe('loadTheme', () => {
     expect(templates['site-footer']).toBe('<footer></footer>');
     await writeFile(path.join(dir, 'site footer.eta'), '');
     await expect(loadTheme(dir)).rejects.toThrow(/site footer\.eta: a template's name is letters, digits, _ and - \(it is included as include\('@site footer'\)\)$/);
+    // The templates' errors, as a build and the dev server count them.
+    await expect(loadTheme(dir)).rejects.toBeInstanceOf(TemplateError);
+    await rm(path.join(dir, 'site footer.eta'));
+    await rm(path.join(dir, 'talk.eta'));
+    await expect(loadTheme(dir)).rejects.toMatchObject({ problems: [`${path.join(dir, 'talk.eta')} is missing: a templates folder has ${TEMPLATE_NAMES.map((n) => `${n}.eta`).join(', ')}`], count: 1 });
   });
 
   it('names a template included by a name the folder has no template of, at its line, with the one meant', async () => {
