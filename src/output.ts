@@ -3,7 +3,7 @@
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
@@ -62,6 +62,28 @@ export async function recover(outDir: string): Promise<void> {
 }
 
 /**
+ * Gives a folder beside the output the output folder's permissions and group before anything is written in it: the
+ * staging folder takes the output's place, and what is written in the others is moved into it, and a web server may
+ * read the site by them (`chgrp www-data dist; chmod 2750 dist`). Set first, a set-group-ID bit gives every file and
+ * folder written in it that group too, as writing into the output folder did.
+ */
+async function keepAccess(outDir: string, dir: string): Promise<void> {
+  const before = statSync(outDir, { throwIfNoEntry: false });
+  if (!before) return;
+  // The group first: giving a folder another group may clear its set-group-ID bit.
+  if (before.gid !== statSync(dir).gid) {
+    try {
+      await chown(dir, -1, before.gid);
+    } catch (err) {
+      // Not a group this user is in: the folder keeps the user's, as a new one would.
+      if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    }
+  }
+  // The build writes in it: whatever the folder had, its owner may (as a new folder's may).
+  await chmod(dir, (before.mode & 0o7777) | 0o700);
+}
+
+/**
  * A folder beside the output, on the same filesystem so that what is written
  * there can be renamed into place: the staging folder of a full build, or
  * where another program writes files for the output (the search index). A
@@ -72,6 +94,7 @@ export async function scratchFolder(outDir: string, purpose: string): Promise<st
   await mkdir(parent, { recursive: true });
   const dir = path.join(parent, `${staging}${ownTag()}-${Date.now().toString(36)}-${purpose}`);
   await mkdir(dir);
+  await keepAccess(path.resolve(outDir), dir);
   return dir;
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileWriter, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
@@ -50,6 +50,25 @@ describe('Staging', () => {
     expect(await readFile(path.join(out, 'pagefind/index/a.pf_index'), 'utf8')).toBe('chunk');
     expect(await readdir(path.join(scratch, 'index'))).toEqual([]);
     expect([writer.files, writer.bytes]).toEqual([1, 5]);
+  });
+
+  it("keeps the output folder's permissions and group, which a web server may read the site by, and gives what it writes the group", async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    await mkdir(out);
+    // As root, a group of no one's (what www-data is to a build's user); else this user's own.
+    const gid = process.getuid!() === 0 ? 4242 : process.getgid!();
+    await chown(out, -1, gid);
+    await chmod(out, 0o2750);
+    const scratch = await scratchFolder(out, 'search');
+    await writeFile(path.join(scratch, 'a.pf_index'), 'chunk');
+    const staging = await Staging.open(out);
+    const writer = new FileWriter(staging.target);
+    writer.write('video/1/index.html', 'hi');
+    writer.move('pagefind/a.pf_index', path.join(scratch, 'a.pf_index'));
+    await staging.commit();
+    const modes = await Promise.all(['.', 'video', 'video/1/index.html', 'pagefind/a.pf_index'].map(async (rel) => [rel, (await stat(path.join(out, rel))).gid]));
+    expect([(await stat(out)).mode & 0o7777, ...modes]).toEqual([0o2750, ['.', gid], ['video', gid], ['video/1/index.html', gid], ['pagefind/a.pf_index', gid]]);
   });
 
   it('creates the output folder on the first build', async () => {
