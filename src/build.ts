@@ -703,7 +703,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Pages show the site's settings (its name on every one), as feeds do: new settings are a new site.
     const prints = fingerprints(theme, `${code}${hash(`${site.baseUrl}\n${JSON.stringify(catalogue.site)}`)}`, site);
     const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
-    search = await startSearchIndex(w, catalogue, prints.code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
+    // Not the index: it holds the talks' and pages' own text and paths from the root, none of the site's settings.
+    search = await startSearchIndex(w, catalogue, code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
     const { indexing, dir: searchDir, keys: searchKeys } = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
     indexing?.catch(() => undefined);
