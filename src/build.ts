@@ -15,7 +15,7 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
-import { FileWriter, finishPatch, notTheBuilds, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
+import { FileWriter, finishPatch, notTheBuildsGlobs, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
 import { realPath } from './paths.ts';
 import { PROJECT_ROOT, threadEntry } from './program.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
@@ -736,8 +736,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     // So is one that cannot be replaced, with --clean too: a mount point of its own.
     const patching = stateDir !== undefined && existsSync(out) && (!options.clean || !swappable(out));
-    const ignore = notTheBuilds(out).map((name) => `${fg.escapePath(name)}/**`);
-    const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false, ignore }) : [];
+    const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false, ignore: notTheBuildsGlobs(out) }) : [];
     // Removals are known once the search index has been built (if it needs to be), see below.
     const removable = () => diff.removable(listed);
 

@@ -197,6 +197,9 @@ function moveFile(from: string, dest: string): void {
  */
 export const notTheBuilds = (outDir: string): string[] => (swappable(outDir) ? [] : ['lost+found']);
 
+/** notTheBuilds as fast-glob's `ignore`: not even listed, as a user other than root may not read lost+found. */
+export const notTheBuildsGlobs = (outDir: string): string[] => notTheBuilds(outDir).map((name) => `${fg.escapePath(name)}/**`);
+
 /**
  * Whether a staging folder beside the output folder can replace it: not when the output is a mount point of its
  * own (a container's volume, a partition), which cannot be renamed away (EBUSY) nor renamed into (EXDEV).
@@ -334,7 +337,8 @@ export async function recoverPatch(outDir: string, stateDir: string): Promise<vo
   if (existsSync(pendingFile)) {
     const tag = (await readFile(pendingFile, 'utf8')).trim();
     if (tag && existsSync(outDir)) {
-      for (const temp of await fg(`**/.*.vc-${fg.escapePath(tag)}`, { cwd: outDir, dot: true, onlyFiles: true })) await removeFile(outDir, temp);
+      // Not in a mount point's lost+found, which is root's alone (mode 0700): reading it would fail this and every later build.
+      for (const temp of await fg(`**/.*.vc-${fg.escapePath(tag)}`, { cwd: outDir, dot: true, onlyFiles: true, ignore: notTheBuildsGlobs(outDir) })) await removeFile(outDir, temp);
     }
     await rm(pendingFile, { force: true });
   }

@@ -1,16 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
+import { commandArgs } from '../src/program.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { isSiteRootName, LIST_FOLDERS, SITE_ROOT_NAMES, sitemapFile } from '../src/schema.ts';
 import { TemplateError } from '../src/template-errors.ts';
-import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
+import { BAD_CASES, BAD_FIXTURES, contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 async function buildDemo(out: string) {
   const result = await build({ content: DEMO_CONTENT, out, templates: TEMPLATES });
@@ -140,6 +141,36 @@ describe('build', () => {
       await buildInto(clean, true);
       expect(await contentHashes(out)).toEqual({ ...(await contentHashes(clean)), 'lost+found/#1234': createHash('sha256').update('recovered').digest('hex') });
       expect((await readdir(root)).sort()).toEqual(['cache', 'clean', 'dist']);
+    } finally {
+      spawnSync('umount', [out]);
+    }
+  });
+
+  it("patches a mount point whose lost+found its user cannot read (root's, mode 0700), after a build that failed there too", async (ctx) => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    await mkdir(out);
+    // Only as root, who may mount a file system and run the build as another user; elsewhere the case is not made.
+    if (process.getuid?.() !== 0 || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', out]).status !== 0) return ctx.skip();
+    try {
+      const nobody = 65534;
+      await mkdir(path.join(out, 'lost+found'), { mode: 0o700 });
+      const templates = path.join(root, 'templates');
+      await cp(TEMPLATES, templates, { recursive: true });
+      for (const dir of [root, out]) await chown(dir, nobody, nobody);
+      await chmod(root, 0o755);
+      const args = ['--content', DEMO_CONTENT, '--out', out, '--templates', templates, '--cache', path.join(root, 'cache')];
+      const buildAsNobody = () => spawnSync(process.execPath, commandArgs('build', ...args), { cwd: ROOT, uid: nobody, gid: nobody, env: { ...process.env, FORCE_COLOR: '0', HOME: root }, encoding: 'utf8' });
+      expect(buildAsNobody().status).toBe(0);
+      const talk = path.join(templates, 'talk.eta');
+      const good = await readFile(talk, 'utf8');
+      await writeFile(talk, `<%= it.nosuch.deep %>\n${good}`);
+      // The patch that failed takes out its temporary files, which are looked for everywhere in the output but there.
+      const failed = buildAsNobody();
+      expect([failed.status, failed.stderr.split('\n').at(-2)]).toEqual([1, `build failed: 1 error in the templates; ${out} left as it was`]);
+      await writeFile(talk, good);
+      const again = buildAsNobody();
+      expect([again.status, again.stderr]).toEqual([0, '']);
     } finally {
       spawnSync('umount', [out]);
     }
