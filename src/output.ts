@@ -70,17 +70,15 @@ export async function recover(outDir: string): Promise<void> {
 async function keepAccess(outDir: string, dir: string): Promise<void> {
   const before = statSync(outDir, { throwIfNoEntry: false });
   if (!before) return;
-  // The group first: giving a folder another group may clear its set-group-ID bit.
-  if (before.gid !== statSync(dir).gid) {
-    try {
-      await chown(dir, -1, before.gid);
-    } catch (err) {
-      // Not a group this user is in: the folder keeps the user's, as a new one would.
-      if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
-    }
+  try {
+    // The group first: giving a folder another group may clear its set-group-ID bit.
+    if (before.gid !== statSync(dir).gid) await chown(dir, -1, before.gid);
+    // The build writes in it: whatever the folder had, its owner may (as a new folder's may).
+    await chmod(dir, (before.mode & 0o7777) | 0o700);
+  } catch {
+    // Not a group this user is in (EPERM), or a file system without groups: a mode meant for that group would shut
+    // out whoever read the site by it (deploy:www-data 2750 as deploy:deploy 2750), so the folder stays as new ones are.
   }
-  // The build writes in it: whatever the folder had, its owner may (as a new folder's may).
-  await chmod(dir, (before.mode & 0o7777) | 0o700);
 }
 
 /**

@@ -149,7 +149,7 @@ const slugPattern = new RegExp(`^${SLUG_PATTERN}$`);
 export const isSlug = (value: string) => slugPattern.test(value);
 /** Filesystems stop a file or folder name at 255 bytes: past it, check passed and the build failed (ENAMETOOLONG). */
 const NAME_MAX = 255;
-/** A site path's files are written under temporary names (src/output.ts) up to 28 bytes longer (`.x.html.br.tmp-<pid>-<random>`): its parts keep that room and more. */
+/** A site path's files are written under temporary names (tempName in src/output.ts) about 25 bytes longer (`.x.html.br.vc-<pid>-<time>`): its parts keep that room and more. */
 const FILE_NAME_MAX = 200;
 const slug = z
   .string(expecting('a slug'))

@@ -82,7 +82,7 @@ export class RenderFailures {
     return new TemplateError(
       [
         ...lines.slice(0, LISTED_FAILURES),
-        ...(unlisted > 0 ? [`… and ${unlisted} more failures of the templates, not listed`] : []),
+        ...(unlisted > 0 ? [`… and ${unlisted} more ${unlisted === 1 ? 'failure' : 'failures'} of the templates, not listed`] : []),
         ...(stopped ? [`rendering stopped after ${this.pages.toLocaleString('en')} pages failed: other pages may fail too once these are fixed`] : []),
       ],
       lines.length,
