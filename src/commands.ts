@@ -143,7 +143,8 @@ function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   }
   // An output folder an earlier build wrote has the API's records; one without them is someone else's.
   if (isFolder(out) && !isFolder(path.join(out, 'api', 'v2'))) {
-    const first = readdirSync(out).filter((name) => !notTheBuilds(out).includes(name)).sort()[0];
+    const others = notTheBuilds(out);
+    const first = readdirSync(out).filter((name) => !others.includes(name)).sort()[0];
     if (first !== undefined) throw new OptionError(`${named} holds files that no build wrote (${first}, …) and a build replaces its output folder whole: name a new or empty folder, or remove this one first`);
   }
 }

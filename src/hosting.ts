@@ -390,14 +390,9 @@ const caddyFileServer = (kind: FileKind, indent: string) =>
         // encode keeps the file's strong ETag on the bytes it compresses, which RFC 9110 (8.8.3) forbids: a cache could take
         // one encoding's range or body for the other's. Caddy 2.6 cannot tell its answers apart by their Content-Encoding, so
         // a compressed kind's ETag is weak on all of them (If-None-Match compares weakly, so 304s are as before).
-        `${indent}header {`,
-        `${indent}\tETag ^" W/"`,
-        `${indent}\tdefer`,
-        `${indent}}`,
-        `${indent}encode {`, `${indent}\tzstd`, `${indent}\tgzip`, `${indent}\tminimum_length ${MIN_COMPRESS_BYTES}`, `${indent}}`, `${indent}file_server {`,
-        `${indent}\tprecompressed br gzip`,
-        `${indent}}`,
-      ]
+        ...['header {', '\tETag ^" W/"', '\tdefer', '}'],
+        ...['encode {', '\tzstd', '\tgzip', `\tminimum_length ${MIN_COMPRESS_BYTES}`, '}', 'file_server {', '\tprecompressed br gzip', '}'],
+      ].map((line) => `${indent}${line}`)
     : [`${indent}file_server`];
 
 /** The headers of the API's JSON answers that are not a file, as our server sends them (see nginxApiJsonHeaders). */
