@@ -476,6 +476,8 @@ const LENGTH: ReadonlySet<string> = new Set(['Content-Length']);
 /** A 206 says it once, whether its 200 does (a page's) or not (the API's, as sirv's 206s do too). */
 const LENGTH_AND_RANGES: ReadonlySet<string> = new Set(['Content-Length', 'Accept-Ranges']);
 const ACCEPT_RANGES = ['Accept-Ranges', 'bytes'];
+/** The API's answers: Django REST framework's, which it sends whole whatever the Range, and revalidates anyway. */
+const isApi = (kind: FileKind) => kind === 'record' || kind === 'list';
 /** What a file renamed in between lookup and open no longer has in common with the looked-up one. */
 const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content-Length']);
 
@@ -571,12 +573,12 @@ function createHandler(options: ServerOptions): Handler {
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
   const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
     // The dev server has the browser ask again for what it would keep a while (not Pagefind's chunks, named by their content); the API's answers are asked for again anyway, and keep their no-transform.
-    const revalidated = options.revalidate && kind !== 'immutable' && kind !== 'record' && kind !== 'list';
+    const revalidated = options.revalidate && kind !== 'immutable' && !isApi(kind);
     const headers = flat(revalidated ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
     // Ranges are of the file as it is (a compressed body is sent whole), and the API's answers are always whole.
-    else if (kind !== 'record' && kind !== 'list') headers.push(...ACCEPT_RANGES);
+    else if (!isApi(kind)) headers.push(...ACCEPT_RANGES);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
     return headers;
   };
@@ -645,8 +647,8 @@ function createHandler(options: ServerOptions): Handler {
       return true;
     }
     const ifRange = req.headers['if-range'];
-    // The API's answers are Django REST framework's, which sends them whole whatever the Range: a 206's Content-Range is no header of the contract.
-    const ranged = !head && kind !== 'record' && kind !== 'list' && (ifRange === undefined || stillSame(ifRange, identity));
+    // A 206's Content-Range is no header of the contract.
+    const ranged = !head && !isApi(kind) && (ifRange === undefined || stillSame(ifRange, identity));
     const range = ranged ? byteRange(req.headers.range, identity.size) : undefined;
     let file = identity;
     let fileRel = rel;
