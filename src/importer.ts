@@ -14,7 +14,8 @@ import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
-import { eventSchema, fileKey, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
+import { fileKey } from './file-keys.ts';
+import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */

@@ -29,9 +29,8 @@ import {
   type EventFields,
   type SiteFields,
   type Talk,
-  fileKey,
-  whereOneFile,
 } from './schema.ts';
+import { fileKey, whereOneFile } from './file-keys.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { fileKey, whereOneFile } from './schema.ts';
+import { fileKey, whereOneFile } from './file-keys.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
 
