@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -19,7 +19,26 @@ async function buildDemo(out: string) {
   return result.summary;
 }
 
+/** The modules `file` imports to run, followed through the project's own (type-only imports left out), and the packages they import. */
+function staticImports(file: string, seen = new Set<string>(), packages = new Set<string>()) {
+  if (seen.has(file)) return { seen, packages };
+  seen.add(file);
+  for (const [, from] of readFileSync(path.join(ROOT, file), 'utf8').matchAll(/^import (?!type )[^;]*?from '([^']+)'/gms)) {
+    if (from!.startsWith('.')) staticImports(path.join(path.dirname(file), from!), seen, packages);
+    else packages.add(from!);
+  }
+  return { seen, packages };
+}
+
 describe('build', () => {
+  it("loads none of the modules that load, plan and render, nor zod, before it knows it has work: a no-op build is done first", () => {
+    const { seen, packages } = staticImports('scripts/build.ts');
+    const work = ['load', 'pages', 'plan', 'redirects', 'render-talks', 'render', 'search', 'schema', 'languages', 'markdown'].map((name) => `src/${name}.ts`);
+    expect([...seen].filter((file) => work.includes(file))).toEqual([]);
+    expect(seen.has('src/build.ts')).toBe(true);
+    expect([...packages].filter((name) => ['zod', 'marked', 'pagefind', 'sanitize-html'].includes(name))).toEqual([]);
+  });
+
   it('writes an API record and a page for every live talk, and nothing for drafts', async () => {
     const out = path.join(await tempDir(), 'dist');
     const summary = await buildDemo(out);
