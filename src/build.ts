@@ -284,8 +284,15 @@ async function renderJobs(
     /** The templates' failures on pages, wherever they were rendered: the build fails with all of them once every batch taken is done. */
     const failures = new RenderFailures();
     let taken = 0;
+    /** Whether pages were left unrendered once enough had failed: one more part is planned to know. */
+    let unrendered: boolean | undefined;
+    const stopped = () => failed || halt.aborted || failures.pages >= FAILED_PAGES_ENOUGH;
     const take = (): Task | undefined => {
-      if (ended || failed || halt.aborted || failures.pages >= FAILED_PAGES_ENOUGH) return undefined;
+      if (ended) return undefined;
+      if (stopped()) {
+        if (!failed && !halt.aborted) unrendered ??= !tasks.next().done;
+        return undefined;
+      }
       const next = tasks.next();
       if (next.done) ended = true;
       return next.done ? undefined : next.value;
@@ -318,13 +325,13 @@ async function renderJobs(
           () => true,
           () => false,
         );
-        if (!indexed || ended || halt.aborted) return;
+        if (!indexed || ended || stopped()) return;
         workers.start(workers.threads - 1);
         await threads(workers.threads - 1);
       };
       await allDone([feed(threadBeside ? inThread : here), join()]);
     }
-    const failure = failures.error(!ended);
+    const failure = failures.error(unrendered ?? !ended);
     if (failure) throw failure;
     return results;
   } finally {

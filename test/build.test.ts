@@ -357,4 +357,23 @@ describe('build', () => {
       'rendering stopped after 1,000 pages failed: other pages may fail too once these are fixed',
     ]);
   });
+
+  it('does not say it stopped when the batch that reached a thousand failed pages was the last to render', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await writeManyTalks(content, 10, 100);
+    const { problems, templates } = await renderFailures(
+      root,
+      content,
+      async (templates) => {
+        const talk = path.join(templates, 'talk.eta');
+        await writeFile(talk, `<%= it.nosuch.deep %>\n${await readFile(talk, 'utf8')}`);
+      },
+      1,
+    );
+    // Only the talk pages use the template: their fifth batch of 200 is the last, and every page was rendered.
+    expect(problems.map((p) => p.replace(templates, 'T'))).toEqual([
+      expect.stringMatching(/^T\/talk\.eta:1:15, rendering \/video\/\d+\/talk-\d+\/ and 999 other pages: Cannot read properties of undefined \(reading 'deep'\)$/),
+    ]);
+  });
 });
