@@ -165,18 +165,6 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     expect(again.newIds).toBe(1);
   });
 
-  it('nothing is written when a record cannot be converted', async () => {
-    const before = await fingerprint(content);
-    const broken = [...sourceRecords.keys()][10]!;
-    await writeFile(path.join(source, broken), '{"title": ');
-    const report = await importPyvideo({ source, content, now: SECOND });
-    expect(report.ok).toBe(false);
-    expect(report.errors[0]?.file).toBe(broken);
-    expect(report.errors[0]?.reason).toMatch(/^not valid JSON/);
-    expect(await fingerprint(content)).toEqual(before);
-    await writeFile(path.join(source, broken), JSON.stringify(sourceRecords.get(broken)));
-  });
-
   it('builds: every live talk gets its API record, its page and redirects from its old addresses', async () => {
     const out = path.join(root, 'dist');
     const result = await build({ content, out, templates: TEMPLATES });
@@ -366,13 +354,19 @@ describe('importing hand-made snapshots', () => {
       await rm(path.join(source, 'conf/videos/talk.json'));
       await symlink(path.join(source, 'nowhere.json'), path.join(source, 'conf/videos/talk.json'));
       await write('NO_PUBLISH.json', [3, 'x']);
+      await writeFile(path.join(source, 'conf/videos/broken.json'), '{"title": ');
+      await write('conf/videos/new.json', { title: 'New' });
+      const before = await fingerprint(content);
       const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.ok).toBe(false);
       expect(report.errors).toEqual([
         { file: 'NO_PUBLISH.json', reason: '"x" is not an id; list ids as numbers' },
+        { file: 'conf/videos/broken.json', reason: expect.stringMatching(/^not valid JSON/) },
         { file: 'conf/videos/dangling.json', reason: 'cannot be read (ENOENT)' },
         { file: 'conf/videos/talk.json', reason: 'cannot be read (ENOENT)' },
       ]);
-      // The talk whose file cannot be read has not left the snapshot: its file and id stay.
+      // Not even the talk it could convert is written; and the one whose file cannot be read has not left the snapshot: its file and id stay.
+      expect(await fingerprint(content)).toEqual(before);
       expect((await talkIn(content, 'conf', 'talk')).id).toBe(3);
     }));
 
