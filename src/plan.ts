@@ -19,6 +19,7 @@ import {
   type EventSummary,
   type PageInputs,
   type PageTemplate,
+  type TalkLink,
   type TalkPageInput,
   type TermLink,
 } from './render.ts';
@@ -241,9 +242,6 @@ type PageOf = <T extends PageTemplate>(sitePath: string, template: T, input: Pag
 /** A part of the plan, made again unless a memo has it made from the same values; `make` plans the parts within it. */
 type PartOf = <T>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T) => T;
 
-/** A part of the plan's top level (see PartOf), named as the memo names it. */
-type TopPart = <T extends Omit<Part, 'name'>>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T) => T & { name: string };
-
 /** What a memo has, or makes, for a level of a plan; what a part is made from is only listed when there is a memo. */
 const partOf =
   (parts: Parts | undefined): PartOf =>
@@ -276,257 +274,423 @@ export function* planParts(
   shardSize = SEARCH_SHARD_SIZE,
   known?: ReadonlyMap<string, { signature?: string }>,
 ): Generator<Part> {
-  // A talk's link shows its event's title: an edited event file replans everything.
-  const top = memo?.begin(`${JSON.stringify(prints)}${compress}${shardSize}${catalogue.events.map(token).join('')}`);
-  const part = partOf(top);
-  const topPart: TopPart = (name, from, make) => part(name, from, (within) => ({ ...make(within), name }));
-  const { live, newestFirst, speakers, tags, languages, byRecorded } = indexOf(catalogue, memo);
-  const t = (name: string) => `${prints.code}${prints.templates[name] ?? ''}`;
-  const events = new Map(catalogue.events.map((e) => [e.slug, e]));
-  const originCache = new Map<CatalogueTalk, string>();
-  const origin = (talk: CatalogueTalk) => cached(originCache, talk, () => originOf(talk, events));
-  const made = new Map<object, string>();
+  const plan = new Planner(catalogue, prints, compress, memo, shardSize, known);
+  const { speakers, tags, languages } = plan.index;
+  const summaries: EventSummary[] = [];
+  for (const [slug, list] of plan.byEvent) {
+    const part = eventPart(plan, plan.events.get(slug)!, list);
+    summaries.push(part.summary);
+    yield plan.give(part);
+  }
+  for (const term of speakers) yield plan.give(termPart(plan, term, SPEAKERS));
+  for (const term of tags) yield plan.give(termPart(plan, term, TAGS));
+  for (const term of languages) yield plan.give(termPart(plan, term, LANGUAGES));
+  yield plan.give(allTalksPart(plan));
+  yield plan.give(videoListsPart(plan));
+  yield plan.give(speakerListsPart(plan));
+  yield plan.give(termIndexPart(plan, 'speaker-index', speakers, planSpeakerIndex));
+  yield plan.give(termIndexPart(plan, 'tag-index', tags, planTagIndex));
+  yield plan.give(termIndexPart(plan, 'language-index', languages, planLanguageIndex));
+  const items: CategoryItem[] = [];
+  for (const event of catalogue.events) {
+    const part = categoryPart(plan, event);
+    items.push(part.item);
+    yield plan.give(part);
+  }
+  yield plan.give(categoryListsPart(plan, items.sort(byTitleThenSlug)));
+  // The site's own pages, after every other part: a page added or removed moves no other sitemap entry.
+  for (const own of published(catalogue.pages)) yield plan.give(sitePagePart(plan, own));
+  if (catalogue.redirects.length > 0) yield plan.give(redirectsPart(plan));
+  const site = sitePart(plan, summaries.sort(byEventDate));
+  // Only a plan taken to its end is kept: planSite takes it whole.
+  plan.end();
+  yield site;
+}
+
+/**
+ * What the planners of every kind of part share, made once per plan: the
+ * catalogue's index, the memo's top level, what a talk's files are and what is
+ * made from one talk, and how a page, a list's feeds and a signed part are made.
+ */
+class Planner {
+  /** The catalogue's index (see indexOf). */
+  readonly index: CatalogueIndex;
+  /** The events, by slug. */
+  readonly events: Map<string, CatalogueEvent>;
+  /** Each event's live talks. */
+  readonly byEvent = new Map<string, CatalogueTalk[]>();
+  /** The tokens of the files a talk's link or feed item is made from (see originOf), worked out once per talk. */
+  readonly origin: (talk: CatalogueTalk) => string;
+  /** What was made from one talk (its link, its feed item), and the tokens of the files it is made from. */
+  readonly made = new Map<object, string>();
+  readonly linkOf: (talk: CatalogueTalk) => TalkLink;
+  readonly itemOf: (talk: CatalogueTalk) => FeedItem;
+  /** The sitemap entries of the parts given so far, in their order. */
+  readonly sitemaps: SitemapEntry[][] = [];
+  /** The memo's parts of this plan, if there is a memo. */
+  private readonly top: Parts | undefined;
+  private readonly part: PartOf;
+  private readonly context: string;
+
+  constructor(
+    readonly catalogue: Catalogue,
+    readonly prints: Fingerprints,
+    readonly compress: boolean,
+    private readonly memo: PlanMemo | undefined,
+    readonly shardSize: number,
+    private readonly known: ReadonlyMap<string, { signature?: string }> | undefined,
+  ) {
+    // A talk's link shows its event's title: an edited event file replans everything.
+    this.top = memo?.begin(`${JSON.stringify(prints)}${compress}${shardSize}${catalogue.events.map(token).join('')}`);
+    this.part = partOf(this.top);
+    this.index = indexOf(catalogue, memo);
+    const events = new Map(catalogue.events.map((e) => [e.slug, e]));
+    this.events = events;
+    const origins = new Map<CatalogueTalk, string>();
+    this.origin = (talk) => cached(origins, talk, () => originOf(talk, events));
+    this.linkOf = this.madeFrom(talkLink);
+    this.itemOf = this.madeFrom(feedItem);
+    for (const talk of this.index.live) (this.byEvent.get(talk.event) ?? this.byEvent.set(talk.event, []).get(talk.event)!).push(talk);
+    // Every file's key holds the fingerprints and the options, and so does every signature.
+    this.context = hash('sha1', `${JSON.stringify(prints)}${compress}`, 'base64url');
+  }
+
   /** A talk's link or feed item, made once per plan; keys hash its origin in its place (see hashOf). */
-  const madeFrom = <V extends object>(make: (talk: CatalogueTalk) => V) => {
+  private madeFrom<V extends object>(make: (talk: CatalogueTalk) => V): (talk: CatalogueTalk) => V {
     const known = new Map<CatalogueTalk, V>();
-    return (talk: CatalogueTalk): V =>
+    return (talk) =>
       cached(known, talk, () => {
         const value = make(talk);
-        made.set(value, origin(talk));
+        this.made.set(value, this.origin(talk));
         return value;
       });
-  };
-  const linkOf = madeFrom(talkLink);
-  const itemOf = madeFrom(feedItem);
+  }
 
-  const page = <T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]) =>
-    ({ kind: 'page', template, input, path: fileOf(sitePath), key: `${t(template)}${hashOf(input, made)}`, compress }) as PageJob;
+  /** What the key of a file made with a template starts with: the fingerprints of the code and of the template. */
+  prefix(template: string): string {
+    return `${this.prints.code}${this.prints.templates[template] ?? ''}`;
+  }
+
+  page<T extends PageTemplate>(sitePath: string, template: T, input: PageInputs[T]): PageJob {
+    return { kind: 'page', template, input, path: fileOf(sitePath), key: `${this.prefix(template)}${hashOf(input, this.made)}`, compress: this.compress } as PageJob;
+  }
+
   /** The feeds of a list: its newest talks (`talks` are newest first). */
-  const feeds = (base: string, title: string, description: string, talks: readonly CatalogueTalk[]): PageJob[] => {
-    const feed: FeedInput = { title, description, page: base, items: talks.slice(0, FEED_ITEMS).map(itemOf), path: base };
-    const key = hashOf(feed, made);
+  feeds(base: string, title: string, description: string, talks: readonly CatalogueTalk[]): PageJob[] {
+    const feed: FeedInput = { title, description, page: base, items: talks.slice(0, FEED_ITEMS).map(this.itemOf), path: base };
+    const key = hashOf(feed, this.made);
     // Not precompressed: three feeds per speaker and tag would add two files each for what feed readers rarely fetch.
-    return (['atom', 'rss', 'json'] as const).map((format) => ({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${prints.code}${format}${key}` }));
-  };
-  const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
-  /** The sitemap entries of a list's pages. */
-  const listEntries = (sitePath: string, talks: readonly CatalogueTalk[]) => paginate(talks, PAGE_SIZE, sitePath).map((p) => listed(p.path, p.items));
-  // Every file's key holds the fingerprints and the options, and so does every signature.
-  const context = hash('sha1', `${JSON.stringify(prints)}${compress}`, 'base64url');
+    return (['atom', 'rss', 'json'] as const).map((format) => ({ kind: 'feed', format, input: feed, path: `${base.slice(1)}${FEED_FILES[format]}`, key: `${this.prints.code}${format}${key}` }));
+  }
+
+  /** A part of the plan's top level (see PartOf), named as the memo names it. */
+  topPart<T extends Omit<Part, 'name'>>(name: string, from: () => readonly unknown[], make: (part: PartOf) => T): T & { name: string } {
+    return this.part(name, from, (within) => ({ ...make(within), name }));
+  }
+
   /**
    * A part that holds many files, signed with the files it is made from (`files`, as tokens). With
    * `known`, one the last build made from the same files is kept: only what the rest of the plan
    * gathers from it (`facts`) is worked out. Else it is planned, from the memo if there is one (which
    * signs a part only when it makes it again).
    */
-  // No closure is named in the loops that call it: tsx names every one it can (keepNames), which cost the dev server's builds 20 ms.
-  const sign = (name: string, files: string) => hash('sha1', `${context}\0${name}\0${files}`, 'base64url').slice(0, 16);
-  const signed = <F extends { sitemap: SitemapEntry[] }>(name: string, from: () => readonly unknown[], files: () => string, facts: () => F, make: (part: PartOf) => Omit<Part, 'name'> & F): Part & F => {
-    if (!known) return topPart(name, from, (within) => ({ ...make(within), signature: sign(name, files()) }));
-    const signature = sign(name, files());
-    if (known.get(name)?.signature === signature) return { ...facts(), name, signature, kept: true, talks: [], pages: [] };
+  // No closure is named in the functions that call it per event or term: tsx names every one it can (keepNames), which cost the dev server's builds 20 ms.
+  signed<F extends { sitemap: SitemapEntry[] }>(name: string, from: () => readonly unknown[], files: () => string, facts: () => F, make: (part: PartOf) => Omit<Part, 'name'> & F): Part & F {
+    if (!this.known) return this.topPart(name, from, (within) => ({ ...make(within), signature: this.sign(name, files()) }));
+    const signature = this.sign(name, files());
+    if (this.known.get(name)?.signature === signature) return { ...facts(), name, signature, kept: true, talks: [], pages: [] };
     return { ...make(partOf(undefined)), name, signature };
-  };
-
-  /** What the rest of the plan gathers from an event's part: its line on the events page, and its sitemap entries. */
-  const eventFacts = (event: CatalogueEvent, list: CatalogueTalk[]) => {
-    const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
-    // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
-    const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom: recordedSpan(list).recordedFrom } };
-  };
-  /** An event: its talks' records, pages and redirects, and the event's page and feeds. */
-  const eventPart = (event: CatalogueEvent, list: CatalogueTalk[]) => {
-    const facts = eventFacts(event, list);
-    const { eventInfo } = facts;
-    const programme = list.map(linkOf).sort(byProgramme);
-    const talkOf = new Map(list.map((talk) => [talk.id, talk]));
-    const jobs = programme.map((link, position): TalkJob => {
-      const talk = talkOf.get(link.id)!;
-      const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
-      const base = origin(talk);
-      const prev = programme[position - 1];
-      const next = programme[position + 1];
-      const others = around.filter((other) => other.id !== talk.id);
-      const redirect = (path: string): TalkOutput => ({ kind: 'redirect', path, key: `${t('redirect')}${token(talk)}`, target: talkPath(talk) });
-      const outputs: TalkOutput[] = [
-        { kind: 'record', path: recordFile(talk.id), key: `${prints.code}${base}` },
-        { kind: 'page', path: fileOf(talkPath(talk)), key: `${t('talk')}${base}${hashOf([prev, next, others], made)}`, compress },
-        redirect(shortLinkFile(talk.id)),
-        ...talk.aliases.map((alias) => redirect(aliasFile(alias))),
-      ];
-      return { talk, event: eventInfo, prev, next, others, outputs };
-    });
-    const newest = [...list].sort(byNewest);
-    const redirect = { title: event.title, target: eventPath(event.slug) };
-    const pages = [
-      page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }),
-      ...feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
-      ...event.aliases.map((alias): PageJob => ({ kind: 'redirect', input: redirect, path: aliasFile(alias), key: `${t('redirect')}${hashOf(redirect)}` })),
-    ];
-    return { ...facts, talks: jobs, pages };
-  };
-
-  const byEvent = new Map<string, CatalogueTalk[]>();
-  for (const talk of live) (byEvent.get(talk.event) ?? byEvent.set(talk.event, []).get(talk.event)!).push(talk);
-
-  /** The sitemap entries of the parts given so far, in their order. */
-  const sitemaps: SitemapEntry[][] = [];
-  const give = (planned: Part) => {
-    sitemaps.push(planned.sitemap);
-    return planned;
-  };
-  const summaries: EventSummary[] = [];
-  for (const [slug, list] of byEvent) {
-    const event = events.get(slug)!;
-    const planned = signed(`event\0${slug}`, () => list, () => list.map(origin).join(''), () => eventFacts(event, list), () => eventPart(event, list));
-    summaries.push(planned.summary);
-    yield give(planned);
   }
-  summaries.sort(byEventDate);
 
-  /** A list of talks, newest first: a part per page of it, and one for its feeds (the newest talks) if `feed` names them. */
-  const listPart = (list: { title: string; kind: string; names: string[]; path: string }, talks: readonly CatalogueTalk[], part: PartOf, feed?: { base: string; title: string; description: string }): Omit<Part, 'name'> => {
-    const pages: PageJob[] = [];
-    for (const p of paginate(talks, PAGE_SIZE, list.path)) {
-      pages.push(
-        part(p.path, () => [list.title, list.names.join('\0'), feed?.base, p.count, talks.length, ...p.items], () =>
-          page(p.path, 'listing', {
-            ...list,
-            total: talks.length,
-            page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
-            talks: p.items.map(linkOf),
-            feeds: feed?.base,
-          }),
-        ),
-      );
-    }
-    if (feed) {
-      const newest = talks.slice(0, FEED_ITEMS);
-      pages.push(...part('feeds', () => [feed.title, feed.description, ...newest], () => feeds(feed.base, feed.title, feed.description, newest)));
-    }
-    return { talks: [], pages, sitemap: listEntries(list.path, talks) };
-  };
-  /** A part per term: a term the edit did not touch is the same object, and so is its part. */
-  const termParts = function* (terms: Term<CatalogueTalk>[], pathOf: (slug: string) => string, heading: (name: string) => string, kind: string, withFeeds: boolean) {
-    for (const term of terms) {
-      const planned = signed(`${kind}\0${term.slug}`, () => [term], () => `${term.names.join('\0')}\0${term.items.map(origin).join('')}`, () => ({ sitemap: listEntries(pathOf(term.slug), term.items) }), (within) => {
-        const list = { title: heading(isolated(term.names[0]!)), kind, names: term.names, path: pathOf(term.slug) };
-        return listPart(list, term.items, within, withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
-      });
-      yield give(planned);
-    }
-  };
-  yield* termParts(speakers, speakerPath, (name) => name, 'speaker', true);
-  yield* termParts(tags, tagPath, (name) => `Talks tagged “${name}”`, 'tag', true);
-  yield* termParts(languages, languagePath, (name) => `Talks in ${name}`, 'language', false);
-  const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
-  yield give(topPart('all', () => [newestFirst], (within) => listPart(everyTalk, newestFirst, within, { base: '/', title: catalogue.site.name, description: 'Recorded conference talks, newest first' })));
-  for (const planned of planApiLists(byRecorded, speakers, origin, prints.code, topPart)) yield give(planned);
+  private sign(name: string, files: string): string {
+    return hash('sha1', `${this.context}\0${name}\0${files}`, 'base64url').slice(0, 16);
+  }
 
-  /** Pages made from the whole catalogue, planned again every time. */
+  /** A part as the plan gives it, its sitemap entries gathered for the sitemaps (see siteFiles). */
+  give<P extends Part>(part: P): P {
+    this.sitemaps.push(part.sitemap);
+    return part;
+  }
+
+  /** Keeps the parts of this plan in the memo, if there is one, for the next plan to look up. */
+  end(): void {
+    if (this.top) this.memo!.end(this.top);
+  }
+}
+
+/** An event's part, signed with its talks' files. */
+function eventPart(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) {
+  return plan.signed(`event\0${event.slug}`, () => list, () => list.map(plan.origin).join(''), () => eventFacts(event, list), () => planEvent(plan, event, list));
+}
+
+/** What the rest of the plan gathers from an event's part: its line on the events page, and its sitemap entries. */
+function eventFacts(event: CatalogueEvent, list: CatalogueTalk[]) {
+  const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
+  // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
+  const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom: recordedSpan(list).recordedFrom } };
+}
+
+/** An event: its talks' records, pages and redirects, and the event's page and feeds. */
+function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) {
+  const facts = eventFacts(event, list);
+  const programme = list.map(plan.linkOf).sort(byProgramme);
+  const talks = talkJobs(plan, facts.eventInfo, list, programme);
+  const newest = [...list].sort(byNewest);
+  const redirect = { title: event.title, target: eventPath(event.slug) };
+  const pages = [
+    plan.page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }),
+    ...plan.feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
+    ...event.aliases.map((alias): PageJob => ({ kind: 'redirect', input: redirect, path: aliasFile(alias), key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
+  ];
+  return { ...facts, talks, pages };
+}
+
+/** The jobs of an event's talks, in its programme: each talk's page shows its neighbours in it. */
+function talkJobs(plan: Planner, event: TalkJob['event'], list: CatalogueTalk[], programme: TalkLink[]): TalkJob[] {
+  const talkOf = new Map(list.map((talk) => [talk.id, talk]));
+  return programme.map((link, position): TalkJob => {
+    const talk = talkOf.get(link.id)!;
+    const around = programme.slice(Math.max(0, position - EVENT_NEIGHBOURS), position + EVENT_NEIGHBOURS + 1);
+    const base = plan.origin(talk);
+    const prev = programme[position - 1];
+    const next = programme[position + 1];
+    const others = around.filter((other) => other.id !== talk.id);
+    const outputs: TalkOutput[] = [
+      { kind: 'record', path: recordFile(talk.id), key: `${plan.prints.code}${base}` },
+      { kind: 'page', path: fileOf(talkPath(talk)), key: `${plan.prefix('talk')}${base}${hashOf([prev, next, others], plan.made)}`, compress: plan.compress },
+      talkRedirect(plan, talk, shortLinkFile(talk.id)),
+      ...talk.aliases.map((alias) => talkRedirect(plan, talk, aliasFile(alias))),
+    ];
+    return { talk, event, prev, next, others, outputs };
+  });
+}
+
+/** The redirect at `path` (the talk's short link or an old address) to the talk's page. */
+function talkRedirect(plan: Planner, talk: CatalogueTalk, path: string): TalkOutput {
+  return { kind: 'redirect', path, key: `${plan.prefix('redirect')}${token(talk)}`, target: talkPath(talk) };
+}
+
+/** A kind of term: its name in its parts' names and its lists, where a term's list is, its heading, and whether the list has feeds. */
+interface TermKind {
+  kind: string;
+  pathOf: (slug: string) => string;
+  heading: (name: string) => string;
+  withFeeds: boolean;
+}
+
+const SPEAKERS: TermKind = { kind: 'speaker', pathOf: speakerPath, heading: (name) => name, withFeeds: true };
+const TAGS: TermKind = { kind: 'tag', pathOf: tagPath, heading: (name) => `Talks tagged “${name}”`, withFeeds: true };
+const LANGUAGES: TermKind = { kind: 'language', pathOf: languagePath, heading: (name) => `Talks in ${name}`, withFeeds: false };
+
+/** A term's part, signed with its names and its talks' files: a term the edit did not touch is the same object, and so is its part. */
+function termPart(plan: Planner, term: Term<CatalogueTalk>, of: TermKind) {
+  return plan.signed(`${of.kind}\0${term.slug}`, () => [term], () => `${term.names.join('\0')}\0${term.items.map(plan.origin).join('')}`, () => ({ sitemap: listEntries(of.pathOf(term.slug), term.items) }), (within) => {
+    const list = { title: of.heading(isolated(term.names[0]!)), kind: of.kind, names: term.names, path: of.pathOf(term.slug) };
+    return listPart(plan, list, term.items, within, of.withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
+  });
+}
+
+/** A list of talks, newest first: a part per page of it, and one for its feeds (the newest talks) if `feed` names them. */
+function listPart(
+  plan: Planner,
+  list: Pick<PageInputs['listing'], 'title' | 'kind' | 'names' | 'path'>,
+  talks: readonly CatalogueTalk[],
+  part: PartOf,
+  feed?: { base: string; title: string; description: string },
+): Omit<Part, 'name'> {
   const pages: PageJob[] = [];
-  /** An index of terms, planned again when a term comes, goes, or changes its name or count. */
-  const termIndex = (name: string, terms: Term<CatalogueTalk>[], make: (add: PageOf) => void) =>
-    give(
-      topPart(name, () => termFacts(terms), () => {
-        const pages: PageJob[] = [];
-        const sitemap: SitemapEntry[] = [];
-        make((sitePath, template, input) => {
-          pages.push(page(sitePath, template, input));
-          // The index's first page is among the sitemap's head; its letter pages carry no date, as the part is planned again only when a term comes, goes or changes its name or count.
-          if (pages.length > 1) sitemap.push({ path: sitePath, lastmod: null });
-        });
-        return { talks: [], pages, sitemap };
-      }),
+  for (const p of paginate(talks, PAGE_SIZE, list.path)) {
+    pages.push(
+      part(p.path, () => [list.title, list.names.join('\0'), feed?.base, p.count, talks.length, ...p.items], () =>
+        plan.page(p.path, 'listing', {
+          ...list,
+          total: talks.length,
+          page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
+          talks: p.items.map(plan.linkOf),
+          feeds: feed?.base,
+        }),
+      ),
     );
-  yield termIndex('speaker-index', speakers, (add) => planSpeakerIndex(speakers, add));
-  yield termIndex('tag-index', tags, (add) => add('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') }));
-  yield termIndex('language-index', languages, (add) =>
-    add('/languages/', 'terms', {
-      title: 'Languages',
-      path: '/languages/',
-      total: languages.length,
-      letters: [],
-      groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
+  }
+  if (feed) {
+    const newest = talks.slice(0, FEED_ITEMS);
+    pages.push(...part('feeds', () => [feed.title, feed.description, ...newest], () => plan.feeds(feed.base, feed.title, feed.description, newest)));
+  }
+  return { talks: [], pages, sitemap: listEntries(list.path, talks) };
+}
+
+const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
+
+/** The sitemap entries of a list's pages. */
+const listEntries = (sitePath: string, talks: readonly CatalogueTalk[]) => paginate(talks, PAGE_SIZE, sitePath).map((p) => listed(p.path, p.items));
+
+/** The list of all talks, whose feeds are the site's. */
+function allTalksPart(plan: Planner) {
+  const { newestFirst } = plan.index;
+  const everyTalk = { title: 'All talks', kind: 'all', names: [], path: '/talks/' };
+  return plan.topPart('all', () => [newestFirst], (within) => listPart(plan, everyTalk, newestFirst, within, { base: '/', title: plan.catalogue.site.name, description: 'Recorded conference talks, newest first' }));
+}
+
+/** The API's list of records. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
+function videoListsPart(plan: Planner) {
+  const { byRecorded } = plan.index;
+  return plan.topPart('video-lists', () => [byRecorded], (part) => ({
+    talks: [],
+    pages: listPages('video', byRecorded).flatMap((list) =>
+      pageNames(list).map((at) =>
+        part(String(at), () => [list.count, ...list.items], (): PageJob => {
+          const key = `${plan.prints.code}${list.count}/${list.page}${list.items.map(plan.origin).join('')}`;
+          return { kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', at), key };
+        }),
+      ),
+    ),
+    sitemap: [],
+  }));
+}
+
+/** The API's list of speakers, planned again when a speaker comes, goes, or changes its name or count. */
+function speakerListsPart(plan: Planner) {
+  const { speakers } = plan.index;
+  return plan.topPart('speaker-lists', () => termFacts(speakers), () => ({
+    talks: [],
+    pages: listPages('speaker', speakerItems(speakers)).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', at), key: `${plan.prints.code}${hashOf(list)}` }))),
+    sitemap: [],
+  }));
+}
+
+/** An index of terms, planned again when a term comes, goes, or changes its name or count. */
+function termIndexPart(plan: Planner, name: string, terms: Term<CatalogueTalk>[], make: (terms: Term<CatalogueTalk>[], add: PageOf) => void) {
+  return plan.topPart(name, () => termFacts(terms), () => {
+    const pages: PageJob[] = [];
+    const sitemap: SitemapEntry[] = [];
+    make(terms, (sitePath, template, input) => {
+      pages.push(plan.page(sitePath, template, input));
+      // The index's first page is among the sitemap's head; its letter pages carry no date, as the part is planned again only when a term comes, goes or changes its name or count.
+      if (pages.length > 1) sitemap.push({ path: sitePath, lastmod: null });
+    });
+    return { talks: [], pages, sitemap };
+  });
+}
+
+/** The speakers index: one page, or for many speakers an A–Z page per letter. */
+function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: PageOf) {
+  if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
+    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(speakers, speakerPath, '') });
+    return;
+  }
+  const sections = byInitial(speakers, speakerPath, '/speakers/');
+  page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, letters: sections.letters, groups: [] });
+  for (const group of sections.groups) {
+    page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
+  }
+}
+
+/** The tags index: one page, A–Z. */
+function planTagIndex(tags: Term<CatalogueTalk>[], page: PageOf) {
+  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') });
+}
+
+/** The languages index: one page, one list. */
+function planLanguageIndex(languages: Term<CatalogueTalk>[], page: PageOf) {
+  page('/languages/', 'terms', {
+    title: 'Languages',
+    path: '/languages/',
+    total: languages.length,
+    letters: [],
+    groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
+  });
+}
+
+/** An event's record in the API's list of categories, planned again when the event or one of its talks changes. */
+function categoryPart(plan: Planner, event: CatalogueEvent) {
+  const list = plan.byEvent.get(event.slug) ?? [];
+  return plan.topPart(`category\0${event.slug}`, () => [event, ...list], () => {
+    const item = categoryItem(event, list);
+    return { item, talks: [], pages: [{ kind: 'category', input: item, path: categoryFile(item.slug), key: `${plan.prints.code}${hashOf(item)}` } as PageJob], sitemap: [] };
+  });
+}
+
+/** The API's list of categories: the events' records (`items`), in the list's order. */
+function categoryListsPart(plan: Planner, items: CategoryItem[]) {
+  return plan.topPart('category-lists', () => items, () => ({
+    talks: [],
+    pages: listPages('category', items).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', at), key: `${plan.prints.code}${hashOf(list)}` }))),
+    sitemap: [],
+  }));
+}
+
+/** A page of the site's own, listed in the sitemap with its date if it gives one. */
+function sitePagePart(plan: Planner, own: CataloguePage) {
+  const { slug, title, description, body, name } = own;
+  return plan.topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [plan.page(sitePagePath(slug), 'page', { slug, title, description, body, name })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] }));
+}
+
+/** The site's redirects (src/redirects.ts), whose pages are in no sitemap; where each leads is its title, as a page leads to nothing else. */
+function redirectsPart(plan: Planner) {
+  const { redirects } = plan.catalogue;
+  return plan.signed('redirects', () => redirects, () => redirects.map(token).join(''), () => ({ sitemap: [] }), () => ({
+    talks: [],
+    pages: redirects.flatMap((file) =>
+      file.redirects.map(({ from, to }): PageJob => {
+        const input = { title: to, target: to };
+        return { kind: 'redirect', input, path: aliasFile(from), key: `${plan.prefix('redirect')}${hashOf(input)}` };
+      }),
+    ),
+    sitemap: [],
+  }));
+}
+
+/** The last part: pages made from the whole catalogue and files made from every part before it, planned again every time. */
+function sitePart(plan: Planner, summaries: EventSummary[]): Part {
+  return { name: 'site', talks: [], pages: [...sitePages(plan, summaries), ...siteFiles(plan)], sitemap: [] };
+}
+
+/** The redirects of the items' folders, the events page (from the events' `summaries`, newest first), the home page, and the API's, search and not-found pages. */
+function sitePages(plan: Planner, summaries: EventSummary[]): PageJob[] {
+  const { live, newestFirst, speakers, tags, languages } = plan.index;
+  const pages: PageJob[] = [];
+  // An item's address cut back to its folder (/speaker/ of /speaker/<slug>/, /video/ of a short link) leads to the index of its kind.
+  for (const [folder, title, target] of FOLDER_INDEXES) {
+    const input = { title, target };
+    pages.push({ kind: 'redirect', input, path: `${folder}/index.html`, key: `${plan.prefix('redirect')}${hashOf(input)}` });
+  }
+  pages.push(plan.page('/events/', 'events', { total: summaries.length, series: bySeries(summaries) }));
+  pages.push(
+    plan.page('/', 'home', {
+      totals: { talks: live.length, events: summaries.length, speakers: speakers.length, tags: tags.length, languages: languages.length },
+      newest: newestFirst.slice(0, NEWEST_ON_HOME).map(plan.linkOf),
+      events: summaries.slice(0, EVENTS_ON_HOME),
     }),
   );
+  const example = newestFirst[0];
+  pages.push(plan.page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
+  const pagesIndex = published(plan.catalogue.pages).length > 0 ? `/${PAGES_INDEX}/` : null;
+  // Without talks their one shard is an empty index, which Pagefind cannot search: a site of pages alone lists none.
+  pages.push(plan.page('/search/', 'search', { total: live.length, indexes: live.length > 0 ? searchIndexes(live.length, plan.shardSize) : [], pages: pagesIndex }));
+  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: plan.prefix('not-found'), compress: plan.compress });
+  return pages;
+}
 
+/** The events in their series (see seriesOf), each series where its first event is in `summaries`. */
+function bySeries(summaries: EventSummary[]): PageInputs['events']['series'] {
   const series = new Map<string, EventSummary[]>();
   for (const summary of summaries) {
     const name = seriesOf(summary.title);
     (series.get(name) ?? series.set(name, []).get(name)!).push(summary);
   }
-  // An item's address cut back to its folder (/speaker/ of /speaker/<slug>/, /video/ of a short link) leads to the index of its kind.
-  for (const [folder, title, target] of FOLDER_INDEXES) {
-    const input = { title, target };
-    pages.push({ kind: 'redirect', input, path: `${folder}/index.html`, key: `${t('redirect')}${hashOf(input)}` });
-  }
-  pages.push(page('/events/', 'events', { total: summaries.length, series: [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list })) }));
+  return [...series].map(([name, list]) => ({ name, id: termSlug(name), events: list }));
+}
 
-  pages.push(
-    page('/', 'home', {
-      totals: { talks: live.length, events: summaries.length, speakers: speakers.length, tags: tags.length, languages: languages.length },
-      newest: newestFirst.slice(0, NEWEST_ON_HOME).map(linkOf),
-      events: summaries.slice(0, EVENTS_ON_HOME),
-    }),
-  );
-  const example = newestFirst[0];
-  pages.push(page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
-  const pagesIndex = published(catalogue.pages).length > 0 ? `/${PAGES_INDEX}/` : null;
-  // Without talks their one shard is an empty index, which Pagefind cannot search: a site of pages alone lists none.
-  pages.push(page('/search/', 'search', { total: live.length, indexes: live.length > 0 ? searchIndexes(live.length, shardSize) : [], pages: pagesIndex }));
-  pages.push({ kind: 'page', template: 'not-found', input: {}, path: '404.html', key: t('not-found'), compress });
-
-  const items: CategoryItem[] = [];
-  for (const event of catalogue.events) {
-    const list = byEvent.get(event.slug) ?? [];
-    const planned = topPart(`category\0${event.slug}`, () => [event, ...list], () => {
-      const item = categoryItem(event, list);
-      return { item, talks: [], pages: [{ kind: 'category', input: item, path: categoryFile(item.slug), key: `${prints.code}${hashOf(item)}` } as PageJob], sitemap: [] };
-    });
-    items.push(planned.item);
-    yield give(planned);
-  }
-  items.sort(byTitleThenSlug);
-  const categoryLists = () => ({
-    talks: [],
-    pages: listPages('category', items).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'category-list', input: list, path: listFile('category', at), key: `${prints.code}${hashOf(list)}` }))),
-    sitemap: [],
-  });
-  yield give(topPart('category-lists', () => items, categoryLists));
-
-  // The site's own pages, after every other part: a page added or removed moves no other sitemap entry.
-  for (const own of published(catalogue.pages)) {
-    const { slug, title, description, body, name } = own;
-    yield give(topPart(`page\0${slug}`, () => [own], () => ({ talks: [], pages: [page(sitePagePath(slug), 'page', { slug, title, description, body, name })], sitemap: [{ path: sitePagePath(slug), lastmod: own.updated ?? null }] })));
-  }
-
-  // The site's redirects (src/redirects.ts), whose pages are in no sitemap; where each leads is its title, as a page leads to nothing else.
-  if (catalogue.redirects.length > 0) {
-    const files = () => catalogue.redirects.map(token).join('');
-    yield give(
-      signed('redirects', () => catalogue.redirects, files, () => ({ sitemap: [] }), () => ({
-        talks: [],
-        pages: catalogue.redirects.flatMap((file) =>
-          file.redirects.map(({ from, to }): PageJob => {
-            const input = { title: to, target: to };
-            return { kind: 'redirect', input, path: aliasFile(from), key: `${t('redirect')}${hashOf(input)}` };
-          }),
-        ),
-        sitemap: [],
-      })),
-    );
-  }
-
-  const lastmod = lastUpdated(live);
+/** The sitemaps of the parts given before (see Planner.give), robots.txt and the static hosts' configurations. */
+function siteFiles(plan: Planner): PageJob[] {
+  const { code } = plan.prints;
+  const lastmod = lastUpdated(plan.index.live);
   const head = ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/'].map((sitePath) => ({ path: sitePath, lastmod }));
-  pages.push(...planSitemaps([head, ...sitemaps], prints.code, compress));
-  pages.push({ kind: 'robots', path: 'robots.txt', key: prints.code });
-  for (const file of hostFiles()) pages.push({ kind: 'host-config', input: file.body, path: file.path, key: `${prints.code}${hashOf(file.body)}` });
-  // Only a plan taken to its end is kept: planSite takes it whole.
-  if (top) memo!.end(top);
-  yield { name: 'site', talks: [], pages, sitemap: [] };
+  const files = planSitemaps([head, ...plan.sitemaps], code, plan.compress);
+  files.push({ kind: 'robots', path: 'robots.txt', key: code });
+  for (const file of hostFiles()) files.push({ kind: 'host-config', input: file.body, path: file.path, key: `${code}${hashOf(file.body)}` });
+  return files;
 }
 
 /**
@@ -568,42 +732,6 @@ export function planSearch(catalogue: Catalogue, code: string, known: ReadonlyMa
   const pages = published(catalogue.pages);
   if (pages.length > 0) shards.push({ dir: PAGES_INDEX, key: `${code}${hashOf(pages.map(pageSearchRecord))}`, talks: [], pages });
   return { shards, keys, records: (shard) => [...shard.talks.map((talk) => made.get(talk) ?? searchRecord(talk)), ...shard.pages.map(pageSearchRecord)] };
-}
-
-/** The API's list endpoints. A page of records is keyed by its records' files, so it moves exactly when one of them does. */
-function planApiLists(byRecorded: CatalogueTalk[], speakers: Term<CatalogueTalk>[], origin: (talk: CatalogueTalk) => string, code: string, part: TopPart): Part[] {
-  const videoLists = (part: PartOf) => ({
-    talks: [],
-    pages: listPages('video', byRecorded).flatMap((list) =>
-      pageNames(list).map((at) =>
-        part(String(at), () => [list.count, ...list.items], (): PageJob => {
-          const key = `${code}${list.count}/${list.page}${list.items.map(origin).join('')}`;
-          return { kind: 'video-list', input: { ...list, items: list.items.map((talk) => talk.id) }, path: listFile('video', at), key };
-        }),
-      ),
-    ),
-    sitemap: [],
-  });
-  const lists = part('video-lists', () => [byRecorded], videoLists);
-  const speakerLists = () => ({
-    talks: [],
-    pages: listPages('speaker', speakerItems(speakers)).flatMap((list) => pageNames(list).map((at): PageJob => ({ kind: 'speaker-list', input: list, path: listFile('speaker', at), key: `${code}${hashOf(list)}` }))),
-    sitemap: [],
-  });
-  return [lists, part('speaker-lists', () => termFacts(speakers), speakerLists)];
-}
-
-/** The speakers index: one page, or for many speakers an A–Z page per letter. */
-function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: PageOf) {
-  if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
-    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(speakers, speakerPath, '') });
-    return;
-  }
-  const sections = byInitial(speakers, speakerPath, '/speakers/');
-  page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, letters: sections.letters, groups: [] });
-  for (const group of sections.groups) {
-    page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
-  }
 }
 
 /** What lists of terms show of each: its slug, its name and how many talks it has. */

@@ -186,7 +186,7 @@ export function paragraphs(text: string): string[][] {
 }
 
 /** A talk as listed on other pages: just what a list item shows. */
-interface TalkLink {
+export interface TalkLink {
   id: number;
   slug: string;
   title: string;
