@@ -211,6 +211,17 @@ describe('planParts with the signatures of the last plan', () => {
   });
 });
 
+describe('planParts', () => {
+  it('gives the parts in their order: the sitemaps follow it, and the last part is made from those before it', () => {
+    const redirects = [{ redirects: [{ from: '/speakers.html', to: '/speakers/' }], file: 'content/_redirects/old.yaml', name: '_redirects/old.yaml', rev: 'r' }];
+    const parts = [...planParts({ ...catalogue, redirects }, prints)];
+    const kinds = parts.map((part) => part.name.split('\0')[0]).filter((kind, i, all) => kind !== all[i - 1]);
+    expect(kinds).toEqual(['event', 'speaker', 'tag', 'language', 'all', 'video-lists', 'speaker-lists', 'speaker-index', 'tag-index', 'language-index', 'category', 'category-lists', 'page', 'redirects', 'site']);
+    const sitemapOf = parts.at(-1)!.pages.flatMap((page) => (page.kind === 'sitemap' ? page.input.map((entry) => entry.path) : []));
+    expect(sitemapOf.slice(6)).toEqual(parts.flatMap((part) => part.sitemap.map((entry) => entry.path)));
+  });
+});
+
 describe('planSite', () => {
   it('lists every page in the sitemaps once, the speakers index by letter included', () => {
     // Past SPEAKERS_ON_ONE_PAGE, the speakers index is a page per letter.
