@@ -13,7 +13,7 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
-import { contentSignature, countStale, listContent, type WatchedListing } from './listing.ts';
+import { contentSignature, countStale, listContent, type ContentEntry, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, finishPatch, notTheBuildsGlobs, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
 import { realPath } from './paths.ts';
@@ -621,45 +621,137 @@ function timer() {
   };
 }
 
-export async function build(options: BuildOptions): Promise<BuildResult> {
-  const started = performance.now();
-  const mark = timer();
-  // The folder a symbolic link leads to: its staging and scratch folders go beside it, on its file system (a
-  // rename from beside the link failed across file systems), and a full build swaps it, not the link.
-  const out = realPath(options.out);
-  const stateDir = options.cache ? stateDirFor(options.cache, out) : undefined;
-  const unlock = stateDir && !options.locked ? await lockState(stateDir) : undefined;
-  const workers = new Workers(options.workers ?? availableParallelism());
-  /** The search index being built, if any: its folder is removed however the build ends. */
-  let search: Awaited<ReturnType<typeof startSearchIndex>> | undefined;
-  let ownThread: SearchThread | undefined;
-  /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
-  let patch: ManifestPatch | undefined;
+/** A build that stops at its content's errors, which are its answer. */
+type Failure = Extract<BuildResult, { ok: false }>;
+
+/** A theme's asset with its key, and whether it is written with compressed copies. */
+type Asset = Theme['assets'][number] & { key: string; compress: boolean };
+
+/** What a build is made from that is known before any content is read. */
+interface Inputs {
+  ok: true;
+  code: string;
+  entries: ContentEntry[];
+  theme: Theme;
+  compress: boolean;
+  /** The theme's assets, each with its key. */
+  assetKeys: Asset[];
+  baseUrl: string;
+  shardSize: number;
+  /** All of it in one key (see readUnchanged): when it is the last build's, nothing changed. */
+  signature: string;
+}
+
+type Loaded = Awaited<ReturnType<Work['loadContent']>>;
+
+/** The site's settings and templates, ready to render the catalogue with. */
+interface Site {
+  ok: true;
+  info: SiteInfo;
+  renderer: SiteRenderer;
+  prints: Fingerprints;
+  memo: PlanMemo | undefined;
+}
+
+type SearchIndex = Awaited<ReturnType<typeof startSearchIndex>>;
+
+/** The site planned and compared with the last build's manifest, before the output is opened. */
+interface Plan {
+  diff: ReturnType<typeof diffPlan<Asset>>;
+  /** The plan's parts, when a caller that builds again keeps them (see BuildMemory.written). */
+  memoParts: Part[] | undefined;
+  /** The first tasks, taken to tell a build with little or nothing to render (see takeAhead). */
+  ahead: Task[];
+  allPlanned: boolean;
+  /** The search index's files in the output: those kept, then those written. */
+  searchFiles: string[];
+  /** The output is patched in place rather than replaced by a staging folder: only where there is a state folder. */
+  patching: boolean;
+  /** The output's files, looked for when there is no state to say what they are. */
+  listed: string[] | undefined;
+}
+
+/** The theme, or the content's errors when the theme cannot be used. */
+async function themeFor(options: BuildOptions, entries: ContentEntry[]): Promise<{ ok: true; theme: Theme } | Failure> {
   try {
+    return { ok: true, theme: await loadTheme(options.templates) };
+  } catch (err) {
+    // A theme that cannot be used does not hide the content's errors: those are the build's answer, and the command names the templates' with them, as check does.
+    const { errors } = await (await work()).loadContent(options.content, { entries });
+    if (errors.length > 0) return { ok: false, errors };
+    // Nor does the folder's problem hide a template that does not compile: both are named, as check names them.
+    if (err instanceof ThemeError) {
+      const { byPosition, loadTemplates, newEta } = await import('./template-errors.ts');
+      throw new TemplateError(byPosition([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)]));
+    }
+    throw err;
+  }
+}
+
+/** Takes the tasks up to the first WORKER_THRESHOLD outputs to render: fewer are rendered on this thread, and none is a build with nothing to do. */
+function takeAhead(tasks: Iterator<Task>): { ahead: Task[]; allPlanned: boolean } {
+  const ahead: Task[] = [];
+  let outputsAhead = 0;
+  while (outputsAhead < WORKER_THRESHOLD) {
+    const next = tasks.next();
+    if (next.done) return { ahead, allPlanned: true };
+    ahead.push(next.value);
+    outputsAhead += next.value.jobs.length + next.value.pages.length;
+  }
+  return { ahead, allPlanned: false };
+}
+
+/**
+ * One build, from its lock to its commit: what its phases share, and what is removed however it ends
+ * (close). build() runs the phases in order, each returning what the next ones need, up to the plan of
+ * the site; the phases that write the output are Writing's.
+ */
+class BuildRun {
+  readonly started = performance.now();
+  /** Ends a phase of the timings VC_TIMINGS prints. */
+  readonly mark = timer();
+  /**
+   * The folder a symbolic link leads to: its staging and scratch folders go beside it, on its file system (a
+   * rename from beside the link failed across file systems), and a full build swaps it, not the link.
+   */
+  readonly out: string;
+  readonly stateDir: string | undefined;
+  readonly workers: Workers;
+  /** The search index being built, if any: its folder is removed however the build ends. */
+  search: SearchIndex | undefined;
+  /** Pagefind's thread, when the build started one and has no memory to keep it in. */
+  ownThread: SearchThread | undefined;
+  /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
+  patch: ManifestPatch | undefined;
+
+  constructor(readonly options: BuildOptions) {
+    this.out = realPath(options.out);
+    this.stateDir = options.cache ? stateDirFor(options.cache, this.out) : undefined;
+    this.workers = new Workers(options.workers ?? availableParallelism());
+  }
+
+  /** Finishes what an interrupted build left, and forgets a memory another process's build made stale (see stillOwn). */
+  async takeOver(): Promise<void> {
+    const { options, stateDir } = this;
+    if (!stateDir) return;
     // A patch an interrupted build left is finished before the state is read: the state on disk may still be the
     // one before it, which would take the patched files for the older ones; so may the no-op record.
-    if (stateDir && (await finishPatch(out, stateDir))) {
+    if (await finishPatch(this.out, stateDir)) {
       await forgetUnchanged(stateDir);
       if (options.memory) options.memory.state = options.memory.written = options.memory.loaded = undefined;
     }
-    if (options.memory && stateDir) stillOwn(options.memory, stateDir);
+    if (options.memory) stillOwn(options.memory, stateDir);
+  }
+
+  /** The code's fingerprint, the content's listing, the theme and the options, and their signature. */
+  async readInputs(): Promise<Inputs | Failure> {
+    const { options, stateDir, workers } = this;
     const code = await (codeFingerprint ??= fingerprintCode());
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
-    mark(`list content (${entries.length} files)`);
-    let theme: Theme;
-    try {
-      theme = await loadTheme(options.templates);
-    } catch (err) {
-      // A theme that cannot be used does not hide the content's errors: those are the build's answer, and the command names the templates' with them, as check does.
-      const { errors } = await (await work()).loadContent(options.content, { entries });
-      if (errors.length > 0) return { ok: false, errors };
-      // Nor does the folder's problem hide a template that does not compile: both are named, as check names them.
-      if (err instanceof ThemeError) {
-        const { byPosition, loadTemplates, newEta } = await import('./template-errors.ts');
-        throw new TemplateError(byPosition([...err.problems, ...loadTemplates(newEta(), err.templates, options.templates)]));
-      }
-      throw err;
-    }
+    this.mark(`list content (${entries.length} files)`);
+    const themed = await themeFor(options, entries);
+    if (!themed.ok) return themed;
+    const { theme } = themed;
     // A build with no state to go on reads everything: start the threads now, while the main thread gets ready.
     const cold = !stateDir || options.clean || (!options.memory?.state && !hasState(stateDir));
     if (cold && workers.threads > 1 && entries.length >= LOAD_PARALLEL_FROM) workers.start();
@@ -667,19 +759,28 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const assetKeys = theme.assets.map((a) => ({ ...a, key: hash(a.bytes), compress: compress && COMPRESSED_KINDS.has(kindOf(a.path)) && /\.(css|js|svg)$/.test(a.path) }));
     const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
-    const input = hash(`${code}\n${baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    const signature = hash(`${code}\n${baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
+    return { ok: true, code, entries, theme, compress, assetKeys, baseUrl, shardSize, signature };
+  }
+
+  /** The answer of a build that has nothing to do, from the last build's no-op record: neither its state nor the content is read. */
+  unchanged({ signature }: Inputs): BuildResult | undefined {
+    const { options, stateDir } = this;
     // A caller that keeps memory between builds loads and plans once even when nothing changed: its next build starts from them.
     const warm = !options.memory || options.memory.state !== undefined;
-    if (stateDir && !options.clean && warm) {
-      const same = readUnchanged(stateDir, input, out);
-      if (same) {
-        mark('nothing changed');
-        return { ok: true, summary: { ...same, written: 0, unchanged: same.outputs, removed: 0, bytes: 0, incremental: true, ms: performance.now() - started } };
-      }
-    }
-    const w = await work();
-    mark('theme and modules');
-    const searchThread = () => (options.memory ? (options.memory.search ??= new w.SearchThread()) : (ownThread ??= new w.SearchThread()));
+    if (!stateDir || options.clean || !warm) return undefined;
+    const same = readUnchanged(stateDir, signature, this.out);
+    if (!same) return undefined;
+    this.mark('nothing changed');
+    return { ok: true, summary: { ...same, written: 0, unchanged: same.outputs, removed: 0, bytes: 0, incremental: true, ms: performance.now() - this.started } };
+  }
+
+  /**
+   * The last build's state (`previous`): the memory's while it describes the output, else the one on disk; none
+   * with --clean. When it leaves LOAD_PARALLEL_FROM files or more to read, their threads start now (see holdHeapDown).
+   */
+  readPrevious({ code, entries }: Inputs): { previous: BuildState | undefined; inMemory: BuildState | undefined } {
+    const { options, stateDir, out, workers } = this;
     const remembered = options.memory?.state;
     const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
     const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
@@ -687,8 +788,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (workers.threads > 1) workers.start();
       if (!options.memory) holdHeapDown();
     }
-    mark('state');
-    const contentDir = path.resolve(options.content);
+    this.mark('state');
+    return { previous, inMemory };
+  }
+
+  /** Reads and checks the content files that changed since `previous`; the others come from its cache. */
+  async load(w: Work, { entries }: Inputs, previous: BuildState | undefined): Promise<Loaded> {
+    const { options, workers } = this;
     const loaded = await w.loadContent(options.content, {
       entries,
       cache: previous?.load,
@@ -698,24 +804,46 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       basis: options.memory?.loaded,
     });
     if (options.memory) options.memory.loaded = loaded.basis;
-    mark(`load (${loaded.read} files read)`);
-    if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
-    const { catalogue } = loaded;
+    this.mark(`load (${loaded.read} files read)`);
+    return loaded;
+  }
+
+  /** The site's settings and renderer, once every link of the content leads somewhere. */
+  prepareSite(w: Work, { code, theme, baseUrl }: Inputs, catalogue: Catalogue): Site | Failure {
+    const { options } = this;
     const memo = options.memory ? (options.memory.plan ??= new w.PlanMemo()) : undefined;
     const unreachable = w.targetProblems(catalogue, () => w.indexOf(catalogue, memo), w.locator(options.content));
     if (unreachable.length > 0) return { ok: false, errors: unreachable };
-    const site: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages), name: catalogue.site.name, editUrl: catalogue.site.edit_url };
+    const info: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages), name: catalogue.site.name, editUrl: catalogue.site.edit_url };
     // Compiled now, so a template error fails the build before anything is written.
-    const renderer = new w.SiteRenderer(theme.templates, site, theme.folder);
+    const renderer = new w.SiteRenderer(theme.templates, info, theme.folder);
     // Pages show the site's settings (its name on every one), as feeds do: new settings are a new site.
-    const prints = fingerprints(theme, `${code}${hash(`${site.baseUrl}\n${JSON.stringify(catalogue.site)}`)}`, site);
-    const written = previous && options.memory?.written?.manifest === previous.manifest ? options.memory.written : undefined;
+    const prints = fingerprints(theme, `${code}${hash(`${info.baseUrl}\n${JSON.stringify(catalogue.site)}`)}`, info);
+    return { ok: true, info, renderer, prints, memo };
+  }
+
+  /** What the last build wrote, as the memory keeps it, while it is what `previous` describes. */
+  writtenBefore(previous: BuildState | undefined): BuildMemory['written'] {
+    return previous && this.options.memory?.written?.manifest === previous.manifest ? this.options.memory.written : undefined;
+  }
+
+  /** Starts Pagefind on the search records that changed (see startSearchIndex): it indexes while the site is planned. */
+  async startSearch(w: Work, { code, shardSize }: Inputs, catalogue: Catalogue, previous: BuildState | undefined, written: BuildMemory['written'], { memo }: Site): Promise<SearchIndex> {
+    const { options } = this;
+    const searchThread = () => (options.memory ? (options.memory.search ??= new w.SearchThread()) : (this.ownThread ??= new w.SearchThread()));
+    const known = written?.search ?? previous?.parts?.get(SEARCH_PART)?.files;
     // Not the index: it holds the talks' and pages' own text and paths from the root, none of the site's settings.
-    search = await startSearchIndex(w, catalogue, code, shardSize, previous, out, searchThread, options.deferSearch ?? false, memo, written?.search ?? previous?.parts?.get(SEARCH_PART)?.files, options.signal);
-    const { indexing, dir: searchDir, keys: searchKeys } = search;
+    const search = await startSearchIndex(w, catalogue, code, shardSize, previous, this.out, searchThread, options.deferSearch ?? false, memo, known, options.signal);
+    this.search = search;
     // Awaited once the output is open; a failure before that is the build's error, not an unhandled rejection.
-    indexing?.catch(() => undefined);
-    mark('plan search');
+    search.indexing?.catch(() => undefined);
+    this.mark('plan search');
+    return search;
+  }
+
+  /** Plans the site against the last build's manifest, as far as tells how much there is to render, and finds how to open the output. */
+  async plan(w: Work, { compress, shardSize, assetKeys }: Inputs, catalogue: Catalogue, previous: BuildState | undefined, written: BuildMemory['written'], { prints, memo }: Site, search: SearchIndex): Promise<Plan> {
+    const { options, stateDir, out } = this;
     // A caller that builds again keeps the plan's parts, to plan only what an edit changed; a build
     // on its own plans each part when it is ready to render it, and lets it go once rendered.
     // A build on its own that keeps a state plans again only the parts whose files changed (see BuildState.parts).
@@ -723,136 +851,146 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const memoParts = memo && w.planSite(catalogue, prints, compress, memo, shardSize).parts;
     const parts = memoParts ?? w.planParts(catalogue, prints, compress, undefined, shardSize, byPart ? (previous?.parts ?? new Map()) : undefined);
     const diff = diffPlan(parts, assetKeys, previous, written, search.kept, byPart);
-    patch = diff.patch;
-    const { manifest, enter, tasks, recordLists, assets } = diff;
+    this.patch = diff.patch;
     const searchFiles = search.kept.map(([file]) => file);
-    // Planned up to the first WORKER_THRESHOLD outputs to render: fewer are rendered on this thread, and none is a build with nothing to do.
-    const ahead: Task[] = [];
-    let outputsAhead = 0;
-    let allPlanned = false;
-    while (outputsAhead < WORKER_THRESHOLD && !allPlanned) {
-      const next = tasks.next();
-      if (next.done) allPlanned = true;
-      else {
-        ahead.push(next.value);
-        outputsAhead += next.value.jobs.length + next.value.pages.length;
-      }
-    }
-    mark(allPlanned ? 'plan and compare' : 'plan and compare (first parts)');
+    const { ahead, allPlanned } = takeAhead(diff.tasks);
+    this.mark(allPlanned ? 'plan and compare' : 'plan and compare (first parts)');
     // Without a usable state, an existing output is still patched rather than replaced: files
     // whose bytes come out the same are not rewritten, and files no longer made are removed.
     // So is one that cannot be replaced, with --clean too: a mount point of its own.
     const patching = stateDir !== undefined && existsSync(out) && (!options.clean || !swappable(out));
     const listed = previous ? undefined : patching ? await fg('**/*', { cwd: out, onlyFiles: true, dot: false, ignore: notTheBuildsGlobs(out) }) : [];
-    // Removals are known once the search index has been built (if it needs to be), see below.
-    const removable = () => diff.removable(listed);
+    this.mark('list output');
+    return { diff, memoParts, ahead, allPlanned, searchFiles, patching, listed };
+  }
 
-    mark('list output');
-    const live = catalogue.talks.filter(w.isLive).length;
-    const summary: BuildSummary = {
+  /** Removes what the build leaves behind, however it ended. */
+  async close(): Promise<void> {
+    const { options, stateDir, search } = this;
+    await this.workers.close();
+    if (search?.dir) {
+      // A failed build may stop while Pagefind still writes there.
+      await search.indexing?.catch(() => undefined);
+      await fse.remove(search.dir);
+    }
+    await this.ownThread?.close();
+    // Whatever this build left there, its memory describes: another process's build would come after.
+    if (options.memory && stateDir) options.memory.stamp = stateStamp(stateDir);
+  }
+}
+
+/**
+ * The end of a build with work to do, once its site is planned: it writes into the output what
+ * changed (or, when nothing did, only the state), commits it, and leaves its state for the next.
+ */
+class Writing {
+  private readonly summary: BuildSummary;
+  private readonly live: number;
+  /** The input signature its no-op record is given (see readUnchanged), if any. */
+  private readonly settled: string | undefined;
+  /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
+  private readonly deferredStateDir: string | undefined;
+  /** No page, record list or asset to write: at most the search index and removals. */
+  private readonly noPages: boolean;
+
+  constructor(
+    private readonly run: BuildRun,
+    private readonly w: Work,
+    private readonly inputs: Inputs,
+    private readonly previous: BuildState | undefined,
+    private readonly inMemory: BuildState | undefined,
+    private readonly loaded: Loaded,
+    private readonly site: Site,
+    private readonly search: SearchIndex,
+    private readonly plan: Plan,
+  ) {
+    const { catalogue } = loaded;
+    this.live = catalogue.talks.filter(w.isLive).length;
+    this.summary = {
       events: catalogue.events.length,
-      talks: live,
-      drafts: catalogue.talks.length - live,
+      talks: this.live,
+      drafts: catalogue.talks.length - this.live,
       outputs: 0,
       written: 0,
       unchanged: 0,
       removed: 0,
       bytes: 0,
-      incremental: patching,
+      incremental: plan.patching,
       searchPending: search.pending,
       ms: 0,
     };
     // A build that left the search index behind is not the last word on this content.
-    const settled = search.pending ? undefined : input;
-    const stateOf = (outIno: number): BuildState => ({ code, outIno, manifest, load: loaded.cache, search: search!.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) });
-    /** Where the caller saves the state later (BuildMemory.saveLater), if it does. */
-    const deferredStateDir = options.memory?.saveLater ? stateDir : undefined;
-    /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
-    const remember = async () => {
-      const outIno = statSync(out).ino;
-      if (options.memory) {
-        options.memory.state = stateOf(outIno);
-        options.memory.written = { manifest, parts: memoParts!, assets: assetKeys, search: searchFiles };
-        memo!.keep();
-      }
-      if (deferredStateDir) {
-        // Nothing to save when the build read its state from the disk and found nothing changed (a server's first build).
-        const onDisk = previous !== inMemory && loaded.read === 0 && settled !== undefined && readUnchanged(deferredStateDir, settled, out) !== undefined;
-        if (!onDisk) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
-      } else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
-    };
+    this.settled = search.pending ? undefined : inputs.signature;
+    this.deferredStateDir = run.options.memory?.saveLater ? run.stateDir : undefined;
+    const { allPlanned, ahead, diff } = plan;
+    this.noPages = allPlanned && ahead.length === 0 && diff.recordLists.length === 0 && diff.assets.length === 0;
+  }
 
-    if (previous && !indexing && allPlanned && ahead.length === 0 && recordLists.length === 0 && assets.length === 0 && removable().length === 0) {
-      // Nothing to write; remember new file stats so the next build need not read them again.
-      if (loaded.read > 0 && stateDir && !deferredStateDir) {
-        await rename(...(await writeStateNext(stateDir, stateOf(previous.outIno))));
-      }
-      summary.outputs = summary.unchanged = manifest.size;
-      await remember();
-      summary.ms = performance.now() - started;
-      return { ok: true, summary, catalogue };
+  /** The last build's files that this one does not make: known once the search index has been built (if it needs to be). */
+  private removable(): string[] {
+    return this.plan.diff.removable(this.plan.listed);
+  }
+
+  /** Whether there is nothing to render, write or remove: the build saves at most its state. */
+  nothingToWrite(): boolean {
+    return this.previous !== undefined && !this.search.indexing && this.noPages && this.removable().length === 0;
+  }
+
+  /** The build's answer. */
+  private done(): BuildResult {
+    this.summary.ms = performance.now() - this.run.started;
+    return { ok: true, summary: this.summary, catalogue: this.loaded.catalogue };
+  }
+
+  private stateOf(outIno: number): BuildState {
+    const { diff, searchFiles } = this.plan;
+    return { code: this.inputs.code, outIno, manifest: diff.manifest, load: this.loaded.cache, search: this.search.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) };
+  }
+
+  /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
+  private async remember(): Promise<void> {
+    const { run, summary, settled, deferredStateDir } = this;
+    const { options, stateDir, out } = run;
+    const outIno = statSync(out).ino;
+    if (options.memory) {
+      options.memory.state = this.stateOf(outIno);
+      options.memory.written = { manifest: this.plan.diff.manifest, parts: this.plan.memoParts!, assets: this.inputs.assetKeys, search: this.plan.searchFiles };
+      this.site.memo!.keep();
     }
+    if (deferredStateDir) {
+      // Nothing to save when the build read its state from the disk and found nothing changed (a server's first build).
+      const onDisk = this.previous !== this.inMemory && this.loaded.read === 0 && settled !== undefined && readUnchanged(deferredStateDir, settled, out) !== undefined;
+      if (!onDisk) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
+    } else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
+  }
 
-    // With only the search index to write (the dev server's build that follows its pages), the output is opened
-    // once Pagefind is done: a newer change that stops it meanwhile has no patch to put back, which looks through
-    // every file of the output for its temporary files (2 s on the pyvideo import, before the change's own build).
-    if (indexing && allPlanned && ahead.length === 0 && recordLists.length === 0 && assets.length === 0) await indexing;
-    options.signal?.throwIfAborted();
-    const output = patching ? await Patch.open(out, stateDir) : await Staging.open(out);
+  /** Leaves the output as it is; saves new file stats, so the next build need not read them again. */
+  async keep(): Promise<BuildResult> {
+    const { stateDir } = this.run;
+    if (this.loaded.read > 0 && stateDir && !this.deferredStateDir) {
+      await rename(...(await writeStateNext(stateDir, this.stateOf(this.previous!.outIno))));
+    }
+    this.summary.outputs = this.summary.unchanged = this.plan.diff.manifest.size;
+    await this.remember();
+    return this.done();
+  }
+
+  /** Renders and writes what changed into the output, opened as a Patch or a Staging folder, and commits it; or puts it back as it was. */
+  async write(): Promise<BuildResult> {
+    const { options } = this.run;
+    const output = await this.open();
     /** Stops the rendering, and with it the planning, when the build fails or is stopped (see renderJobs). */
     const halt = new AbortController();
     const stop = () => halt.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     const writer = new FileWriter(output.target);
-    const staged: string[] = [];
-    /** The assets, then the search index's files once Pagefind has written them. */
-    const writeRest = async () => {
-      for (const asset of assets) writer.write(asset.path, asset.bytes, asset.compress);
-      const names = (await indexing) ?? [];
-      // A thread of the build's own is done: its heap goes now, not with the build.
-      await ownThread?.close();
-      // A build that failed meanwhile puts the output back as it was: nothing more goes into it.
-      if (halt.signal.aborted) return;
-      for (const file of names) {
-        writer.move(file, path.join(searchDir!, file));
-        enter(file, searchKeys.get(shardOf(file))!);
-      }
-      searchFiles.push(...names);
-    };
-    const rendering = renderJobs(w, chain(ahead, tasks), allPlanned, live >= RENDER_IN_THREAD_FROM, theme, renderer, output.target, contentDir, workers, indexing, halt.signal, options.progress);
-    const rest = writeRest();
+    const rendering = this.render(output.target, halt.signal);
+    const rest = this.writeRest(writer, halt.signal);
     try {
       const [results] = await Promise.all([rendering, rest]);
-      // After the talks: made from the record files they write.
-      results.push(w.writeRecordLists(output.target, site.baseUrl, recordLists));
-      const removes = removable();
-      summary.removed = removes.length;
-      summary.outputs = manifest.size;
-      mark('render and write');
-      for (const r of [...results, writer]) {
-        summary.written += r.files;
-        summary.bytes += r.bytes;
-        summary.unchanged += r.unchanged;
-        staged.push(...r.staged);
-      }
-      summary.unchanged += manifest.size - summary.written - summary.unchanged;
+      const { staged, removes } = this.finishWrites(output.target, results, writer);
       options.signal?.throwIfAborted();
-      // The state on disk describes the output as it is: gone before the output changes, it is saved again later.
-      if (deferredStateDir) {
-        options.memory!.unsaved = undefined;
-        await forgetState(deferredStateDir);
-        await markUnsaved(deferredStateDir);
-      }
-      const writeState = stateDir && !deferredStateDir;
-      if (output instanceof Patch) {
-        output.checkOutput();
-        const move = writeState ? [await writeStateNext(stateDir, stateOf(statSync(out).ino))] : [];
-        await output.commit(staged, removes, move);
-      } else {
-        const move = writeState ? await writeStateNext(stateDir, stateOf(statSync(output.target.root).ino)) : undefined;
-        await output.commit();
-        if (move) await rename(...move);
-      }
+      await this.commit(output, staged, removes);
     } catch (err) {
       halt.abort();
       // Whichever failed, the other stops at its next step and is waited for: nothing is written once the output is put back.
@@ -862,24 +1000,123 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     } finally {
       options.signal?.removeEventListener('abort', stop);
     }
-    await remember();
-    mark('commit');
-    summary.ms = performance.now() - started;
-    return { ok: true, summary, catalogue };
+    await this.remember();
+    this.run.mark('commit');
+    return this.done();
+  }
+
+  private async open(): Promise<Patch | Staging> {
+    const { options, out, stateDir } = this.run;
+    // With only the search index to write (the dev server's build that follows its pages), the output is opened
+    // once Pagefind is done: a newer change that stops it meanwhile has no patch to put back, which looks through
+    // every file of the output for its temporary files (2 s on the pyvideo import, before the change's own build).
+    if (this.search.indexing && this.noPages) await this.search.indexing;
+    options.signal?.throwIfAborted();
+    return this.plan.patching ? await Patch.open(out, stateDir!) : await Staging.open(out);
+  }
+
+  /** The talks' and pages' files, planned as they are rendered. */
+  private render(target: WriteTarget, halt: AbortSignal): Promise<BatchResult[]> {
+    const { run, plan, inputs } = this;
+    const tasks = chain(plan.ahead, plan.diff.tasks);
+    const contentDir = path.resolve(run.options.content);
+    return renderJobs(this.w, tasks, plan.allPlanned, this.live >= RENDER_IN_THREAD_FROM, inputs.theme, this.site.renderer, target, contentDir, run.workers, this.search.indexing, halt, run.options.progress);
+  }
+
+  /** The assets, then the search index's files once Pagefind has written them. */
+  private async writeRest(writer: FileWriter, halt: AbortSignal): Promise<void> {
+    const { indexing, dir, keys } = this.search;
+    for (const asset of this.plan.diff.assets) writer.write(asset.path, asset.bytes, asset.compress);
+    const names = (await indexing) ?? [];
+    // A thread of the build's own is done: its heap goes now, not with the build.
+    await this.run.ownThread?.close();
+    // A build that failed meanwhile puts the output back as it was: nothing more goes into it.
+    if (halt.aborted) return;
+    for (const file of names) {
+      writer.move(file, path.join(dir!, file));
+      this.plan.diff.enter(file, keys.get(shardOf(file))!);
+    }
+    this.plan.searchFiles.push(...names);
+  }
+
+  /** Writes the record lists and counts what was written: gives the files staged and those to remove. */
+  private finishWrites(target: WriteTarget, results: BatchResult[], writer: FileWriter): { staged: string[]; removes: string[] } {
+    const { summary } = this;
+    const { manifest, recordLists } = this.plan.diff;
+    // After the talks: made from the record files they write.
+    results.push(this.w.writeRecordLists(target, this.site.info.baseUrl, recordLists));
+    const removes = this.removable();
+    summary.removed = removes.length;
+    summary.outputs = manifest.size;
+    this.run.mark('render and write');
+    const staged: string[] = [];
+    for (const r of [...results, writer]) {
+      summary.written += r.files;
+      summary.bytes += r.bytes;
+      summary.unchanged += r.unchanged;
+      staged.push(...r.staged);
+    }
+    summary.unchanged += manifest.size - summary.written - summary.unchanged;
+    return { staged, removes };
+  }
+
+  /** Puts the output in place with the state that describes it. */
+  private async commit(output: Patch | Staging, staged: string[], removes: string[]): Promise<void> {
+    const { options, stateDir, out } = this.run;
+    const { deferredStateDir } = this;
+    // The state on disk describes the output as it is: gone before the output changes, it is saved again later.
+    if (deferredStateDir) {
+      options.memory!.unsaved = undefined;
+      await forgetState(deferredStateDir);
+      await markUnsaved(deferredStateDir);
+    }
+    const writeState = stateDir && !deferredStateDir;
+    if (output instanceof Patch) {
+      output.checkOutput();
+      const move = writeState ? [await writeStateNext(stateDir, this.stateOf(statSync(out).ino))] : [];
+      await output.commit(staged, removes, move);
+    } else {
+      const move = writeState ? await writeStateNext(stateDir, this.stateOf(statSync(output.target.root).ino)) : undefined;
+      await output.commit();
+      if (move) await rename(...move);
+    }
+  }
+}
+
+/**
+ * Builds the content into the output, holding the state folder's lock throughout. When nothing changed it answers
+ * from the last build's no-op record, before the modules that do the work are loaded (see work()); otherwise it
+ * loads, plans against the last build's state and writes what changed. A build that fails (or is stopped) leaves the
+ * caller's memory as the last build that succeeded left it, and the output too when it fails before its commit.
+ */
+export async function build(options: BuildOptions): Promise<BuildResult> {
+  const run = new BuildRun(options);
+  const unlock = run.stateDir && !options.locked ? await lockState(run.stateDir) : undefined;
+  try {
+    await run.takeOver();
+    const inputs = await run.readInputs();
+    if (!inputs.ok) return inputs;
+    const unchanged = run.unchanged(inputs);
+    if (unchanged) return unchanged;
+    const w = await work();
+    run.mark('theme and modules');
+    const { previous, inMemory } = run.readPrevious(inputs);
+    const loaded = await run.load(w, inputs, previous);
+    if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
+    const site = run.prepareSite(w, inputs, loaded.catalogue);
+    if (!site.ok) return site;
+    const written = run.writtenBefore(previous);
+    const search = await run.startSearch(w, inputs, loaded.catalogue, previous, written, site);
+    const plan = await run.plan(w, inputs, loaded.catalogue, previous, written, site, search);
+    const writing = new Writing(run, w, inputs, previous, inMemory, loaded, site, search, plan);
+    return writing.nothingToWrite() ? await writing.keep() : await writing.write();
   } catch (err) {
-    patch?.undo();
+    // A failed build leaves the memory of the last one that succeeded: the manifest it patched and the plans it made go back.
+    run.patch?.undo();
     options.memory?.plan?.undo();
     throw err;
   } finally {
-    await workers.close();
-    if (search?.dir) {
-      // A failed build may stop while Pagefind still writes there.
-      await search.indexing?.catch(() => undefined);
-      await fse.remove(search.dir);
-    }
-    await ownThread?.close();
-    // Whatever this build left there, its memory describes: another process's build would come after.
-    if (options.memory && stateDir) options.memory.stamp = stateStamp(stateDir);
+    await run.close();
     await unlock?.();
   }
 }
