@@ -377,92 +377,176 @@ export interface TalkContext {
  */
 const plainTitle = (title: string) => decodeHTMLStrict(title);
 
+/** Says what a repair or a mapping did to the record being converted. */
+type Note = (kind: string) => void;
+
 /** Converts one pyvideo video record; notes say what was repaired or moved. */
 export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFile> {
   if (!isObject(source)) return { ok: false, error: 'not a JSON object' };
   const notes: ImportNote[] = [];
-  const note = (kind: string) => notes.push({ kind, source: ctx.source });
+  const note: Note = (kind) => notes.push({ kind, source: ctx.source });
   if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
   const title = plainTitle(source.title);
   if (title !== source.title) note('title: HTML character references decoded (&amp; → &)');
-
   for (const key of Object.keys(source)) if (!KNOWN_FIELDS.has(key)) note(`field "${key}" ignored (not in pyvideo's schema)`);
-
-  const text = (field: string): string => {
-    const value = source[field];
-    if (value === undefined) return '';
-    if (value === null) {
-      note(`${field} null → ""`);
-      return '';
-    }
-    if (typeof value !== 'string') {
-      note(`${field} not a string → ""`);
-      return '';
-    }
-    return value;
+  const fields = fieldReader(source, note);
+  const language = talkLanguage(source.language, note);
+  if ('error' in language) return { ok: false, error: language.error };
+  const recorded = recordedDate(source.recorded, note);
+  const duration = durationOf(source, note);
+  const texts = summaryAndDescription(fields, source.abstract, note);
+  const places = new Places();
+  placeRelated(fields, source.related_url != null, places, note);
+  const { media, sourceUrl, embed } = videoFields(source.source_url, fields, title, places, note);
+  const thumbnail = thumbnailOf(source.thumbnail_url, places, note);
+  const aliases = talkAliases(source, ctx, title, places, note);
+  // After the related URLs and the source: a link from a site's root resolves against the site the text came from.
+  const { summary, description } = rootedTexts(texts, rootLinksOf(places.related, sourceUrl), note);
+  const talk: TalkFile = {
+    id: ctx.id,
+    state: ctx.draft ? 2 : 1,
+    title,
+    language: language.name,
+    speakers: fields.strings('speakers'),
+    tags: fields.strings('tags'),
+    summary,
+    description,
+    quality_notes: fields.text('quality_notes'),
+    copyright_text: fields.text('copyright_text'),
+    embed,
+    thumbnail_url: thumbnail,
+    duration,
+    ...formatFields(media),
+    source_url: sourceUrl,
+    whiteboard: places.whiteboard(),
+    recorded,
+    added: ctx.added,
+    updated: ctx.updated,
+    related_urls: places.related,
+    aliases,
   };
-  const strings = (field: string): string[] => {
-    const value = source[field];
-    if (value === undefined || value === null) return [];
-    if (!Array.isArray(value)) {
-      note(`${field} not a list → []`);
+  if (ctx.draft) note('listed in NO_PUBLISH.json → draft');
+  return { ok: true, value: talk, notes };
+}
+
+/** A record's texts, lists of texts and lists of entries, each read as the talk file takes it: what was repaired is noted. */
+function fieldReader(source: Record<string, unknown>, note: Note) {
+  return {
+    text(field: string): string {
+      const value = source[field];
+      if (value === undefined) return '';
+      if (value === null) {
+        note(`${field} null → ""`);
+        return '';
+      }
+      if (typeof value !== 'string') {
+        note(`${field} not a string → ""`);
+        return '';
+      }
+      return value;
+    },
+    strings(field: string): string[] {
+      const value = source[field];
+      if (value === undefined || value === null) return [];
+      if (!Array.isArray(value)) {
+        note(`${field} not a list → []`);
+        return [];
+      }
+      const kept = value.filter((v): v is string => typeof v === 'string');
+      if (kept.length !== value.length) note(`${field}: non-string entries dropped`);
+      return kept;
+    },
+    listOf(field: string): unknown[] {
+      const value = source[field];
+      if (Array.isArray(value)) return value;
+      if (typeof value === 'string' && value !== '') {
+        note(`${field}: one URL, not a list`);
+        return [value];
+      }
+      if (isObject(value)) {
+        note(`${field}: one entry, not a list`);
+        return [value];
+      }
+      if (value != null && value !== '') note(`${field}: neither a list nor a URL, dropped`);
       return [];
-    }
-    const kept = value.filter((v): v is string => typeof v === 'string');
-    if (kept.length !== value.length) note(`${field}: non-string entries dropped`);
-    return kept;
+    },
   };
+}
 
-  let language = 'English';
-  if (source.language == null || source.language === '') note('language missing → English');
-  else {
-    const name = languageName(source.language);
-    // Only a missing language may become English: any other guess would file the talk under a language it may not be in.
-    if (!name) return { ok: false, error: `language ${JSON.stringify(source.language)} is neither an ISO 639 code nor the English name of a language` };
-    if (!PYVIDEO_CODES.has(source.language as string)) note(`language "${String(source.language)}" is not an ISO 639-3 code: read as ${name}`);
-    language = name;
+type Fields = ReturnType<typeof fieldReader>;
+
+/** The English name of the talk's language, or why the record has none. */
+function talkLanguage(value: unknown, note: Note): { name: string } | { error: string } {
+  if (value == null || value === '') {
+    note('language missing → English');
+    return { name: 'English' };
   }
+  const name = languageName(value);
+  // Only a missing language may become English: any other guess would file the talk under a language it may not be in.
+  if (!name) return { error: `language ${JSON.stringify(value)} is neither an ISO 639 code nor the English name of a language` };
+  if (!PYVIDEO_CODES.has(value as string)) note(`language "${String(value)}" is not an ISO 639-3 code: read as ${name}`);
+  return { name };
+}
 
-  let recorded: string | null = null;
-  if (typeof source.recorded === 'string') {
-    const date = source.recorded.slice(0, 10);
-    if (source.recorded.length > 10) note('recorded: time of day dropped');
-    if (isRealDate(date)) recorded = date;
-    else note('recorded: not a real date → null');
-  } else if (source.recorded != null) note('recorded: not a string → null');
+function recordedDate(value: unknown, note: Note): string | null {
+  if (typeof value === 'string') {
+    const date = value.slice(0, 10);
+    if (value.length > 10) note('recorded: time of day dropped');
+    if (isRealDate(date)) return date;
+    note('recorded: not a real date → null');
+  } else if (value != null) note('recorded: not a string → null');
+  return null;
+}
 
-  let duration: number | null = null;
-  const rawDuration = source.duration ?? source[',duration'];
+function durationOf(source: Record<string, unknown>, note: Note): number | null {
+  const raw = source.duration ?? source[',duration'];
   if (source.duration === undefined && source[',duration'] !== undefined) note('field ",duration" read as duration');
-  if (Number.isInteger(rawDuration) && (rawDuration as number) >= 0) duration = rawDuration as number;
-  else if (rawDuration != null) note('duration: not a whole non-negative number → null');
+  if (Number.isInteger(raw) && (raw as number) >= 0) return raw as number;
+  if (raw != null) note('duration: not a whole non-negative number → null');
+  return null;
+}
 
-  let summary = text('summary');
-  let description = text('description');
-  if (typeof source.abstract === 'string' && source.abstract.trim() !== '') {
+/** The record's summary and description, its legacy `abstract` in the first of them that is empty, else after the description. */
+function summaryAndDescription(fields: Fields, abstract: unknown, note: Note): { summary: string; description: string } {
+  let summary = fields.text('summary');
+  let description = fields.text('description');
+  if (typeof abstract === 'string' && abstract.trim() !== '') {
     if (summary === '') {
-      summary = source.abstract;
+      summary = abstract;
       note('abstract → summary');
     } else if (description === '') {
-      description = source.abstract;
+      description = abstract;
       note('abstract → description');
-    } else if (!description.includes(source.abstract)) {
-      description = `${description}\n\n${source.abstract}`;
+    } else if (!description.includes(abstract)) {
+      description = `${description}\n\n${abstract}`;
       note('abstract appended to description');
     }
   }
+  return { summary, description };
+}
 
-  const related: { label: string; url: string }[] = [];
-  const unplaced: string[] = [];
+/** The URLs of a record that have no field of their own: its related URLs, and the whiteboard's text for those a browser cannot follow. */
+class Places {
+  readonly related: RelatedUrl[] = [];
+  readonly unplaced: string[] = [];
+
   // Where a URL went is the caller's note: a link the page shows, or the whiteboard's text when a browser cannot follow it.
-  const place = (label: string, url: string): 'related_urls' | 'whiteboard' => {
+  place(label: string, url: string): 'related_urls' | 'whiteboard' {
     if (!isHttpUrl(url)) {
-      unplaced.push(url);
+      this.unplaced.push(url);
       return 'whiteboard';
     }
-    if (!related.some((r) => r.url === url)) related.push({ label, url });
+    if (!this.related.some((r) => r.url === url)) this.related.push({ label, url });
     return 'related_urls';
-  };
+  }
+
+  whiteboard(): string {
+    return this.unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${this.unplaced.join(' ')}` : '';
+  }
+}
+
+/** Places the record's related URLs (`related_urls`, and the legacy `related_url`). */
+function placeRelated(fields: Fields, legacy: boolean, places: Places, note: Note): void {
   /** Paths from the root of the conference's site (EuroPython 2020's slides, `/media/conference/slides/…`), resolved once its address is known. */
   const fromRoot: { label: string; path: string }[] = [];
   const relate = (label: string, url: string) => {
@@ -473,48 +557,39 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     const plain = decoded.trim();
     if (plain !== decoded) note('related_urls: white space around a URL trimmed');
     if (/^\/(?![/\\])/.test(plain)) fromRoot.push({ label: label === url ? plain : label, path: plain });
-    else if (place(label === url ? plain : label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
+    else if (places.place(label === url ? plain : label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
   };
-  const listOf = (field: string): unknown[] => {
-    const value = source[field];
-    if (Array.isArray(value)) return value;
-    if (typeof value === 'string' && value !== '') {
-      note(`${field}: one URL, not a list`);
-      return [value];
-    }
-    if (isObject(value)) {
-      note(`${field}: one entry, not a list`);
-      return [value];
-    }
-    if (value != null && value !== '') note(`${field}: neither a list nor a URL, dropped`);
-    return [];
-  };
-  const rawRelated = [...listOf('related_urls'), ...listOf('related_url')];
-  if (source.related_url != null) note('field "related_url" read as related_urls');
-  for (const r of rawRelated) {
+  const entries = [...fields.listOf('related_urls'), ...fields.listOf('related_url')];
+  if (legacy) note('field "related_url" read as related_urls');
+  for (const r of entries) {
     if (typeof r === 'string' && r !== '') relate(r, r);
     else if (!isObject(r)) note('related_urls: entry neither a URL nor {label, url}, dropped');
     else if (typeof r.url === 'string' && r.url !== '') relate(typeof r.label === 'string' && r.label.trim() !== '' ? r.label : r.url, r.url);
     else note('related_urls: entry without a url dropped');
   }
-  const onConferenceSite = rootLinksOf(related, '');
+  const onConferenceSite = rootLinksOf(places.related, '');
   for (const { label, path } of fromRoot) {
     const url = onConferenceSite(path);
     if (url) {
-      place(label === path ? url : label, url);
+      places.place(label === path ? url : label, url);
       note("related_urls: a path from the root of the conference's site → its address");
-    } else if (place(label, path) === 'whiteboard') note('related_urls: a path from the root of a site not known, kept in whiteboard');
+    } else if (places.place(label, path) === 'whiteboard') note('related_urls: a path from the root of a site not known, kept in whiteboard');
   }
+}
 
-  const media: Partial<Record<Format, { url: string; length: number | null }>> = {};
+type Media = Partial<Record<Format, { url: string; length: number | null }>>;
+
+/** The record's `source_url` and `videos`: its media files by format, the address of its hosted video and that video's player; other URLs placed. */
+function videoFields(sourceUrlField: unknown, fields: Fields, title: string, places: Places, note: Note): { media: Media; sourceUrl: string; embed: string } {
+  const media: Media = {};
   let sourceUrl = '';
-  if (isHttpUrl(source.source_url)) sourceUrl = source.source_url;
-  else if (typeof source.source_url === 'string' && source.source_url !== '') {
-    unplaced.push(source.source_url);
+  if (isHttpUrl(sourceUrlField)) sourceUrl = sourceUrlField;
+  else if (typeof sourceUrlField === 'string' && sourceUrlField !== '') {
+    places.unplaced.push(sourceUrlField);
     note('source_url: not an http(s) URL, kept in whiteboard');
   }
   let embed = '';
-  for (const entry of listOf('videos')) {
+  for (const entry of fields.listOf('videos')) {
     const video = typeof entry === 'string' ? { url: entry } : entry;
     if (!isObject(video) || typeof video.url !== 'string' || video.url === '') {
       note('videos: entry without a url skipped');
@@ -525,7 +600,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     if (FORMAT_SET.has(type) && isHttpUrl(video.url)) {
       const fmt = type as Format;
       if (media[fmt]) {
-        note(`videos: second ${type} → ${place(`${type.toUpperCase()} file`, video.url)}`);
+        note(`videos: second ${type} → ${places.place(`${type.toUpperCase()} file`, video.url)}`);
         continue;
       }
       const length = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
@@ -542,22 +617,27 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
         note(`videos: ${type} → ${sourceUrl === '' ? 'source_url' : 'the source_url it repeats'}${player ? ' + embed' : ''}`);
         sourceUrl = video.url;
       } else {
-        note(`videos: another hosted video (${type}) → ${place(`Also on ${type}`, video.url)}${player ? ' + embed' : ''}`);
+        note(`videos: another hosted video (${type}) → ${places.place(`Also on ${type}`, video.url)}${player ? ' + embed' : ''}`);
       }
     } else {
-      note(`videos: ${type || 'untyped'} → ${place(type ? `${type} video` : 'Video', video.url)}`);
+      note(`videos: ${type || 'untyped'} → ${places.place(type ? `${type} video` : 'Video', video.url)}`);
     }
   }
+  return { media, sourceUrl, embed };
+}
 
-  let thumbnail = '';
-  if (source.thumbnail_url === null) note('thumbnail_url null → ""');
-  else if (source.thumbnail_url === undefined || source.thumbnail_url === '') thumbnail = '';
-  else if (isHttpUrl(source.thumbnail_url)) thumbnail = source.thumbnail_url;
-  else {
-    unplaced.push(String(source.thumbnail_url));
+function thumbnailOf(value: unknown, places: Places, note: Note): string {
+  if (isHttpUrl(value)) return value;
+  if (value === null) note('thumbnail_url null → ""');
+  else if (value !== undefined && value !== '') {
+    places.unplaced.push(String(value));
     note('thumbnail_url: not an http(s) URL, kept in whiteboard');
   }
+  return '';
+}
 
+/** The talk's old addresses, each a redirect to its page: its pages on pyvideo.org and its legacy `alias`. */
+function talkAliases(source: Record<string, unknown>, ctx: TalkContext, title: string, places: Places, note: Note): string[] {
   const aliases: string[] = [];
   const canonical = `/video/${ctx.id}/${ctx.slug}/`;
   const pyvideoPage = `/${ctx.folder}/${ctx.stem}.html`;
@@ -573,9 +653,9 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   if (typeof source.alias === 'string' && source.alias !== '') {
     const legacy = `/${source.alias.replace(/^\/+|\/+$/g, '')}/`;
     const problem = legacyAliasProblem(legacy);
-    if (isHttpUrl(source.alias)) note(`alias: a full URL, not a path → ${place('Former address', source.alias)}`);
+    if (isHttpUrl(source.alias)) note(`alias: a full URL, not a path → ${places.place('Former address', source.alias)}`);
     else if (problem) {
-      unplaced.push(source.alias);
+      places.unplaced.push(source.alias);
       note(`alias: ${problem}, kept in whiteboard`);
     } else if (legacy !== canonical) {
       // The talk's own address needs no redirect: its page is there.
@@ -583,9 +663,11 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
       note('alias → redirect');
     }
   } else if (source.alias != null && source.alias !== '') note('alias: not a string, dropped');
+  return aliases;
+}
 
-  // After the related URLs and the source: a link from a site's root resolves against the site the text came from.
-  const rootLinks = rootLinksOf(related, sourceUrl);
+/** The summary as plain text and the description as Markdown, their links from a site's root resolved by `rootLinks`. */
+function rootedTexts(texts: { summary: string; description: string }, rootLinks: RootLinks, note: Note): { summary: string; description: string } {
   const resolved = new Set<'site' | 'text' | 'words'>();
   const root: RootLinks = (target) => {
     const url = rootLinks(target);
@@ -603,40 +685,14 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
     if (resolved.has('words')) note(`${field}: links to an e-mail address Cloudflare hid → their words`);
     resolved.clear();
   };
-  summary = fromRest('summary', summary, (value) => restLinks(value, false, root));
+  const summary = fromRest('summary', texts.summary, (value) => restLinks(value, false, root));
   rootNotes('summary');
-  description = markdownRootLinks(
-    fromRest('description', description, (value) => restMarkup(value, root)),
+  const description = markdownRootLinks(
+    fromRest('description', texts.description, (value) => restMarkup(value, root)),
     root,
   );
   rootNotes('description');
-
-  const whiteboard = unplaced.length > 0 ? `Source URLs that are not http(s) URLs: ${unplaced.join(' ')}` : '';
-  const talk: TalkFile = {
-    id: ctx.id,
-    state: ctx.draft ? 2 : 1,
-    title,
-    language,
-    speakers: strings('speakers'),
-    tags: strings('tags'),
-    summary,
-    description,
-    quality_notes: text('quality_notes'),
-    copyright_text: text('copyright_text'),
-    embed,
-    thumbnail_url: thumbnail,
-    duration,
-    ...formatFields(media),
-    source_url: sourceUrl,
-    whiteboard,
-    recorded,
-    added: ctx.added,
-    updated: ctx.updated,
-    related_urls: related,
-    aliases,
-  };
-  if (ctx.draft) note('listed in NO_PUBLISH.json → draft');
-  return { ok: true, value: talk, notes };
+  return { summary, description };
 }
 
 /** Why a legacy alias, made a site path, can be no redirect; undefined when it can. */
