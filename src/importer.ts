@@ -73,14 +73,102 @@ interface ImportReport {
   notes: Map<string, { count: number; example: string }>;
 }
 
+type Dates = ReturnType<typeof timestamps>;
+
+/** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
+export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress }): Promise<ImportReport> {
+  const { source, content, progress } = options;
+  const now = timestamps(options.now ?? new Date());
+  const report = emptyReport();
+  if (!statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
+    report.unusable = 'no such folder';
+    return report;
+  }
+  const noPublish = await readNoPublish(source, report.errors);
+  const state = await readState(content);
+  // Not only files: a link to nothing, or a folder so named, is a record that cannot be read, not one that left the snapshot.
+  const categoryFiles = (await fg('*/category.json', { cwd: source, onlyFiles: false })).sort();
+  // An import is the whole catalogue: from a folder with no events it would remove every talk imported before.
+  if (categoryFiles.length === 0) {
+    report.unusable = 'no <event>/category.json in it: not a checkout of pyvideo/data';
+    return report;
+  }
+  const talkFiles = (await fg('*/videos/*.json', { cwd: source, onlyFiles: false })).sort();
+
+  const folders = eventFolders(categoryFiles.map((f) => f.split('/')[0]!), state.folders);
+  noteAll(report, folders.notes);
+  const events = await readEvents(source, categoryFiles, folders.slugs, report);
+  const claimOrder = pageClaimOrder(events.files);
+  noteAll(report, addLegacyAliases(events, claimOrder, await readRedirectsTxt(source, report.errors)));
+
+  const records = await readTalkRecords(source, talkFiles, events.slugs, report, progress);
+  const byHand = await handWritten(content, state);
+  const ids = idBook(state, records, byHand.ids);
+  const slugs = slugBook(state, [...records.keys()], byHand.slugs, events.slugs, ids.earlier);
+  const run: TalkImport = { events, noPublish, ids, slugs, content, now };
+  const talks = [...records].flatMap(([file, record]) => importTalk(file, record, run, report) ?? []);
+  noteAll(report, claimAliases(claimOrder, events.sources, talks));
+
+  const { outputs, nextState } = importedFiles(talks, events, ids, now, report);
+  report.events = events.files.size;
+  if (report.errors.length > 0) return report;
+  const removals = leftFiles(state, nextState, outputs, events);
+  await writeFiles(content, outputs, toJson(nextState), report, progress);
+  await removeFiles(content, removals, report);
+  report.ok = true;
+  return report;
+}
+
+function emptyReport(): ImportReport {
+  return { ok: false, errors: [], events: 0, talks: 0, drafts: 0, keptIds: 0, newIds: 0, changed: 0, removed: 0, written: 0, unchanged: 0, notes: new Map() };
+}
+
+/** Counts notes by kind, each kind with its first example. */
+function noteAll(report: ImportReport, notes: ImportNote[]): void {
+  for (const n of notes) {
+    const entry = report.notes.get(n.kind);
+    if (entry) entry.count++;
+    else report.notes.set(n.kind, { count: 1, example: n.source });
+  }
+}
+
+/** The set of `key` in `map`, made empty where it has none yet. */
+const setIn = <T>(map: Map<string, Set<T>>, key: string): Set<T> => map.get(key) ?? map.set(key, new Set()).get(key)!;
+
+/** A talk record's path in the snapshot (`<event>/videos/<file>.json`): its event's folder and its file's name without `.json`. */
+function recordName(file: string): { folder: string; stem: string } {
+  const [folder, , fileName] = file.split('/') as [string, string, string];
+  return { folder, stem: fileName.replace(/\.json$/, '') };
+}
+
+/** A talk's file in the content folder. */
+const talkFile = (event: string, slug: string) => path.join(event, 'videos', `${slug}.json`);
+
+/** The id a record names as its own (pyvideo's), if it names one. */
+function ownId(value: unknown): number | undefined {
+  const id = (value as { id?: unknown } | null)?.id;
+  return Number.isInteger(id) && (id as number) > 0 ? (id as number) : undefined;
+}
+
 const sha256 = (bytes: Uint8Array) => hash('sha256', bytes, 'hex');
 const toJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-/** Why a converted record is not one the build takes, as the build would say it; undefined when it is. */
-function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
-  const check = schema.safeParse(value);
-  const problems = [...textProblems(value), ...(check.success ? [] : check.error.issues)].map((i) => `${i.path.join('.')}: ${i.message}`);
-  return problems.length > 0 ? problems.join('; ') : undefined;
+/** The ids NO_PUBLISH.json lists: pyvideo's own, which records name. */
+async function readNoPublish(source: string, errors: ImportError[]): Promise<Set<number>> {
+  const noPublish = new Set<number>();
+  try {
+    const listed: unknown = JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8'));
+    if (!Array.isArray(listed)) throw new Error('expected a list of ids');
+    // A speaker's wish not to be published is not skipped over: an entry that is not an id stops the import.
+    for (const id of listed) {
+      const n = typeof id === 'string' && /^[1-9]\d*$/.test(id) ? Number(id) : id;
+      if (Number.isSafeInteger(n) && (n as number) > 0) noPublish.add(n as number);
+      else errors.push({ file: 'NO_PUBLISH.json', reason: `${JSON.stringify(id)} is not an id; list ids as numbers` });
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') errors.push({ file: 'NO_PUBLISH.json', reason: (err as Error).message });
+  }
+  return noPublish;
 }
 
 async function readState(content: string): Promise<ImportState> {
@@ -90,6 +178,136 @@ async function readState(content: string): Promise<ImportState> {
   } catch {
     return none;
   }
+}
+
+/** A JSON file of the snapshot, its bytes and its value, or why it cannot be read. */
+async function readRecord(source: string, file: string): Promise<{ bytes: Buffer; value: unknown } | { error: string }> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path.join(source, file));
+  } catch (err) {
+    return { error: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  }
+  try {
+    return { bytes, value: JSON.parse(bytes.toString('utf8')) };
+  } catch (err) {
+    return { error: `not valid JSON (${(err as Error).message})` };
+  }
+}
+
+/**
+ * The folder here of each pyvideo event folder, in the order of their names. Our event folders are slugs; pyvideo's
+ * mostly are (a few use underscores). A folder keeps the one an earlier import gave it; then a new folder whose name
+ * is a slug takes it; then the others pick.
+ */
+function eventFolders(names: string[], earlier: Record<string, string>): { slugs: Map<string, string>; notes: ImportNote[] } {
+  const folders = [...new Set(names)].sort();
+  const slugs = new Map<string, string>();
+  const given = new Set<string>();
+  const notes: ImportNote[] = [];
+  const give = (folder: string, slug: string) => {
+    slugs.set(folder, slug);
+    given.add(slug);
+  };
+  for (const folder of folders) if (earlier[folder]) give(folder, earlier[folder]);
+  for (const folder of folders) if (!slugs.has(folder) && isSlug(folder) && !given.has(folder)) give(folder, folder);
+  for (const folder of folders) {
+    if (slugs.has(folder)) continue;
+    let slug = slugFromTitle(folder) || 'event';
+    while (given.has(slug)) slug = `${slug}-2`;
+    notes.push({ kind: isSlug(folder) ? 'event folder already given to another event: renamed' : 'event folder is not a slug: renamed', source: folder });
+    give(folder, slug);
+  }
+  return { slugs: new Map(folders.map((folder) => [folder, slugs.get(folder)!])), notes };
+}
+
+/** The snapshot's events, by the slugs of their folders here. */
+interface Events {
+  /** The folder here of each pyvideo event folder, in the order of their names. */
+  slugs: Map<string, string>;
+  /** The events converted, in the order of their category.json files. */
+  files: Map<string, EventFile>;
+  /** Each event's category.json. */
+  sources: Map<string, string>;
+}
+
+/** The snapshot's events, converted and validated, by the slugs of their folders here. */
+async function readEvents(source: string, categoryFiles: string[], slugs: Map<string, string>, report: ImportReport): Promise<Events> {
+  const events: Events = { slugs, files: new Map(), sources: new Map() };
+  for (const file of categoryFiles) {
+    const read = await readRecord(source, file);
+    const converted = 'error' in read ? read : convertEvent(read.value, file);
+    if ('error' in converted) {
+      report.errors.push({ file, reason: `${converted.error}` });
+      continue;
+    }
+    noteAll(report, converted.notes);
+    const problems = schemaProblems(eventSchema, converted.value);
+    if (problems) report.errors.push({ file, reason: problems });
+    const slug = slugs.get(file.split('/')[0]!)!;
+    events.files.set(slug, converted.value);
+    events.sources.set(slug, file);
+  }
+  return events;
+}
+
+/** Events of one title had one page on pyvideo.org: the event in the folder named as the page keeps it, else the first. */
+function pageClaimOrder(events: Map<string, EventFile>): [string, EventFile][] {
+  return [...events].sort(([a, ea], [b, eb]) => Number(ea.aliases?.[0] !== `/events/${a}.html`) - Number(eb.aliases?.[0] !== `/events/${b}.html`));
+}
+
+async function readRedirectsTxt(source: string, errors: ImportError[]): Promise<string> {
+  return readFile(path.join(source, 'redirects.txt'), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') errors.push({ file: 'redirects.txt', reason: `cannot be read (${err.code ?? err.message})` });
+    return '';
+  });
+}
+
+/** Adds to the events the old addresses redirects.txt sends to their pages (see legacyRedirects); returns its notes. */
+function addLegacyAliases(events: Events, claimOrder: [string, EventFile][], text: string): ImportNote[] {
+  const eventsByPage = new Map<string, { slug: string; page?: string }>();
+  for (const [slug, event] of claimOrder) for (const page of event.aliases ?? []) if (!eventsByPage.has(page)) eventsByPage.set(page, { slug, page });
+  const byFolder = (page: string) => {
+    const folder = /^\/events\/([^/]+)\.html$/.exec(page)?.[1];
+    const slug = folder === undefined ? undefined : events.slugs.get(folder);
+    return slug !== undefined && events.files.has(slug) ? { slug, page: events.files.get(slug)!.aliases?.[0] } : undefined;
+  };
+  const legacy = legacyRedirects(text, (page) => eventsByPage.get(page) ?? byFolder(page));
+  for (const [slug, aliases] of legacy.aliases) {
+    const event = events.files.get(slug)!;
+    event.aliases = [...(event.aliases ?? []), ...aliases];
+  }
+  return legacy.notes;
+}
+
+/** A talk record of the snapshot as read: its bytes, its value, and the id it names as its own (pyvideo's), if any. */
+interface TalkRecord {
+  bytes: Buffer;
+  value: unknown;
+  own: number | undefined;
+}
+
+/** Every talk record read once, in the order of their files: all their ids are known before any is given, so that new ids follow the highest of all. */
+async function readTalkRecords(source: string, talkFiles: string[], folderSlugs: Map<string, string>, report: ImportReport, progress?: Progress): Promise<Map<string, TalkRecord>> {
+  const records = new Map<string, TalkRecord>();
+  const named = new Map<number, string>();
+  progress?.start('talks read:');
+  for (const file of talkFiles) {
+    progress?.tick();
+    const { folder } = recordName(file);
+    const read = folderSlugs.has(folder) ? await readRecord(source, file) : { error: `the event folder "${folder}" has no category.json` };
+    if ('error' in read) {
+      report.errors.push({ file, reason: read.error });
+      continue;
+    }
+    const own = ownId(read.value);
+    records.set(file, { ...read, own });
+    const other = own === undefined ? undefined : named.get(own);
+    if (other) report.errors.push({ file, reason: `id ${own} is also the id of ${other}` });
+    else if (own !== undefined) named.set(own, file);
+  }
+  progress?.done();
+  return records;
 }
 
 /**
@@ -107,274 +325,174 @@ async function handWritten(content: string, state: ImportState): Promise<{ ids: 
   for (const read of readTalks({ dir: content, display: content, names })) {
     const [event, , fileName] = read.name.split('/') as [string, string, string];
     const slug = (read.ok && read.digest.slug) || fileName.replace(/\.[^.]+$/, '');
-    (found.slugs.get(event) ?? found.slugs.set(event, new Set()).get(event)!).add(slug);
+    setIn(found.slugs, event).add(slug);
     if (read.ok && !tracked.has(read.digest.id)) found.ids.add(read.digest.id);
   }
   return found;
 }
 
-/** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
-export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress }): Promise<ImportReport> {
-  const { source, content, progress } = options;
-  const now = timestamps(options.now ?? new Date());
-  const report: ImportReport = {
-    ok: false,
-    errors: [],
-    events: 0,
-    talks: 0,
-    drafts: 0,
-    keptIds: 0,
-    newIds: 0,
-    changed: 0,
-    removed: 0,
-    written: 0,
-    unchanged: 0,
-    notes: new Map(),
-  };
-  const addNotes = (notes: ImportNote[]) => {
-    for (const n of notes) {
-      const entry = report.notes.get(n.kind);
-      if (entry) entry.count++;
-      else report.notes.set(n.kind, { count: 1, example: n.source });
-    }
-  };
-
-  if (!statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
-    report.unusable = 'no such folder';
-    return report;
-  }
-  const noPublish = new Set<number>();
-  try {
-    const listed: unknown = JSON.parse(await readFile(path.join(source, 'NO_PUBLISH.json'), 'utf8'));
-    if (!Array.isArray(listed)) throw new Error('expected a list of ids');
-    // A speaker's wish not to be published is not skipped over: an entry that is not an id stops the import.
-    for (const id of listed) {
-      const n = typeof id === 'string' && /^[1-9]\d*$/.test(id) ? Number(id) : id;
-      if (Number.isSafeInteger(n) && (n as number) > 0) noPublish.add(n as number);
-      else report.errors.push({ file: 'NO_PUBLISH.json', reason: `${JSON.stringify(id)} is not an id; list ids as numbers` });
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.errors.push({ file: 'NO_PUBLISH.json', reason: (err as Error).message });
-  }
-
-  const state = await readState(content);
-  // Not only files: a link to nothing, or a folder so named, is a record that cannot be read, not one that left the snapshot.
-  const categoryFiles = (await fg('*/category.json', { cwd: source, onlyFiles: false })).sort();
-  // An import is the whole catalogue: from a folder with no events it would remove every talk imported before.
-  if (categoryFiles.length === 0) {
-    report.unusable = 'no <event>/category.json in it: not a checkout of pyvideo/data';
-    return report;
-  }
-  const talkFiles = (await fg('*/videos/*.json', { cwd: source, onlyFiles: false })).sort();
-  const eventNames = new Set(categoryFiles.map((f) => f.split('/')[0]!));
-  // Our event folders are slugs; pyvideo's mostly are (a few use underscores). A folder keeps the
-  // one an earlier import gave it; then a new folder whose name is a slug takes it; then the others pick.
-  const eventSlugs = new Map<string, string>();
-  const folders = [...eventNames].sort();
-  const given = new Set<string>();
-  const give = (folder: string, slug: string) => {
-    eventSlugs.set(folder, slug);
-    given.add(slug);
-  };
-  for (const folder of folders) if (state.folders[folder]) give(folder, state.folders[folder]);
-  for (const folder of folders) if (!eventSlugs.has(folder) && isSlug(folder) && !given.has(folder)) give(folder, folder);
-  for (const folder of folders) {
-    if (eventSlugs.has(folder)) continue;
-    let slug = slugFromTitle(folder) || 'event';
-    while (given.has(slug)) slug = `${slug}-2`;
-    addNotes([{ kind: isSlug(folder) ? 'event folder already given to another event: renamed' : 'event folder is not a slug: renamed', source: folder }]);
-    give(folder, slug);
-  }
-
-  // Events.
-  const events = new Map<string, EventFile>();
-  const eventSources = new Map<string, string>();
-  for (const file of categoryFiles) {
-    const event = file.split('/')[0]!;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await readFile(path.join(source, file), 'utf8'));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      report.errors.push({ file, reason: code ? `cannot be read (${code})` : `not valid JSON (${(err as Error).message})` });
-      continue;
-    }
-    const converted = convertEvent(parsed, file);
-    if (!converted.ok) {
-      report.errors.push({ file, reason: `${converted.error}` });
-      continue;
-    }
-    addNotes(converted.notes);
-    const problems = schemaProblems(eventSchema, converted.value);
-    if (problems) report.errors.push({ file, reason: problems });
-    events.set(eventSlugs.get(event)!, converted.value);
-    eventSources.set(eventSlugs.get(event)!, file);
-  }
-  // Events of one title had one page on pyvideo.org: the event in the folder named as the page keeps it, else the first.
-  const byPageClaim = [...events].sort(([a, ea], [b, eb]) => Number(ea.aliases?.[0] !== `/events/${a}.html`) - Number(eb.aliases?.[0] !== `/events/${b}.html`));
-  const eventsByPage = new Map<string, { slug: string; page?: string }>();
-  for (const [slug, event] of byPageClaim) for (const page of event.aliases ?? []) if (!eventsByPage.has(page)) eventsByPage.set(page, { slug, page });
-  const byFolder = (page: string) => {
-    const folder = /^\/events\/([^/]+)\.html$/.exec(page)?.[1];
-    const slug = folder === undefined ? undefined : eventSlugs.get(folder);
-    return slug !== undefined && events.has(slug) ? { slug, page: events.get(slug)!.aliases?.[0] } : undefined;
-  };
-  const redirects = await readFile(path.join(source, 'redirects.txt'), 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') report.errors.push({ file: 'redirects.txt', reason: `cannot be read (${err.code ?? err.message})` });
-    return '';
-  });
-  const legacy = legacyRedirects(redirects, (page) => eventsByPage.get(page) ?? byFolder(page));
-  addNotes(legacy.notes);
-  for (const [slug, aliases] of legacy.aliases) {
-    const event = events.get(slug)!;
-    event.aliases = [...(event.aliases ?? []), ...aliases];
-  }
-
-  // Read every talk once; ids first, so that new ids follow the highest of all.
-  const sources = new Map<string, { bytes: Buffer; value: unknown }>();
-  const explicitIds = new Map<number, string>();
-  progress?.start('talks read:');
-  for (const file of talkFiles) {
-    progress?.tick();
-    const event = file.split('/')[0]!;
-    if (!eventNames.has(event)) {
-      report.errors.push({ file, reason: `the event folder "${event}" has no category.json` });
-      continue;
-    }
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path.join(source, file));
-    } catch (err) {
-      report.errors.push({ file, reason: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(bytes.toString('utf8'));
-    } catch (err) {
-      report.errors.push({ file, reason: `not valid JSON (${(err as Error).message})` });
-      continue;
-    }
-    sources.set(file, { bytes, value });
-    const id = (value as { id?: unknown } | null)?.id;
-    if (Number.isInteger(id) && (id as number) > 0) {
-      const other = explicitIds.get(id as number);
-      if (other) report.errors.push({ file, reason: `id ${String(id)} is also the id of ${other}` });
-      else explicitIds.set(id as number, file);
-    }
-  }
-
-  progress?.done();
-  const byHand = await handWritten(content, state);
-  let highest = Math.max(state.highestId, ...explicitIds.keys(), ...byHand.ids, 0);
-
-  const outputs = new Map<string, string>();
-  const left = state.left ?? {};
+/** The ids of one import as it gives them, in the order of the snapshot's files. */
+interface IdBook {
   /** What a source file was given by an earlier import: while it was in the snapshots, or before it left them. */
-  const earlier = (file: string): TalkState | undefined => state.talks[file] ?? left[file];
-  const nextLeft: Record<string, TalkState> = Object.fromEntries(Object.entries({ ...left, ...state.talks }).filter(([file]) => !sources.has(file)));
+  earlier: (file: string) => TalkState | undefined;
+  /** The talks that left the snapshots, as this import leaves them. */
+  left: Record<string, TalkState>;
+  retired: Set<number>;
+  /** The files of talks that left whose records named their ids, by id. */
+  movable: Map<number, string>;
+  /** The file of each id given to a talk of the last import. */
+  givenTo: Map<number, string>;
+  /** The ids of talks written by hand. */
+  byHand: Set<number>;
+  /** The ids given so far, to their files. */
+  used: Map<number, string>;
+  /** The highest id ever given. */
+  highest: number;
+}
+
+/** What earlier imports gave the talks of this snapshot and kept for those that left it, and the ids this import gives. */
+function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Set<number>): IdBook {
+  const left = state.left ?? {};
+  const nextLeft: Record<string, TalkState> = Object.fromEntries(Object.entries({ ...left, ...state.talks }).filter(([file]) => !records.has(file)));
   const retired = new Set([...state.retired, ...Object.values(nextLeft).map((talk) => talk.id)]);
   // A talk back in the snapshot has its id back: it was retired only so that no other talk would take it.
-  for (const [file, talk] of Object.entries(left)) if (sources.has(file)) retired.delete(talk.id);
-  // A talk that left, whose record named its id, may come back under another file name (moved, renamed) naming it again.
-  const movable = new Map(Object.entries(nextLeft).flatMap(([file, talk]) => (talk.named ? [[talk.id, file] as const] : [])));
-  const givenTo = new Map(Object.entries(state.talks).map(([file, talk]) => [talk.id, file]));
-  const usedIds = new Map<number, string>();
-  const slugsByEvent = new Map<string, Set<string>>();
-  const takenIn = (event: string) => slugsByEvent.get(event) ?? slugsByEvent.set(event, new Set()).get(event)!;
-  // Slugs already given keep their talks, and talks written by hand theirs; then new talks' file names that are slugs are theirs; then the others pick.
-  for (const [event, slugs] of byHand.slugs) for (const slug of slugs) takenIn(event).add(slug);
-  for (const file of sources.keys()) {
-    const previous = state.talks[file];
-    if (previous) takenIn(previous.event).add(previous.slug);
+  for (const [file, talk] of Object.entries(left)) if (records.has(file)) retired.delete(talk.id);
+  return {
+    earlier: (file) => state.talks[file] ?? left[file],
+    left: nextLeft,
+    retired,
+    // A talk that left, whose record named its id, may come back under another file name (moved, renamed) naming it again.
+    movable: new Map(Object.entries(nextLeft).flatMap(([file, talk]) => (talk.named ? [[talk.id, file] as const] : []))),
+    givenTo: new Map(Object.entries(state.talks).map(([file, talk]) => [talk.id, file])),
+    byHand,
+    used: new Map(),
+    highest: [...records.values()].reduce((highest, { own }) => Math.max(highest, own ?? 0), Math.max(state.highestId, ...byHand, 0)),
+  };
+}
+
+/** The id a talk gets, what an earlier import gave it, whether the id is one it had, and what the giving is counted as. */
+function giveId(ids: IdBook, file: string, own: number | undefined): { id: number; previous?: TalkState; kept: boolean; note?: string } {
+  const previous = ids.earlier(file);
+  if (previous) {
+    // Ids are forever: the one given stays, even if the record names another since.
+    return { id: previous.id, previous, kept: true, note: own !== undefined && own !== previous.id ? 'record names an id other than the one it was given: that one kept' : undefined };
   }
+  if (own !== undefined && ids.movable.has(own)) {
+    const from = ids.movable.get(own)!;
+    // Moved: the talk keeps its `added`, not its file name.
+    const moved = { ...ids.left[from]!, slug: '', hash: '' };
+    delete ids.left[from];
+    ids.retired.delete(own);
+    return { id: own, previous: moved, kept: true, note: 'record that left under another file name is back: its id kept' };
+  }
+  if (own !== undefined && !ids.retired.has(own) && (ids.givenTo.get(own) ?? file) === file) return { id: own, kept: true };
+  const note = own === undefined ? undefined : ids.retired.has(own) ? 'record names the id of a talk that was removed: given a new one' : 'record names the id given to another talk: given a new one';
+  return { id: ++ids.highest, kept: false, note };
+}
+
+/** The slugs of the events' talks as this import gives them. */
+interface SlugBook {
+  /** By event. */
+  taken: Map<string, Set<string>>;
   /** Talks back in the snapshot whose slug another talk took while they were away. */
-  const slugLost = new Set<string>();
-  for (const file of sources.keys()) {
-    const previous = left[file];
-    if (!previous) continue;
-    if (takenIn(previous.event).has(previous.slug)) slugLost.add(file);
-    else takenIn(previous.event).add(previous.slug);
+  lost: Set<string>;
+  /** New talks whose file names are slugs: the slugs are theirs. */
+  own: Map<string, string>;
+}
+
+/** Slugs already given keep their talks, and talks written by hand theirs; then new talks' file names that are slugs are theirs; then the others pick. */
+function slugBook(state: ImportState, files: string[], byHand: Map<string, Set<string>>, eventSlugs: Map<string, string>, earlier: IdBook['earlier']): SlugBook {
+  const book: SlugBook = { taken: new Map(), lost: new Set(), own: new Map() };
+  for (const [event, slugs] of byHand) for (const slug of slugs) setIn(book.taken, event).add(slug);
+  for (const file of files) {
+    const previous = state.talks[file];
+    if (previous) setIn(book.taken, previous.event).add(previous.slug);
   }
-  const ownSlugs = new Map<string, string>();
-  for (const file of sources.keys()) {
-    const [folder, , fileName] = file.split('/') as [string, string, string];
-    const stem = fileName.replace(/\.json$/, '');
-    const taken = takenIn(eventSlugs.get(folder)!);
+  for (const file of files) {
+    const previous = state.left?.[file];
+    if (!previous) continue;
+    if (setIn(book.taken, previous.event).has(previous.slug)) book.lost.add(file);
+    else setIn(book.taken, previous.event).add(previous.slug);
+  }
+  for (const file of files) {
+    const { folder, stem } = recordName(file);
+    const taken = setIn(book.taken, eventSlugs.get(folder)!);
     if (!earlier(file) && isSlug(stem) && !taken.has(stem)) {
       taken.add(stem);
-      ownSlugs.set(file, stem);
+      book.own.set(file, stem);
     }
   }
+  return book;
+}
 
-  /** The talks converted, with the dates of this import until it knows which of them changed. */
-  const converted: { file: string; bytes: Buffer; event: string; slug: string; named: boolean; previous?: TalkState; value: TalkFile }[] = [];
-  for (const [file, { bytes, value }] of sources) {
-    const [folder, , fileName] = file.split('/') as [string, string, string];
-    const event = eventSlugs.get(folder)!;
-    const stem = fileName.replace(/\.json$/, '');
-    const ownId = (value as { id?: unknown } | null)?.id;
-    const own = Number.isInteger(ownId) && (ownId as number) > 0 ? (ownId as number) : undefined;
-    let previous = earlier(file);
-    let id: number;
-    if (previous) {
-      // Ids are forever: the one given stays, even if the record names another since.
-      id = previous.id;
-      report.keptIds++;
-      if (own !== undefined && own !== id) addNotes([{ kind: 'record names an id other than the one it was given: that one kept', source: file }]);
-    } else if (own !== undefined && movable.has(own)) {
-      id = own;
-      report.keptIds++;
-      // Moved: the talk keeps its `added`, not its file name.
-      previous = { ...nextLeft[movable.get(own)!]!, slug: '', hash: '' };
-      delete nextLeft[movable.get(own)!];
-      retired.delete(own);
-      addNotes([{ kind: 'record that left under another file name is back: its id kept', source: file }]);
-    } else if (own !== undefined && !retired.has(own) && (givenTo.get(own) ?? file) === file) {
-      id = own;
-      report.keptIds++;
-    } else {
-      if (own !== undefined) addNotes([{ kind: retired.has(own) ? 'record names the id of a talk that was removed: given a new one' : 'record names the id given to another talk: given a new one', source: file }]);
-      id = ++highest;
-      report.newIds++;
-    }
-    if (byHand.ids.has(id)) {
-      report.errors.push({ file, reason: `id ${id} is already used by a talk in ${content} that this import did not write` });
-      continue;
-    }
-    const clash = usedIds.get(id);
-    if (clash) {
-      report.errors.push({ file, reason: `id ${id} was given to ${clash} by an earlier import; give one of them another id` });
-      continue;
-    }
-    usedIds.set(id, file);
-    const taken = takenIn(event);
-    const slug = (!slugLost.has(file) && previous?.slug) || ownSlugs.get(file) || chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
-    taken.add(slug);
-    if (slug !== previous?.slug && slug !== stem) addNotes([{ kind: 'file name is not a slug: slug made from the title', source: file }]);
+/** What converting a talk needs besides its record. */
+interface TalkImport {
+  events: Events;
+  noPublish: Set<number>;
+  ids: IdBook;
+  slugs: SlugBook;
+  content: string;
+  now: Dates;
+}
 
-    // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
-    const draft = own !== undefined && noPublish.has(own);
-    const talk = convertTalk(value, { source: file, folder, eventTitle: events.get(event)?.title ?? '', stem, id, draft, slug, added: now.added, updated: now.updated });
-    if (!talk.ok) {
-      report.errors.push({ file, reason: `${talk.error}` });
-      continue;
-    }
-    addNotes(talk.notes);
-    const problems = schemaProblems(talkSchema, talk.value);
-    if (problems) {
-      report.errors.push({ file, reason: problems });
-      continue;
-    }
-    converted.push({ file, bytes, event, slug, named: id === own, previous, value: talk.value });
-  }
+/** A talk converted, with what it was given; its dates are this import's until it is known whether it changed. */
+interface ConvertedTalk {
+  file: string;
+  bytes: Buffer;
+  event: string;
+  slug: string;
+  named: boolean;
+  previous?: TalkState;
+  value: TalkFile;
+}
 
-  // An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
-  // By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
-  // which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways).
+/** One talk converted and validated, with the id and slug it is given; undefined, its error reported, when it cannot be. */
+function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkImport, report: ImportReport): ConvertedTalk | undefined {
+  const { folder, stem } = recordName(file);
+  const event = run.events.slugs.get(folder)!;
+  const { id, previous, kept, note } = giveId(run.ids, file, own);
+  report[kept ? 'keptIds' : 'newIds']++;
+  if (note) noteAll(report, [{ kind: note, source: file }]);
+  const refuse = (reason: string) => {
+    report.errors.push({ file, reason });
+    return undefined;
+  };
+  const clash = run.ids.used.get(id);
+  if (run.ids.byHand.has(id)) return refuse(`id ${id} is already used by a talk in ${run.content} that this import did not write`);
+  if (clash) return refuse(`id ${id} was given to ${clash} by an earlier import; give one of them another id`);
+  run.ids.used.set(id, file);
+  const taken = setIn(run.slugs.taken, event);
+  const slug = (!run.slugs.lost.has(file) && previous?.slug) || run.slugs.own.get(file) || chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
+  taken.add(slug);
+  if (slug !== previous?.slug && slug !== stem) noteAll(report, [{ kind: 'file name is not a slug: slug made from the title', source: file }]);
+
+  // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
+  const draft = own !== undefined && run.noPublish.has(own);
+  const talk = convertTalk(value, { source: file, folder, eventTitle: run.events.files.get(event)?.title ?? '', stem, id, draft, slug, ...run.now });
+  if (!talk.ok) return refuse(talk.error);
+  noteAll(report, talk.notes);
+  const problems = schemaProblems(talkSchema, talk.value);
+  if (problems) return refuse(problems);
+  return { file, bytes, event, slug, named: id === own, previous, value: talk.value };
+}
+
+/** Why a converted record is not one the build takes, as the build would say it; undefined when it is. */
+function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
+  const check = schema.safeParse(value);
+  const problems = [...textProblems(value), ...(check.success ? [] : check.error.issues)].map((i) => `${i.path.join('.')}: ${i.message}`);
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+/**
+ * An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
+ * By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
+ * which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways). Returns the notes of the addresses refused.
+ */
+function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<string, string>, talks: ConvertedTalk[]): ImportNote[] {
   const holders = new Map<string, string>();
   const spelled = new Set<string>();
-  for (const { slug, value } of converted) for (const file of [pageFile({ id: value.id, slug }), shortLinkFile(value.id)]) holders.set(file, '');
+  const notes: ImportNote[] = [];
+  for (const { slug, value } of talks) for (const file of [pageFile({ id: value.id, slug }), shortLinkFile(value.id)]) holders.set(file, '');
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
       const file = aliasFile(alias);
@@ -383,58 +501,69 @@ export async function importPyvideo(options: { source: string; content: string; 
       if (free) {
         holders.set(fileKey(file), source);
         spelled.add(file);
-      } else addNotes([{ kind: 'old address already the address of another event or talk: no redirect made', source }]);
+      } else notes.push({ kind: 'old address already the address of another event or talk: no redirect made', source });
       return free;
     });
-  for (const [slug, event] of byPageClaim) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);
-  for (const { file, value } of converted) value.aliases = claim(value.aliases, file);
+  for (const [slug, event] of claimOrder) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);
+  for (const { file, value } of talks) value.aliases = claim(value.aliases, file);
+  return notes;
+}
 
+/** The files the import writes, by their paths in the content folder, and the state it leaves; counts the talks, drafts and talks changed. */
+function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState } {
+  const outputs = new Map<string, string>();
   const nextState: ImportState = {
-    highestId: 0,
-    retired: [...retired].sort((a, b) => a - b),
-    left: nextLeft,
+    highestId: ids.highest,
+    retired: [...ids.retired].sort((a, b) => a - b),
+    left: ids.left,
     talks: {},
-    folders: Object.fromEntries(folders.filter((f) => events.has(eventSlugs.get(f)!)).map((f) => [f, eventSlugs.get(f)!])),
+    folders: Object.fromEntries([...events.slugs].filter(([, slug]) => events.files.has(slug))),
   };
-  for (const { file, bytes, event, slug, named, previous, value } of converted) {
-    // What the talk's record is made of but its dates: the file without them, and the title of its event (its category).
-    const hash = sha256(Buffer.from(`${JSON.stringify({ ...value, added: '', updated: '' })}\n${events.get(event)?.title ?? ''}`));
-    // A state written before this hash names the source's bytes.
-    const unchanged = previous && (previous.hash === hash || (previous.hash === sha256(bytes) && previous.id === value.id && previous.draft === (value.state === STATE_DRAFT)));
-    const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
-    if (previous && !unchanged) report.changed++;
+  for (const talk of talks) {
+    const { file, event, slug, named, value } = talk;
+    const { hash, dates, changed } = talkDates(talk, events.files.get(event)?.title ?? '', now);
+    if (changed) report.changed++;
     Object.assign(value, dates);
     const draft = value.state === STATE_DRAFT;
     if (draft) report.drafts++;
     report.talks++;
-    const rel = path.join(event, 'videos', `${slug}.json`);
+    const rel = talkFile(event, slug);
     if (outputs.has(rel)) report.errors.push({ file, reason: `its talk file ${rel} was given to another talk as well` });
     outputs.set(rel, toJson(value satisfies TalkFile));
     nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) };
   }
-  for (const [event, value] of events) outputs.set(path.join(event, 'category.json'), toJson(value));
-  const sitePages = siteRedirects(converted.map((talk) => talk.value));
+  for (const [event, value] of events.files) outputs.set(path.join(event, 'category.json'), toJson(value));
+  const sitePages = siteRedirects(talks.map((talk) => talk.value));
   outputs.set(REDIRECTS_FILE, toJson(sitePages));
   report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
-  report.events = events.size;
+  return { outputs, nextState };
+}
 
-  if (report.errors.length > 0) return report;
+/** A talk's dates: an earlier import's while what its record says is unchanged; and the hash that tells it next time. */
+function talkDates({ bytes, previous, value }: ConvertedTalk, eventTitle: string, now: Dates): { hash: string; dates: Dates; changed: boolean } {
+  // What the talk's record is made of but its dates: the file without them, and the title of its event (its category).
+  const hash = sha256(Buffer.from(`${JSON.stringify({ ...value, added: '', updated: '' })}\n${eventTitle}`));
+  // A state written before this hash names the source's bytes.
+  const unchanged = previous && (previous.hash === hash || (previous.hash === sha256(bytes) && previous.id === value.id && previous.draft === (value.state === STATE_DRAFT)));
+  const dates = unchanged ? { added: previous.added, updated: previous.updated } : { added: previous?.added ?? now.added, updated: now.updated };
+  return { hash, dates, changed: previous !== undefined && !unchanged };
+}
 
-  // Talks and events that left the snapshot lose their files; their ids stay retired.
+/** Talks and events that left the snapshot lose their files; their ids stay retired. */
+function leftFiles(state: ImportState, nextState: ImportState, outputs: Map<string, string>, events: Events): string[] {
   const removals: string[] = [];
   for (const [file, old] of Object.entries(state.talks)) {
     if (nextState.talks[file]) continue;
-    const rel = path.join(old.event, 'videos', `${old.slug}.json`);
+    const rel = talkFile(old.event, old.slug);
     if (!outputs.has(rel)) removals.push(rel);
   }
-  for (const event of Object.values(state.folders)) if (!events.has(event)) removals.push(path.join(event, 'category.json'));
+  for (const event of Object.values(state.folders)) if (!events.files.has(event)) removals.push(path.join(event, 'category.json'));
+  return removals;
+}
 
-  nextState.highestId = highest;
-  outputs.set(STATE_FILE, toJson(nextState));
-
+/** Writes each file whose bytes change, atomically, and the state file last; counts the files written and unchanged. */
+async function writeFiles(content: string, outputs: Map<string, string>, stateText: string, report: ImportReport, progress?: Progress): Promise<void> {
   await mkdir(content, { recursive: true });
-  // The state file goes last: until it is written, a re-run sees the previous import.
-  const { [STATE_FILE]: stateText, ...files } = Object.fromEntries(outputs);
   const write = async ([rel, text]: [string, string]) => {
     progress?.tick();
     const file = path.join(content, rel);
@@ -448,16 +577,10 @@ export async function importPyvideo(options: { source: string; content: string; 
     report.written++;
   };
   progress?.start('files compared and written:');
-  await forEachLimit(Object.entries(files), 32, write);
-  await write([STATE_FILE, stateText!]);
+  await forEachLimit([...outputs], 32, write);
+  // The state file goes last: until it is written, a re-run sees the previous import.
+  await write([STATE_FILE, stateText]);
   progress?.done();
-  for (const rel of removals) {
-    await rm(path.join(content, rel), { force: true });
-    report.removed++;
-    await rmdir(path.dirname(path.join(content, rel))).catch(() => undefined);
-  }
-  report.ok = true;
-  return report;
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -467,4 +590,12 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+async function removeFiles(content: string, removals: string[], report: ImportReport): Promise<void> {
+  for (const rel of removals) {
+    await rm(path.join(content, rel), { force: true });
+    report.removed++;
+    await rmdir(path.dirname(path.join(content, rel))).catch(() => undefined);
+  }
 }
