@@ -525,7 +525,7 @@ function summaryAndDescription(fields: Fields, abstract: unknown, note: Note): {
   return { summary, description };
 }
 
-/** The URLs of a record that have no field of their own: its related URLs, and the whiteboard's text for those a browser cannot follow. */
+/** The URLs of a record that have no field of their own, as they are placed: its related URLs, and the whiteboard's. */
 class Places {
   readonly related: RelatedUrl[] = [];
   readonly unplaced: string[] = [];
