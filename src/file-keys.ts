@@ -42,3 +42,72 @@ export function whereOneFile(a: string, b: string): string {
   const encoded = `a letter is one however Unicode encodes it (${shown}`;
   return a.normalize('NFD') === b.normalize('NFD') ? `where ${encoded}), as on macOS` : `where letter case is ignored (macOS, Windows) and ${encoded}; macOS)`;
 }
+
+/** A folder of an output file as that file spells it (`Old/`), and whose file it is. */
+export interface SpelledFolder<T> {
+  folder: string;
+  holder: T;
+}
+
+/** A folder of a file as it spells it (`own`) that is another's, spelled otherwise. */
+export type FolderClash<T> = SpelledFolder<T> & { own: string };
+
+/** Whose the site's own folder `folder` is, spelled as its key; undefined when the site has none so named. */
+export type SiteFolders<T> = (folder: string) => T | undefined;
+
+/** The folders of `file` and of its key (see fileKey), from the outermost: `Old/Talks/a.html` gives [`Old/`, `old/`], then [`Old/Talks/`, `old/talks/`]. */
+function foldersOf(file: string, key: string): [own: string, key: string][] {
+  const folders: [string, string][] = [];
+  // Neither case nor decomposition makes or takes a "/": the nth of the file's is the nth of its key's.
+  for (let i = file.indexOf('/'), j = key.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1), j = key.indexOf('/', j + 1)) folders.push([file.slice(0, i + 1), key.slice(0, j + 1)]);
+  return folders;
+}
+
+/**
+ * The folders of the output files, by their keys, each as the first file in it spells it. Where case
+ * is ignored (or, on macOS, how Unicode encodes a letter) `Old/` and `old/` are one folder, named as
+ * the build first made it: `old/b.html` lands in `Old/`, where a host that tells case apart, given that
+ * copy of the site, finds no /old/b.html. So each folder is spelled one way, as each file is.
+ */
+export class FolderSpellings<T> {
+  readonly #firsts = new Map<string, SpelledFolder<T>>();
+
+  /**
+   * The outermost folder of `file` (whose key is `key`) that another file's folder is, spelled
+   * otherwise, and that one; else, of those no file has yet, the outermost that `site` says is one of
+   * the site's own, whose files it does not take (spelled as their keys, they are asked of only the
+   * folders spelled otherwise).
+   */
+  clash(file: string, key: string, site?: SiteFolders<T>): FolderClash<T> | undefined {
+    return this.#holds(file, key) ? undefined : this.#outermost(foldersOf(file, key), site);
+  }
+
+  #outermost(folders: [own: string, key: string][], site?: SiteFolders<T>): FolderClash<T> | undefined {
+    for (const [own, folder] of folders) {
+      const first = this.#firsts.get(folder);
+      if (first && first.folder !== own) return { own, folder: first.folder, holder: first.holder };
+      const holder = first || own === folder ? undefined : site?.(folder);
+      if (holder !== undefined) return { own, folder, holder };
+    }
+    return undefined;
+  }
+
+  /** The clash of `file`, as clash finds it; else takes its folders that no file has yet, as spelled there, as `holder`'s. */
+  claim(file: string, key: string, holder: T, site?: SiteFolders<T>): FolderClash<T> | undefined {
+    if (this.#holds(file, key)) return undefined;
+    const folders = foldersOf(file, key);
+    const clash = this.#outermost(folders, site);
+    if (!clash) for (const [own, folder] of folders) if (!this.#firsts.has(folder)) this.#firsts.set(folder, { folder: own, holder });
+    return clash;
+  }
+
+  /**
+   * Whether the folder `file` is in is held as it spells it, and so (as no file with a clash is taken)
+   * every folder it is in: most files are in a folder another file made, found so by one look-up.
+   */
+  #holds(file: string, key: string): boolean {
+    const end = file.lastIndexOf('/') + 1;
+    const first = this.#firsts.get(key.slice(0, key.lastIndexOf('/') + 1));
+    return end === 0 || (first !== undefined && first.folder.length === end && file.startsWith(first.folder));
+  }
+}

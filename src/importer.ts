@@ -14,7 +14,7 @@ import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
-import { fileKey } from './file-keys.ts';
+import { fileKey, FolderSpellings } from './file-keys.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
@@ -486,23 +486,31 @@ function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
 /**
  * An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
  * By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
- * which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways). Returns the notes of the addresses refused.
+ * which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways). Nor may it be in a folder another
+ * address spells otherwise, or a talk's page (see FolderSpellings). Returns the notes of the addresses refused.
  */
 function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<string, string>, talks: ConvertedTalk[]): ImportNote[] {
   const holders = new Map<string, string>();
   const spelled = new Set<string>();
+  const addressFolders = new FolderSpellings<string>();
   const notes: ImportNote[] = [];
   for (const { slug, value } of talks) for (const file of [pageFile({ id: value.id, slug }), shortLinkFile(value.id)]) holders.set(file, '');
+  /** A talk's page's or short link's folder, spelled as its key: it holds that page as index.html. */
+  const pageFolder = (folder: string) => (holders.get(`${folder}index.html`) === '' ? '' : undefined);
+  const dropped = (kind: string, source: string) => (notes.push({ kind: `${kind}: no redirect made`, source }), false);
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
       const file = aliasFile(alias);
-      const holder = holders.get(fileKey(file)) ?? source;
-      const free = holder === source && !spelled.has(file);
-      if (free) {
-        holders.set(fileKey(file), source);
-        spelled.add(file);
-      } else notes.push({ kind: 'old address already the address of another event or talk: no redirect made', source });
-      return free;
+      const key = fileKey(file);
+      const holder = holders.get(key);
+      if ((holder ?? source) !== source || spelled.has(file)) return dropped('old address already the address of another event or talk', source);
+      // Its holder's own address in another spelling is that file, in its folders.
+      if (holder === undefined) {
+        if (addressFolders.claim(file, key, source, pageFolder)) return dropped("old address in a folder that another event's or talk's address, or a talk's page, spells otherwise", source);
+        holders.set(key, source);
+      }
+      spelled.add(file);
+      return true;
     });
   for (const [slug, event] of claimOrder) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);
   for (const { file, value } of talks) value.aliases = claim(value.aliases, file);

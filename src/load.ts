@@ -30,7 +30,7 @@ import {
   type SiteFields,
   type Talk,
 } from './schema.ts';
-import { fileKey, whereOneFile } from './file-keys.ts';
+import { fileKey, FolderSpellings, whereOneFile } from './file-keys.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
@@ -139,6 +139,8 @@ export interface LoadBasis {
   slugs: Map<string, string>;
   /** Output path of a talk's page, short link or alias, an event's alias or a redirect → who it is for (see claims). */
   claims: Map<string, Owner>;
+  /** The folders of the old addresses, by the file key of the first in each (see claims); a talk's left when it goes, which at worst sends a load to a full one. */
+  folders: FolderSpellings<string>;
 }
 
 /** Reads many talk files, in whatever thread it runs; errors travel as plain objects. */
@@ -523,7 +525,7 @@ export async function loadContent(dir: string, options: LoadOptions = {}): Promi
   const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)), redirects, site };
   const claimed = claims(catalogue, locateIn);
   errors.push(...claimed.errors);
-  const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners } : undefined;
+  const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners, folders: claimed.folders } : undefined;
   return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
 }
 
@@ -640,6 +642,8 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
       if (taken(basis.claims, freed.claims, fresh.claims, claim) || pageFiles.has(claim)) return undefined;
       fresh.claims.add(claim);
     }
+    // Without the site's own folders at hand, a new folder spelled otherwise than its key may be one of them: a full load knows.
+    if (basis.folders.clash(pageFile(talk), pageFile(talk)) || talk.aliases.some((alias) => basis.folders.clash(aliasFile(alias), oldAddressFile(alias), String))) return undefined;
   }
 
   // Nothing is wrong: the basis becomes this load's.
@@ -656,6 +660,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
     basis.ids.set(talk.id, talk.name);
     basis.slugs.set(slugKey(talk.event, talk.slug), talk.name);
     for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
+    for (const alias of talk.aliases) basis.folders.claim(aliasFile(alias), oldAddressFile(alias), oldAddressFile(alias));
   }
   basis.entries = entries;
   basis.catalogue = { ...basis.catalogue, talks: resorted(basis.catalogue.talks, stale, made, byId) };
@@ -689,7 +694,8 @@ type Owner = number | string | CatalogueRedirects;
  * ASCII, made of ids and slugs). An old address that would overwrite another's file, or a page of the
  * site's own, is an error that says where the other is written. One owner's address in two spellings,
  * leading to one page, is not (richard's redirects.txt lists `/category/1/DjangoCon-2009` and
- * `/category/1/djangocon-2009`): where the two are one file, it has the same bytes.
+ * `/category/1/djangocon-2009`): where the two are one file, it has the same bytes. An old address in
+ * a folder that another file's is, spelled otherwise, is an error too (see FolderSpellings).
  */
 function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const owners = new Map<string, Owner>();
@@ -703,13 +709,24 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
   const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value'; path: string; to?: string }>();
   /** The old addresses' files as they are spelled. */
   const spelled = new Set<string>();
+  const pages = new Map(catalogue.pages.map((page) => [sitePageFile(page.slug), page]));
+  /** The old addresses' folders, each held by the file key of the first address in it. */
+  const folders = new FolderSpellings<string>();
+  /**
+   * The file key of the page or short link whose folder `folder` is, spelled as its key: the site's own folders
+   * below its root (which aliasProblem keeps) each hold its index.html, a talk's page or short link or a page of the site's.
+   */
+  const siteFolder = (folder: string) => {
+    const index = `${folder}index.html`;
+    return pages.has(index) || (owners.has(index) && !written.has(index)) ? index : undefined;
+  };
   const errors: ContentError[] = [];
   /** The address that holds `file` as its owner wrote it, what it is and where it is written (`file:line:col`). */
-  const holder = (file: string, owner: Owner): { path: string; what: string; at: string } => {
+  const holder = (file: string): { path: string; what: string; at: string } => {
     const old = written.get(file);
-    if (old) return { path: old.path, what: named(owner), at: where(old.origin, locate(old.origin, old.field, old.which)) };
+    if (old) return { path: old.path, what: named(owners.get(file)!), at: where(old.origin, locate(old.origin, old.field, old.which)) };
     // Only a talk's page or short link is not an old address: the talk says its id, the number they are named by.
-    const talk = talkOf.get(owner as number)!;
+    const talk = talkOf.get(owners.get(file) as number)!;
     const page = file === pageFile(talk);
     return { path: page ? talkPath(talk) : shortLinkPath(talk.id), what: `the ${page ? 'page' : 'short link'} of talk ${talk.id}`, at: where(talk, locate(talk, ['id'])) };
   };
@@ -725,10 +742,19 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
       if (other === undefined) {
         owners.set(file, owner);
         written.set(file, { origin, field, which, path, to });
+        // An old address that is a page's file is the page's error, below.
+        const clash = pages.has(file) ? undefined : folders.claim(own, file, file, siteFolder);
+        if (clash) {
+          // Not the old address that may have taken a page's file: that one's folder is spelled as its own.
+          const sitePage = pages.get(clash.holder);
+          const held = sitePage ? { path: sitePagePath(sitePage.slug), what: "a page of the site's", at: where(sitePage, { line: 1, col: 1 }) } : holder(clash.holder);
+          const message = `"${path}" is in /${clash.own}, and ${held.what}, "${held.path}" (${held.at}), in /${clash.folder}: one folder ${whereOneFile(clash.own, clash.folder)}; write it in /${clash.folder}, or remove it`;
+          errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), message));
+        }
         continue;
       }
       if (!again && first && other === owner && first.to === to) continue;
-      const held = holder(file, other);
+      const held = holder(file);
       const heldFile = aliasFile(held.path);
       const taken = again || own === heldFile ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${whereOneFile(own, heldFile)}`;
       errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
@@ -742,13 +768,13 @@ function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
     const owner = owners.get(sitePageFile(page.slug));
     if (owner === undefined) continue;
     // Only an old address can: the talks' pages and short links are under video/, which no page may be.
-    const held = holder(sitePageFile(page.slug), owner);
+    const held = holder(sitePageFile(page.slug));
     const heldFile = aliasFile(held.path);
     const spelled = heldFile === sitePageFile(page.slug) ? '' : `"${held.path}", `;
     const inAnyCase = spelled && `, ${whereOneFile(heldFile, sitePageFile(page.slug))}`;
     errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${spelled}${held.what} (${held.at})${inAnyCase}; rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
   }
-  return { owners, errors };
+  return { owners, folders, errors };
 }
 
 const where = (origin: Pick<Origin, 'file'>, at: Position) => `${origin.file}:${at.line}:${at.col}`;

@@ -260,12 +260,17 @@ export function aliasProblem(value: string, redirect = false): string | undefine
   const segments = folded.split('/').slice(1);
   // "/" is the home page's address; .br and .gz are the copies --compress writes beside a file.
   const root = segments[0] || 'index.html';
+  const written = value.split('/')[1]!;
   if (isSiteRootName(root.replace(/\.(br|gz)$/, '')) && !freeInList(segments) && !(redirect && itemPage(segments))) {
-    return `"${value}" is among the site's own pages and files (/${root}${oneWith(value.split('/')[1] || 'index.html', root)}); choose a path outside them`;
+    return `"${value}" is among the site's own pages and files (/${root}${oneWith(written || 'index.html', root)}); choose a path outside them`;
   }
   // Talks' pages and short links are under video/, kept apart across talks; its own index leads to all talks.
   // Without its slash too: an alias's file is <path>/index.html.
   if (/^\/video(?:\/(?:index\.html)?)?$/.test(folded)) return `"${value}" is among the site's own pages and files (/video/index.html${oneWith(value, folded)}); choose a path outside them`;
+  // The site writes its folders as their keys: "/Events/x.html" would land in "events/" where case is ignored (see FolderSpellings).
+  if (segments.length > 1 && written !== root && (isSiteRootName(root) || root === 'video')) {
+    return `"${value}" is in the site's own folder /${root}/ (/${written}/${oneWith(written, root)}); spell it /${root}/, or choose a path outside it`;
+  }
   // Pages and redirects are files named *.html: a folder so named could stand where one of them must be.
   if (segments.slice(0, -1).some((segment) => segment.endsWith('.html'))) return `"${value}" goes through a folder named like a page (.html); end the path there`;
   // Only ".html" makes a file (see aliasFile): "/a.HTML" would be a folder, the name of "/a.html"'s file where case is ignored.

@@ -393,13 +393,29 @@ describe('importing hand-made snapshots', () => {
   it('gives an old address two records spell in different cases to the first', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
-      await write('conf/videos/first.json', { id: 1, title: 'First', alias: 'video/99/shared' });
-      await write('conf/videos/second.json', { id: 2, title: 'Second', alias: 'Video/99/Shared' });
+      await write('conf/videos/first.json', { id: 1, title: 'First', alias: 'old/99/shared' });
+      await write('conf/videos/second.json', { id: 2, title: 'Second', alias: 'Old/99/Shared' });
       const report = await importPyvideo({ source, content, now: FIRST });
       expect(report.errors).toEqual([]);
-      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/video/99/shared/');
-      expect((await talkIn(content, 'conf', 'second')).aliases).not.toContain('/Video/99/Shared/');
+      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/old/99/shared/');
+      expect((await talkIn(content, 'conf', 'second')).aliases).not.toContain('/Old/99/Shared/');
       expect(report.notes.get('old address already the address of another event or talk: no redirect made')).toEqual({ count: 1, example: 'conf/videos/second.json' });
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
+  // Where case is ignored, /old/ and /Old/ are one folder, named as the build first writes it: the other's address is not found in a copy made there.
+  it('gives a folder two records spell in different cases to the first, and a folder of a page of its own to the page', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/first.json', { id: 1, title: 'First', alias: 'old/99/first' });
+      await write('conf/videos/second.json', { id: 2, title: 'Second', alias: 'Old/99/second' });
+      await write('conf/videos/third.json', { id: 3, title: 'Third', alias: 'video/1/First/old' });
+      const report = await importPyvideo({ source, content, now: FIRST });
+      expect(report.errors).toEqual([]);
+      expect((await talkIn(content, 'conf', 'first')).aliases).toContain('/old/99/first/');
+      expect((await talkIn(content, 'conf', 'second')).aliases).toEqual(['/conf/second.html']);
+      expect((await talkIn(content, 'conf', 'third')).aliases).toEqual(['/conf/third.html']);
+      expect(report.notes.get("old address in a folder that another event's or talk's address, or a talk's page, spells otherwise: no redirect made")).toEqual({ count: 2, example: 'conf/videos/second.json' });
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 

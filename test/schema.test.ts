@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
-import { acceptedTalk, eventSchema, siteSchema, talkSchema, textProblems } from '../src/schema.ts';
+import { acceptedTalk, aliasProblem, eventSchema, siteSchema, talkSchema, textProblems } from '../src/schema.ts';
 import { parseSource } from '../src/source.ts';
 import { DEMO_CONTENT } from './helpers.ts';
 
@@ -170,7 +170,20 @@ describe('talk schema', () => {
     ] as const) {
       expect(messages({ ...base, aliases: [bad] }), bad).toEqual([expect.stringMatching(problem)]);
     }
-    for (const ok of ['/Talk/Old/', '/Events/PyCon-US-2017.html', '/Old/Page.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+    for (const ok of ['/Talk/Old/', '/Old/Page.html']) expect(messages({ ...base, aliases: [ok] }), ok).toEqual([]);
+  });
+
+  // Where case is ignored, "/Events/" is the folder "/events/" the site writes: a file put there is "/events/…" on a copy made there.
+  it("refuses a path into one of the site's own folders spelled otherwise", () => {
+    for (const [bad, own, written, where] of [
+      ['/Events/PyCon-US-2017.html', 'events', 'Events', 'where letter case is ignored, as on macOS and Windows'],
+      ['/Video/12/old-talk/', 'video', 'Video', 'where letter case is ignored, as on macOS and Windows'],
+      ['/vıdeo/12/old.html', 'video', 'vıdeo', 'where letter case is ignored, as on macOS and Windows'],
+    ] as const) {
+      expect(messages({ ...base, aliases: [bad] }), bad).toEqual([`aliases.0: "${bad}" is in the site's own folder /${own}/ (/${written}/, ${where}); spell it /${own}/, or choose a path outside it`]);
+    }
+    expect(aliasProblem('/Tag/pytest/', true)).toBe(`"/Tag/pytest/" is in the site's own folder /tag/ (/Tag/, where letter case is ignored, as on macOS and Windows); spell it /tag/, or choose a path outside it`);
+    expect(aliasProblem('/tag/PyTest/', true)).toBeUndefined();
   });
 
   // macOS folds case by Unicode's case folding and Windows by upper case, beyond ASCII: "ſ" is "s", "ı" is "I" there.
