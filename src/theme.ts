@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { fileKey, whereOneFile } from './file-keys.ts';
+import { cached } from './memo.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
 
@@ -85,7 +86,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
-  return { folder: dir, templates, assets };
+  return { folder: dir, templates: spelledAsFiles(templates, new Set(assetNames)), assets };
 }
 
 /**
@@ -175,13 +176,45 @@ function decoded(address: string): string {
 }
 
 /**
+ * The file of `assets` (their paths in the assets folder) that an address's path names: its own, or one
+ * Unicode takes for the same name (canonically equivalent), a letter encoded otherwise: most editors
+ * write `é` as one code point (NFC), and macOS's HFS+ named files with `e` and U+0301 (NFD), which a
+ * copy of the file keeps.
+ */
+function assetFile(name: string, assets: ReadonlySet<string>): string | undefined {
+  if (assets.has(name)) return name;
+  const composed = name.normalize('NFC');
+  for (const asset of assets) if (asset.normalize('NFC') === composed) return asset;
+  return undefined;
+}
+
+/**
  * The addresses under /assets/ the templates name that are not among `assets` (their paths in
  * the assets folder): each page would ask for a file the build does not write, and get a 404.
  */
 export function missingAssets(templates: Templates, assets: ReadonlySet<string>): AssetRef[] {
   return references(templates, ASSET_REF)
-    .filter((ref) => !assets.has(decoded(ref.match[1]!)))
+    .filter((ref) => assetFile(decoded(ref.match[1]!), assets) === undefined)
     .map(assetRef);
+}
+
+/**
+ * The templates with each address of an asset written as its file is named, where the two encode a
+ * letter otherwise (see assetFile), percent-encoded if the address was: a host that tells names apart
+ * by their bytes, as Linux's file systems do, finds the file by its own name alone.
+ */
+function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>): Templates {
+  const lines = new Map<string, string[]>();
+  // From the last: an address rewritten moves the columns of those after it on its line.
+  for (const { template, line, col, match } of references(templates, ASSET_REF).reverse()) {
+    const name = decoded(match[1]!);
+    const file = assetFile(name, assets);
+    if (file === undefined || file === name) continue;
+    const text = cached(lines, template, () => templates[template]!.split('\n'));
+    const address = `/assets/${name === match[1] ? file : encodeURI(file)}`;
+    text[line - 1] = text[line - 1]!.slice(0, col - 1) + address + text[line - 1]!.slice(col - 1 + match[0].length);
+  }
+  return { ...templates, ...Object.fromEntries([...lines].map(([template, text]) => [template, text.join('\n')])) };
 }
 
 /**

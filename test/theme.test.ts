@@ -83,6 +83,12 @@ describe('missingAssets', () => {
     expect(missingAssets(templates, new Set(['img/logo@2x.png', 'img/café.svg', 'img/my logo.svg']))).toEqual([{ template: 'home', line: 2, col: 11, ref: '/assets/img/icon@2x.png' }]);
   });
 
+  // Most editors write "é" as one code point (NFC); macOS's HFS+ named files with e and U+0301 (NFD), which a copy keeps.
+  it('finds a file named in the other of Unicode\'s encodings of a letter', () => {
+    const templates = { home: '<img src="/assets/caf\u00e9.svg"><img src="/assets/cre\u0300me.svg"><img src="/assets/caf%C3%A9.svg">' };
+    expect(missingAssets(templates, new Set(['cafe\u0301.svg', 'cr\u00e8me.svg']))).toEqual([]);
+  });
+
   it("leaves another site's assets, and checks an address after a tag (the site's base URL)", () => {
     const templates = { layout: '<img src="https://cdn.example/assets/x.png"><link href="/static/assets/y.css">\n<img src="<%= it.site.baseUrl %>/assets/z.svg">' };
     expect(missingAssets(templates, new Set())).toEqual([{ template: 'layout', line: 2, col: 33, ref: '/assets/z.svg' }]);
@@ -103,6 +109,18 @@ describe('missingAssets', () => {
     const line = lines.findIndex((l) => l.includes('/assets/favicon.svg'));
     const col = lines[line]!.indexOf('/assets/favicon.svg') + 1;
     await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'layout.eta')}:${line + 1}:${col}: /assets/favicon.svg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
+  });
+
+  // A host that tells names apart by their bytes, as Linux's file systems do, finds the file only by its own name.
+  it("writes an address of a file named in the other of Unicode's encodings of a letter as the file is named, as written or percent-encoded", async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await writeFile(path.join(dir, 'assets', 'cafe\u0301.svg'), '<svg/>');
+    const layout = await readFile(path.join(dir, 'layout.eta'), 'utf8');
+    const refs = '<img src="/assets/caf\u00e9.svg" alt=""><img src="/assets/caf%C3%A9.svg" alt=""><img src="/assets/caf\u00e9.svg" alt="">';
+    await writeFile(path.join(dir, 'layout.eta'), layout.replace('</body>', `${refs}\n</body>`));
+    const { templates } = await loadTheme(dir);
+    expect(templates.layout).toBe(layout.replace('</body>', '<img src="/assets/cafe\u0301.svg" alt=""><img src="/assets/cafe%CC%81.svg" alt=""><img src="/assets/cafe\u0301.svg" alt="">\n</body>'));
   });
 
   it('refuses a link in the assets folder, to a folder or a file: what it leads to would be published', async () => {
