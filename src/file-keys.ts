@@ -9,7 +9,9 @@ const ASCII = /^[\0-\x7f]*$/;
  * A site path or output file as the file systems of macOS and Windows (and hosts on them) compare names:
  * two with one key are one file there, whichever the build wrote last. Both ignore case beyond ASCII,
  * Windows by each letter's upper case (`ı` is `I`), macOS by Unicode's case folding (`ß` is `ss`): upper
- * case, then lower, takes both. macOS also takes a letter as one however Unicode encodes it (`é` as one
+ * case, then lower, takes both. They differ in `ı` alone, which is `i` on Windows and not on macOS: the
+ * key takes it for `i`, as a name that is one file on either is refused on both, a catalogue being built
+ * on and deployed from either. macOS also takes a letter as one however Unicode encodes it (`é` as one
  * code point or as `e` and a combining accent, a Korean syllable whole or as its jamo), which canonical
  * decomposition (NFD) before and after folding makes one (Unicode's canonical caseless match). The key
  * is made of the name as it is written to disk: an alias is written as it reads, never percent-encoded
@@ -24,6 +26,12 @@ export const WHERE_CASE_IS_IGNORED = 'where letter case is ignored, as on macOS 
 /** Case folded, but not normalised: two names of one fileKey that differ so differ in how Unicode encodes a letter. */
 const caseFolded = (name: string) => name.toUpperCase().toLowerCase();
 
+/** Said of two names that are one only by Windows's upper case of `ı`. */
+const WHERE_DOTLESS_I_IS_I = 'where letter case is ignored, as on Windows, whose upper case of ı is I (macOS keeps ı apart)';
+
+/** Case folded as macOS folds, which keeps `ı` apart, the one letter where its case folding and Windows's upper case differ (no name holds NUL). */
+const foldedOnMacOS = (name: string) => caseFolded(name.replaceAll('ı', '\0'));
+
 const codePoints = (text: string) => Array.from(text, (c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 
 /**
@@ -31,7 +39,7 @@ const codePoints = (text: string) => Array.from(text, (c) => `U+${c.codePointAt(
  * theirs, or both. The two encodings of a letter look alike, so the first pair is named by code points.
  */
 export function whereOneFile(a: string, b: string): string {
-  if (caseFolded(a) === caseFolded(b)) return WHERE_CASE_IS_IGNORED;
+  if (caseFolded(a) === caseFolded(b)) return foldedOnMacOS(a) === foldedOnMacOS(b) ? WHERE_CASE_IS_IGNORED : WHERE_DOTLESS_I_IS_I;
   const letters = (name: string) => Array.from(new Intl.Segmenter().segment(name), (part) => part.segment);
   const others = letters(b);
   const pair = letters(a)

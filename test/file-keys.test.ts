@@ -23,6 +23,15 @@ describe('fileKey', () => {
 });
 
 describe('whereOneFile', () => {
+  // Windows upper-cases "ı" (dotless i) to "I"; macOS's case folding keeps it apart, the one letter where the two differ.
+  it('says of dotless i that it is i on Windows alone', () => {
+    expect(fileKey('ındex.html')).toBe(fileKey('Index.html'));
+    expect(whereOneFile('ındex.html', 'index.html')).toBe('where letter case is ignored, as on Windows, whose upper case of ı is I (macOS keeps ı apart)');
+    expect(whereOneFile('ındex.html', 'INDEX.html')).toBe('where letter case is ignored, as on Windows, whose upper case of ı is I (macOS keeps ı apart)');
+    expect(whereOneFile('Aı.html', 'aı.html')).toBe('where letter case is ignored, as on macOS and Windows');
+  });
+
+
   it('says which of case and encoding make two names one, with the code points of a letter encoded two ways', () => {
     expect(whereOneFile('Ärger.html', 'ärger.html')).toBe('where letter case is ignored, as on macOS and Windows');
     expect(whereOneFile('café.html', 'cafe\u0301.html')).toBe('where a letter is one however Unicode encodes it (é as U+00E9, e\u0301 as U+0065 U+0301), as on macOS');
