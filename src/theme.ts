@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { fileKey, whereOneFile } from './file-keys.ts';
+import { fileKey, FolderSpellings, whereOneFile, type SpelledFolder } from './file-keys.ts';
 import { cached } from './memo.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
@@ -68,11 +68,16 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const entries = await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false });
   const links = entries.filter((e) => e.dirent.isSymbolicLink()).map((e) => e.path);
   const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
+  const same = oneFile(assetNames);
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
-    ...oneFile(assetNames).map(
+    ...same.map(
       ([first, other]) =>
         `${path.join(dir, 'assets', other)} and ${path.join(dir, 'assets', first)} are one file ${whereOneFile(other, first)}: copied to the site's assets there, one would overwrite the other; rename one of them (and the addresses of it), or remove it`,
+    ),
+    ...oneFolder(assetNames, new Set(same.map(([, other]) => other))).map(
+      ({ name, own, folder }) =>
+        `${path.join(dir, 'assets', name)} is in ${path.join(dir, 'assets', own)}, and ${path.join(dir, 'assets', folder.holder)} in ${path.join(dir, 'assets', folder.folder)}: one folder ${whereOneFile(own, folder.folder)}: copied to the site's assets there, their files would land in one folder, named as the first copied; name the two folders alike (and the addresses of their files)`,
     ),
     ...missingAssets(templates, new Set(assetNames)).map((m) => `${at(dir, m)}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...relativeAssets(templates).map(
@@ -103,6 +108,18 @@ function oneFile(names: readonly string[]): [first: string, other: string][] {
     else found.push([first, name]);
   }
   return found;
+}
+
+/**
+ * Each asset in a folder another's is, spelled otherwise (see FolderSpellings), with that folder and its
+ * first file; but `others`, which oneFile names as one file with another.
+ */
+function oneFolder(names: readonly string[], others: ReadonlySet<string>): { name: string; own: string; folder: SpelledFolder<string> }[] {
+  const folders = new FolderSpellings<string>();
+  return names.flatMap((name) => {
+    const clash = others.has(name) ? undefined : folders.claim(name, fileKey(name), name);
+    return clash ? [{ name, own: clash.own, folder: clash }] : [];
+  });
 }
 
 /**

@@ -133,7 +133,7 @@ describe('missingAssets', () => {
   });
 
   // Copied to dist/assets/ on macOS or Windows, or from a host on them, the two would be one file there.
-  it('refuses assets whose names differ only in case, or in how Unicode encodes a letter, naming both and the fix', async () => {
+  it('refuses assets whose names, or the folders they are in, differ only in case, or in how Unicode encodes a letter, naming both and the fix', async () => {
     const dir = path.join(await tempDir('vc-theme-'), 'templates');
     await cp(TEMPLATES, dir, { recursive: true });
     await mkdir(path.join(dir, 'assets', 'Img'));
@@ -146,6 +146,10 @@ describe('missingAssets', () => {
       `${at('favicon.svg')} and ${at('Favicon.svg')} are one file where letter case is ignored, as on macOS and Windows: ${fix}`,
       `${at('img/caf\u00e9.svg')} and ${at('img/cafe\u0301.svg')} are one file where a letter is one however Unicode encodes it (\u00e9 as U+00E9, e\u0301 as U+0065 U+0301), as on macOS: ${fix}`,
       `${at('img/logo.svg')} and ${at('Img/logo.svg')} are one file where letter case is ignored, as on macOS and Windows: ${fix}`,
+      ...['img/cafe.svg', 'img/cafe\u0301.svg'].map(
+        (name) =>
+          `${at(name)} is in ${at('img/')}, and ${at('Img/logo.svg')} in ${at('Img/')}: one folder where letter case is ignored, as on macOS and Windows: copied to the site's assets there, their files would land in one folder, named as the first copied; name the two folders alike (and the addresses of their files)`,
+      ),
     ]);
   });
 });
