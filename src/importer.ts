@@ -462,7 +462,7 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
   if (clash) return refuse(`id ${id} was given to ${clash} by an earlier import; give one of them another id`);
   run.ids.used.set(id, file);
   const taken = setIn(run.slugs.taken, event);
-  const slug = (!run.slugs.lost.has(file) && previous?.slug) || run.slugs.own.get(file) || chooseSlug(stem, String((value as { title?: unknown }).title ?? ''), id, taken);
+  const slug = (!run.slugs.lost.has(file) && previous?.slug) || run.slugs.own.get(file) || chooseSlug(stem, String((value as { title?: unknown } | null)?.title ?? ''), id, taken);
   taken.add(slug);
   if (slug !== previous?.slug && slug !== stem) noteAll(report, [{ kind: 'file name is not a slug: slug made from the title', source: file }]);
 

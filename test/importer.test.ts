@@ -355,6 +355,8 @@ describe('importing hand-made snapshots', () => {
       await symlink(path.join(source, 'nowhere.json'), path.join(source, 'conf/videos/talk.json'));
       await write('NO_PUBLISH.json', [3, 'x']);
       await writeFile(path.join(source, 'conf/videos/broken.json'), '{"title": ');
+      // Named otherwise than a slug, its slug would come from its title: it has none to give.
+      await write('conf/videos/Not A Slug.json', null);
       await write('conf/videos/new.json', { title: 'New' });
       const before = await fingerprint(content);
       const report = await importPyvideo({ source, content, now: SECOND });
@@ -364,6 +366,7 @@ describe('importing hand-made snapshots', () => {
         { file: 'conf/videos/broken.json', reason: expect.stringMatching(/^not valid JSON/) },
         { file: 'conf/videos/dangling.json', reason: 'cannot be read (ENOENT)' },
         { file: 'conf/videos/talk.json', reason: 'cannot be read (ENOENT)' },
+        { file: 'conf/videos/Not A Slug.json', reason: 'not a JSON object' },
       ]);
       // Not even the talk it could convert is written; and the one whose file cannot be read has not left the snapshot: its file and id stay.
       expect(await fingerprint(content)).toEqual(before);
