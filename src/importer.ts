@@ -209,7 +209,8 @@ function eventFolders(names: string[], earlier: Record<string, string>): { slugs
     slugs.set(folder, slug);
     given.add(slug);
   };
-  for (const folder of folders) if (earlier[folder]) give(folder, earlier[folder]);
+  // Its own entries: a folder named "constructor" or "__proto__" is no earlier event of the object's prototype.
+  for (const folder of folders) if (Object.hasOwn(earlier, folder)) give(folder, earlier[folder]!);
   for (const folder of folders) if (!slugs.has(folder) && isSlug(folder) && !given.has(folder)) give(folder, folder);
   for (const folder of folders) {
     if (slugs.has(folder)) continue;

@@ -289,6 +289,21 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
+  it('takes event folders named like the properties every object has for the folders they are', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('constructor/category.json', { title: 'Constructor' });
+      await write('constructor/videos/first.json', { id: 1, title: 'First' });
+      await write('__proto__/category.json', { title: 'Proto' });
+      await write('__proto__/videos/second.json', { id: 2, title: 'Second' });
+      for (const now of [FIRST, SECOND]) {
+        const report = await importPyvideo({ source, content, now });
+        expect(report.errors).toEqual([]);
+        expect((await talkIn(content, 'constructor', 'first')).id).toBe(1);
+        expect((await talkIn(content, 'proto', 'second')).id).toBe(2);
+      }
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
   it("keeps the id given when the record names another since, gives a talk that comes back its id, and never gives a removed talk's id to another", () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
