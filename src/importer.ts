@@ -498,7 +498,11 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
   for (const { slug, value } of talks) for (const file of [pageFile({ id: value.id, slug }), shortLinkFile(value.id)]) holders.set(file, '');
   /** A talk's page's or short link's folder, spelled as its key: it holds that page as index.html. */
   const pageFolder = (folder: string) => (holders.get(`${folder}index.html`) === '' ? '' : undefined);
-  const dropped = (kind: string, source: string) => (notes.push({ kind: `${kind}: no redirect made`, source }), false);
+  /** Notes an address refused, for the filter below: false. */
+  const dropped = (kind: string, source: string) => {
+    notes.push({ kind: `${kind}: no redirect made`, source });
+    return false;
+  };
   const claim = (aliases: string[], source: string) =>
     aliases.filter((alias) => {
       const file = aliasFile(alias);
