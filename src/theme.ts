@@ -68,6 +68,9 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const entries = await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false });
   const links = entries.filter((e) => e.dirent.isSymbolicLink()).map((e) => e.path);
   const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
+  const assetFiles = new Set(assetNames);
+  // Found once: checked here, and written as their files are named below.
+  const assetRefs = references(templates, ASSET_REF);
   const same = oneFile(assetNames);
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
@@ -79,7 +82,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
       ({ name, own, folder }) =>
         `${path.join(dir, 'assets', name)} is in ${path.join(dir, 'assets', own)}, and ${path.join(dir, 'assets', folder.holder)} in ${path.join(dir, 'assets', folder.folder)}: one folder ${whereOneFile(own, folder.folder)}: copied to the site's assets there, their files would land in one folder, named as the first copied; name the two folders alike (and the addresses of their files)`,
     ),
-    ...missingAssets(templates, new Set(assetNames)).map((m) => `${at(dir, m)}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
+    ...missingAssets(templates, assetFiles, assetRefs).map((m) => `${at(dir, m)}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
     ...relativeAssets(templates).map(
       (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
     ),
@@ -91,7 +94,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
   const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
-  return { folder: dir, templates: spelledAsFiles(templates, new Set(assetNames)), assets };
+  return { folder: dir, templates: spelledAsFiles(templates, assetFiles, assetRefs), assets };
 }
 
 /**
@@ -209,8 +212,8 @@ function assetFile(name: string, assets: ReadonlySet<string>): string | undefine
  * The addresses under /assets/ the templates name that are not among `assets` (their paths in
  * the assets folder): each page would ask for a file the build does not write, and get a 404.
  */
-export function missingAssets(templates: Templates, assets: ReadonlySet<string>): AssetRef[] {
-  return references(templates, ASSET_REF)
+export function missingAssets(templates: Templates, assets: ReadonlySet<string>, refs = references(templates, ASSET_REF)): AssetRef[] {
+  return refs
     .filter((ref) => assetFile(decoded(ref.match[1]!), assets) === undefined)
     .map(assetRef);
 }
@@ -220,10 +223,10 @@ export function missingAssets(templates: Templates, assets: ReadonlySet<string>)
  * letter otherwise (see assetFile), percent-encoded if the address was: a host that tells names apart
  * by their bytes, as Linux's file systems do, finds the file by its own name alone.
  */
-function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>): Templates {
+function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>, refs: ReturnType<typeof references>): Templates {
   const lines = new Map<string, string[]>();
   // From the last: an address rewritten moves the columns of those after it on its line.
-  for (const { template, line, col, match } of references(templates, ASSET_REF).reverse()) {
+  for (const { template, line, col, match } of [...refs].reverse()) {
     const name = decoded(match[1]!);
     const file = assetFile(name, assets);
     if (file === undefined || file === name) continue;
