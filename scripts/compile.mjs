@@ -4,10 +4,10 @@
 // it is current. The type check is `npm run typecheck`'s: this only emits.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
-import { ROOT, sourceDigest, STAMP } from './compiled.mjs';
+import { ROOT, sourceDigest, STAMP, swapIn } from './compiled.mjs';
 
 /** The compiler's own settings and the folders it compiles (tsconfig.lib.json includes src and scripts). */
 const SOURCES = ['src', 'scripts', 'tsconfig.json', 'tsconfig.lib.json'];
@@ -100,13 +100,7 @@ try {
   // A compiler that failed has printed why.
   if (code !== 0) throw new Error("TypeScript's errors are above");
   writeFileSync(`${temp}/lib/${STAMP}`, digest);
-  // Moved aside rather than removed first: lib/ is missing between two renames, not for as long as removing it takes (a command started then runs its sources).
-  try {
-    renameSync(`${ROOT}/lib`, `${temp}/old`);
-  } catch (err) {
-    if (err?.code !== 'ENOENT') throw err;
-  }
-  renameSync(`${temp}/lib`, `${ROOT}/lib`);
+  swapIn(`${temp}/lib`, temp);
   rmSync(temp, { recursive: true, force: true });
 } catch (err) {
   rmSync(temp, { recursive: true, force: true });

@@ -1,13 +1,14 @@
 // The launcher (scripts/run.mjs) that the npm scripts start, and the compiled code it runs
 // (scripts/compile.mjs, lib/), in a copy of the project so that the checkout's lib/ is left alone.
 import { spawn, spawnSync } from 'node:child_process';
+import { renameSync } from 'node:fs';
 import { once } from 'node:events';
 import { access, appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compiledIsCurrent, sourceDigest, STAMP } from '../scripts/compiled.mjs';
+import { compiledIsCurrent, sourceDigest, STAMP, swapIn } from '../scripts/compiled.mjs';
 import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
 
 const node = (args: string[], cwd = ROOT) => spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
@@ -200,6 +201,34 @@ describe('scripts/compile.mjs', () => {
     for (const name of [`.lib-${dead}`, `.lib-${dead}-old`, `.lib-${process.pid}`]) await mkdir(path.join(root, name, 'src'), { recursive: true });
     node([path.join(root, 'scripts', 'compile.mjs')], root);
     expect(await temps(root)).toEqual([`.lib-${process.pid}`]);
+  });
+});
+
+describe('swapIn', () => {
+  it("keeps the lib/ of the compile that ends last when another compile's lands between its two renames, and fails neither", async () => {
+    const root = await tempDir('vc-swap-');
+    const stamped = async (dir: string, stamp: string) => {
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, STAMP), stamp);
+    };
+    const stampOf = (dir: string) => readFile(path.join(dir, STAMP), 'utf8');
+    await stamped(path.join(root, 'lib'), 'earlier');
+    await stamped(path.join(root, '.lib-1', 'lib'), 'first');
+    await stamped(path.join(root, '.lib-2', 'lib'), 'second');
+    // The second compile moves lib/ aside; the first one's swap comes before the second puts its own in place.
+    let landed = false;
+    swapIn(path.join(root, '.lib-2', 'lib'), path.join(root, '.lib-2'), root, (from, to) => {
+      if (!landed && to === path.join(root, 'lib')) {
+        landed = true;
+        swapIn(path.join(root, '.lib-1', 'lib'), path.join(root, '.lib-1'), root);
+      }
+      renameSync(from, to);
+    });
+    expect(landed).toBe(true);
+    expect(await stampOf(path.join(root, 'lib'))).toBe('second');
+    expect(await stampOf(path.join(root, '.lib-2', 'old-0'))).toBe('earlier');
+    expect(await stampOf(path.join(root, '.lib-2', 'old-1'))).toBe('first');
+    expect((await readdir(root)).sort()).toEqual(['.lib-1', '.lib-2', 'lib']);
   });
 });
 
