@@ -71,7 +71,14 @@ export function startOf(pid: number): string | undefined {
  * Whether the process that was `pid` and started at `start` (startOf's, where it was known) still runs: a process that
  * started at another time was given the pid of one that died (as a container's processes are after a restart).
  */
-export const stillRuns = (pid: number, start: string | undefined): boolean => running(pid) && (!start || startOf(pid) === start);
+export const stillRuns = (pid: number, start: string | undefined): boolean => running(pid) && sameStart(startOf(pid), start);
+
+/**
+ * Whether a process that runs, started at `now` (undefined where /proc does not tell), is the one that started at `then`.
+ * A process that runs but whose start /proc hides, another user's under `hidepid=2`, is taken for it: taking a live
+ * build for dead would take over its lock and remove its files, while the other mistake only keeps a stale lock.
+ */
+export const sameStart = (now: string | undefined, then: string | undefined): boolean => !then || now === undefined || now === then;
 
 let ownTagMemo: string | undefined;
 /**

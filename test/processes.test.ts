@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { childrenNamed, descendants, peakRss, running, startOf } from '../src/processes.ts';
+import { childrenNamed, descendants, peakRss, running, sameStart, startOf } from '../src/processes.ts';
 
 describe('processes', () => {
   it('finds the processes a process started, and theirs, with the peak RSS each has reached', async () => {
@@ -39,5 +39,13 @@ describe('processes', () => {
     await once(child, 'exit');
     expect(running(child.pid!)).toBe(false);
     expect(startOf(child.pid!)).toBeUndefined();
+  });
+
+  it("takes a process that runs for the one that started at a time when its own start is the same, or hidden (another user's, /proc mounted hidepid=2)", () => {
+    expect(sameStart('1234', '1234')).toBe(true);
+    expect(sameStart('5678', '1234')).toBe(false);
+    expect(sameStart(undefined, '1234')).toBe(true);
+    // Named without a start (by an older version, or where /proc did not tell): its pid alone.
+    expect(sameStart('5678', undefined)).toBe(true);
   });
 });
