@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import chokidar from 'chokidar';
+import chokidar, { type FSWatcher } from 'chokidar';
 import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
@@ -59,101 +59,71 @@ export interface DevServer extends RunningServer {
   idle(): Promise<void>;
 }
 
+/** Listens, builds, then watches the content and the templates to build again; close() stops the build that runs and saves the build state. */
 export async function startDev(options: DevOptions): Promise<DevServer> {
-  const clients = new Set<ServerResponse>();
-  let problems: string[] = [];
-  /** Whether the output holds a build: known by its API's folder, as a build may make the output's folder for the files it writes. */
-  const hasOutput = () => existsSync(path.join(options.out, 'api', 'v2'));
+  const pages = new OpenPages(options.out);
+  const builds = new Builds(options, pages);
+  // Listening first: a port in use fails it before it builds into an output another server may be serving.
+  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html: withClient, routes: (req, res, pathname) => pages.route(req, res, pathname), revalidate: true, quiet: true });
+  builds.schedule();
+  await builds.running;
+  const watch = new FolderWatch(options, builds);
+  await watch.ready();
+  watch.follow(pages.built);
+  return {
+    ...server,
+    idle: () => builds.idle(),
+    async close() {
+      builds.stop();
+      await watch.close();
+      pages.end();
+      await builds.close();
+      await server.close();
+    },
+  };
+}
+
+/** Whether the output holds a build: known by its API's folder, as a build may make the output's folder for the files it writes. */
+function hasOutput(out: string): boolean {
+  return existsSync(path.join(out, 'api', 'v2'));
+}
+
+// `</body>` may be left out of HTML, and a layout of one's own may leave it out: the script then ends the page, in its body all the same.
+function withClient(page: string): string {
+  const end = page.search(/<\/body>/i);
+  const script = `<script src="${DEV_CLIENT}"></script>`;
+  return end < 0 ? page + script : page.slice(0, end) + script + page.slice(end);
+}
+
+/** A server-sent event as it is written to a page's stream. */
+function eventText(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** What a build threw, as the dev server reports it: one error a line. */
+function thrown(err: unknown): DevResult {
+  // Counted as the build counts them, and said to be the templates': a line may say that more are not listed.
+  if (err instanceof TemplateError) return { ok: false, errors: err.problems, templates: err.count };
+  return { ok: false, errors: String(err instanceof Error ? err.message : err).split('\n') };
+}
+
+/**
+ * The pages open in browsers, each on an event stream (DEV_EVENTS) that its script (DEV_CLIENT) reads: told to
+ * reload when a build succeeds, shown its errors when it fails, and on connecting those of the last build.
+ */
+class OpenPages {
+  private readonly clients = new Set<ServerResponse>();
+  /** The errors of the last build, when it failed. */
+  private problems: string[] = [];
   /** Whether the output holds a build to show: the folder's from before, or this server's. */
-  let built = hasOutput();
-  const send = (event: string, data: unknown) => {
-    for (const client of clients) client.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
+  built: boolean;
 
-  let running: Promise<void> | undefined;
-  let again = false;
-  let waiting = false;
-  /** Stops the search index's build when a newer change comes. */
-  let searching: AbortController | undefined;
-  /** Stops whatever build runs when the server closes: the output stays as the last build left it. */
-  const closing = new AbortController();
-  const { host: _host, port: _port, log: _log, clean: _clean, ...rest } = options;
-  /** --clean: the first build that succeeds ignores what earlier ones left; those after it build on it. */
-  let clean = options.clean ?? false;
-  // The build state is written once the builds have settled: an edit's build need not wait for it.
-  const listing = new WatchedListing(options.content);
-  const memory: BuildMemory = { listing, saveLater: true };
-  let saving: NodeJS.Timeout | undefined;
-  /**
-   * A build refused as another process held the output (`npm run build`, or `serve` writing through
-   * the API) is tried again shortly, as no save may come to set it off: the edit would wait for the next.
-   */
-  let retry: NodeJS.Timeout | undefined;
-  let locked = false;
-  const buildOptions = { ...rest, memory };
-  /** True when the search index is left for the next build. */
-  const rebuild = async (deferSearch: boolean, signal?: AbortSignal): Promise<boolean> => {
-    const result: DevResult = await build({ ...buildOptions, clean, deferSearch, signal }).catch((err: unknown) => {
-      locked ||= err instanceof OutputLocked;
-      // Counted as the build counts them, and said to be the templates': a line may say that more are not listed.
-      if (err instanceof TemplateError) return { ok: false as const, errors: err.problems, templates: err.count };
-      return { ok: false as const, errors: String(err instanceof Error ? err.message : err).split('\n') };
-    });
-    if (signal?.aborted) return false;
-    // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
-    // that follows for them has the last word, and the page is not shown an error that is already gone.
-    if (!result.ok && (again || waiting)) return false;
-    options.log(result);
-    if (result.ok) {
-      clean = false;
-      built = true;
-      problems = [];
-      send(deferSearch ? 'reload' : 'search', null);
-      return !!result.summary.searchPending;
-    }
-    problems = result.errors.map(String);
-    send('problems', { errors: problems, built });
-    return false;
-  };
-  /** Runs builds one at a time; changes during a build cause one more build after it. */
-  const schedule = () => {
-    waiting = false;
-    if (running) {
-      again = true;
-      searching?.abort();
-      return;
-    }
-    clearTimeout(saving);
-    clearTimeout(retry);
-    running = (async () => {
-      do {
-        again = false;
-        locked = false;
-        if ((await rebuild(true, closing.signal)) && !again) {
-          searching = new AbortController();
-          await rebuild(false, searching.signal);
-          searching = undefined;
-        }
-      } while (again && !closing.signal.aborted);
-      running = undefined;
-      if (closing.signal.aborted) return;
-      if (locked) {
-        waiting = true;
-        retry = setTimeout(schedule, LOCKED_RETRY);
-      } else saving = setTimeout(save, SAVE_AFTER);
-    })();
-  };
-  /** Runs as a build would: a change meanwhile waits for it. */
-  const save = () => {
-    if (running) return;
-    running = (async () => {
-      await saveState(memory).catch((err: unknown) => process.stderr.write(`dev: could not save the build state: ${String(err)}\n`));
-      running = undefined;
-      if (again) schedule();
-    })();
-  };
+  constructor(out: string) {
+    this.built = hasOutput(out);
+  }
 
-  const routes = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+  /** Answers the dev server's own paths; false for any other, which the server answers from the output. */
+  route(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
     if (pathname !== DEV_CLIENT && pathname !== DEV_EVENTS) return false;
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) {
@@ -166,88 +136,261 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       // A HEAD learns what a GET would open; no stream is kept for it.
       if (head) res.end();
-      else {
-        res.write(': connected\n\n');
-        if (problems.length > 0) res.write(`event: problems\ndata: ${JSON.stringify({ errors: problems, built })}\n\n`);
-        clients.add(res);
-        req.on('close', () => clients.delete(res));
-      }
+      else this.connect(req, res);
     }
     return true;
-  };
-  // `</body>` may be left out of HTML, and a layout of one's own may leave it out: the script then ends the page, in its body all the same.
-  const html = (page: string) => {
-    const end = page.search(/<\/body>/i);
-    const script = `<script src="${DEV_CLIENT}"></script>`;
-    return end < 0 ? page + script : page.slice(0, end) + script + page.slice(end);
-  };
-  // Listening first: a port in use fails it before it builds into an output another server may be serving.
-  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html, routes, revalidate: true, quiet: true });
-  schedule();
-  await running;
+  }
 
-  let timer: NodeJS.Timeout | undefined;
-  const contentDir = path.resolve(options.content);
-  const seen = (event: string, changed: string) => {
-    const name = path.relative(contentDir, path.resolve(changed)).split(path.sep).join('/');
-    // A folder added or removed: the next build lists the content afresh.
-    if (!name.startsWith('../')) listing.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
-    clearTimeout(timer);
-    waiting = true;
+  /** Keeps a page's event stream open until the page goes, showing it the last build's errors at once. */
+  private connect(req: IncomingMessage, res: ServerResponse): void {
+    res.write(': connected\n\n');
+    if (this.problems.length > 0) res.write(eventText('problems', { errors: this.problems, built: this.built }));
+    this.clients.add(res);
+    req.on('close', () => this.clients.delete(res));
+  }
+
+  /** A build succeeded: every page reloads, or only the search page (`search`) after the search index's own build. */
+  succeeded(event: 'reload' | 'search'): void {
+    this.built = true;
+    this.problems = [];
+    this.send(event, null);
+  }
+
+  /** A build failed: the pages show its errors. */
+  failed(errors: readonly unknown[]): void {
+    this.problems = errors.map(String);
+    this.send('problems', { errors: this.problems, built: this.built });
+  }
+
+  private send(event: string, data: unknown): void {
+    for (const client of this.clients) client.write(eventText(event, data));
+  }
+
+  /** Ends the pages' streams. */
+  end(): void {
+    for (const client of this.clients) client.end();
+  }
+}
+
+/**
+ * The builds, one at a time: a change during a build causes one more after it, and stops the search index's
+ * build. Each build's result goes to the terminal (options.log) and the open pages; once the builds have
+ * settled, the build state is saved.
+ */
+class Builds {
+  /** The content's listing, kept by the watcher's events. */
+  readonly listing: WatchedListing;
+  private readonly memory: BuildMemory;
+  private readonly buildOptions: Omit<BuildOptions, 'clean' | 'progress'>;
+  /** --clean: the first build that succeeds ignores what earlier ones left; those after it build on it. */
+  private clean: boolean;
+  /** The builds running (or the state's save, which runs as a build would), until they have settled. */
+  running: Promise<void> | undefined;
+  /** A change came during the build that runs: one more follows it. */
+  private again = false;
+  /** A build is to start once a burst of writes has ended, or once the output is free. */
+  private waiting = false;
+  /** Stops the search index's build when a newer change comes. */
+  private searching: AbortController | undefined;
+  /** Stops whatever build runs when the server closes: the output stays as the last build left it. */
+  private readonly closing = new AbortController();
+  /** Starts the build once an editor's burst of writes has ended. */
+  private burst: NodeJS.Timeout | undefined;
+  /** Saves the build state SAVE_AFTER the builds have settled. */
+  private saving: NodeJS.Timeout | undefined;
+  /**
+   * A build refused as another process held the output (`npm run build`, or `serve` writing through
+   * the API) is tried again shortly, as no save may come to set it off: the edit would wait for the next.
+   */
+  private retry: NodeJS.Timeout | undefined;
+  /** A build was refused: another process held the output. */
+  private locked = false;
+
+  constructor(
+    private readonly options: DevOptions,
+    private readonly pages: OpenPages,
+  ) {
+    const { host: _host, port: _port, log: _log, clean: _clean, ...rest } = options;
+    this.clean = options.clean ?? false;
+    this.listing = new WatchedListing(options.content);
+    // The build state is written once the builds have settled: an edit's build need not wait for it.
+    this.memory = { listing: this.listing, saveLater: true };
+    this.buildOptions = { ...rest, memory: this.memory };
+  }
+
+  /** Runs builds one at a time; changes during a build cause one more build after it. */
+  schedule(): void {
+    this.waiting = false;
+    if (this.running) {
+      this.again = true;
+      this.searching?.abort();
+      return;
+    }
+    clearTimeout(this.saving);
+    clearTimeout(this.retry);
+    this.running = this.buildUntilSettled();
+  }
+
+  /** Builds the pages, then the search index if they left it, again while changes come; then saves the state, or tries again when the output was locked. */
+  private async buildUntilSettled(): Promise<void> {
+    do {
+      this.again = false;
+      this.locked = false;
+      if ((await this.rebuild(true, this.closing.signal)) && !this.again) {
+        this.searching = new AbortController();
+        await this.rebuild(false, this.searching.signal);
+        this.searching = undefined;
+      }
+    } while (this.again && !this.closing.signal.aborted);
+    this.running = undefined;
+    if (this.closing.signal.aborted) return;
+    if (this.locked) {
+      this.waiting = true;
+      this.retry = setTimeout(() => this.schedule(), LOCKED_RETRY);
+    } else this.saving = setTimeout(() => this.save(), SAVE_AFTER);
+  }
+
+  /** One build, its result told to the terminal and the pages. True when the search index is left for the next build. */
+  private async rebuild(deferSearch: boolean, signal: AbortSignal): Promise<boolean> {
+    const result: DevResult = await build({ ...this.buildOptions, clean: this.clean, deferSearch, signal }).catch((err: unknown) => {
+      this.locked ||= err instanceof OutputLocked;
+      return thrown(err);
+    });
+    if (signal.aborted) return false;
+    // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
+    // that follows for them has the last word, and the page is not shown an error that is already gone.
+    if (!result.ok && (this.again || this.waiting)) return false;
+    this.options.log(result);
+    if (!result.ok) {
+      this.pages.failed(result.errors);
+      return false;
+    }
+    this.clean = false;
+    this.pages.succeeded(deferSearch ? 'reload' : 'search');
+    return !!result.summary.searchPending;
+  }
+
+  /** Saves the build state, running as a build would: a change meanwhile waits for it. */
+  private save(): void {
+    if (this.running) return;
+    this.running = (async () => {
+      await saveState(this.memory).catch((err: unknown) => process.stderr.write(`dev: could not save the build state: ${String(err)}\n`));
+      this.running = undefined;
+      if (this.again) this.schedule();
+    })();
+  }
+
+  /** A file or folder changed: a build follows once the burst of writes it is part of has ended. */
+  changed(): void {
+    clearTimeout(this.burst);
+    this.waiting = true;
     // Editors save in bursts (temp file, rename, chmod): wait for the burst to end.
-    timer = setTimeout(schedule, 80);
-  };
+    this.burst = setTimeout(() => this.schedule(), 80);
+  }
+
+  /** Resolves when no build is running or waiting. */
+  async idle(): Promise<void> {
+    while (this.running || this.waiting) await (this.running ?? new Promise((r) => setTimeout(r, 50)));
+  }
+
+  /** Stops the build that runs, and those waiting. */
+  stop(): void {
+    this.closing.abort();
+    this.searching?.abort();
+    clearTimeout(this.burst);
+    clearTimeout(this.saving);
+    clearTimeout(this.retry);
+  }
+
+  /** Once the build stopped has ended: saves the state, and closes the search thread. */
+  async close(): Promise<void> {
+    await this.running;
+    await saveState(this.memory);
+    await this.memory.search?.close();
+  }
+}
+
+/**
+ * The watch on content/ and templates/: a change seen in content/ is noted in the builds' listing of it, and any
+ * change sets off a build.
+ */
+class FolderWatch {
+  private readonly folders: string[];
+  private readonly contentDir: string;
+  private watchedIds: string;
+  private watcher: FSWatcher;
+  /** Whether the output held a build when last looked at. */
+  private outThere = false;
+  private following: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: DevOptions,
+    private readonly builds: Builds,
+  ) {
+    this.contentDir = path.resolve(options.content);
+    this.folders = [options.content, options.templates];
+    this.watchedIds = this.folderIds();
+    this.watcher = this.watch();
+  }
+
   // Not `atomic`: it holds a removal back 100 ms in case the file comes back, so a renamed talk's old name would
-  // still be listed when the build starts; the wait below gathers an editor's remove-and-write just as well.
-  const folders = [options.content, options.templates];
-  const watch = () => chokidar.watch(folders, { ignoreInitial: true, atomic: false }).on('all', seen);
+  // still be listed when the build starts; the wait for the burst to end (Builds.changed) gathers an editor's
+  // remove-and-write just as well.
+  private watch(): FSWatcher {
+    return chokidar.watch(this.folders, { ignoreInitial: true, atomic: false }).on('all', (event, changed) => this.seen(event, changed));
+  }
+
+  /** Resolves once the watcher has looked at the folders. */
+  ready(): Promise<void> {
+    return new Promise<void>((resolve) => this.watcher.once('ready', () => resolve()));
+  }
+
+  /** An event of the watcher's: a file or folder in content/ or templates/ added, changed or removed. */
+  private seen(event: string, changed: string): void {
+    const name = path.relative(this.contentDir, path.resolve(changed)).split(path.sep).join('/');
+    // A folder added or removed: the next build lists the content afresh.
+    if (!name.startsWith('../')) this.builds.listing.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
+    this.builds.changed();
+  }
+
   // The inode alone may be the removed folder's, given again to the next folder made; the two were not born together.
-  const folderIds = () =>
-    folders
+  private folderIds(): string {
+    return this.folders
       .map((dir) => {
         const stats = statSync(dir, { throwIfNoEntry: false });
         return stats ? `${stats.ino}@${stats.birthtimeMs}` : '-';
       })
       .join(' ');
-  let watchedIds = folderIds();
-  let watcher = watch();
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-  // The watcher follows the folders it was given, not their names: one removed and made again, or another put in
-  // its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
-  // An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save.
-  let outThere = built;
-  const follow = setInterval(() => {
-    const ids = folderIds();
-    const moved = ids !== watchedIds;
-    const there = hasOutput();
-    const gone = outThere && !there;
-    outThere = there;
-    if (moved) {
-      watchedIds = ids;
-      void watcher.close();
-      watcher = watch();
-    }
-    if (moved || gone) seen('addDir', contentDir);
-  }, FOLLOW_EVERY).unref();
+  }
 
-  return {
-    ...server,
-    async idle() {
-      while (running || waiting) await (running ?? new Promise((r) => setTimeout(r, 50)));
-    },
-    async close() {
-      closing.abort();
-      searching?.abort();
-      clearTimeout(timer);
-      clearTimeout(saving);
-      clearTimeout(retry);
-      clearInterval(follow);
-      await watcher.close();
-      for (const client of clients) client.end();
-      await running;
-      await saveState(memory);
-      await memory.search?.close();
-      await server.close();
-    },
-  };
+  /**
+   * Looks at the folders and the output every FOLLOW_EVERY from now on; `outThere`: whether the output holds a build now.
+   * The watcher follows the folders it was given, not their names: one removed and made again, or another put in
+   * its place (a git checkout, a copy restored, a swap by rename), would go unwatched, every save after it unseen.
+   * An output removed (`rm -rf dist`) is built again whole, rather than answer 404 until the next save.
+   */
+  follow(outThere: boolean): void {
+    this.outThere = outThere;
+    this.following = setInterval(() => this.look(), FOLLOW_EVERY).unref();
+  }
+
+  /** Watches the folders afresh when they are others than the ones watched, and builds again then, or when the output was removed. */
+  private look(): void {
+    const ids = this.folderIds();
+    const moved = ids !== this.watchedIds;
+    const there = hasOutput(this.options.out);
+    const gone = this.outThere && !there;
+    this.outThere = there;
+    if (moved) {
+      this.watchedIds = ids;
+      void this.watcher.close();
+      this.watcher = this.watch();
+    }
+    if (moved || gone) this.seen('addDir', this.contentDir);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.following);
+    await this.watcher.close();
+  }
 }
