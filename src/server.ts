@@ -5,7 +5,7 @@
 // because sirv alone answers every method, sends extensionless files without a
 // Content-Type and 304s without headers, throws on bad ranges, and reads a file
 // by name after it has announced the length of whatever had that name before.
-import { open, readFile, realpath } from 'node:fs/promises';
+import { open, readFile, realpath, type FileHandle } from 'node:fs/promises';
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { createServer, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -92,12 +92,15 @@ function queryOf(rawUrl: string): string {
   return q === -1 ? '' : target.slice(q);
 }
 
+/** The bytes from `start` to `end`, both included. */
+type ByteRange = { start: number; end: number };
+
 /**
  * The byte range a Range header asks of a file of `size` bytes, with its end
  * within the file; 'unsatisfiable' when it starts past the end. Undefined for
  * anything but one `bytes=first-[last]` or `bytes=-count` range: that is ignored, as RFC 9110 allows.
  */
-export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+export function byteRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   // The last N bytes (a log's tail, a media file's index at its end): none of a file that has none.
   const suffix = /^bytes=-(\d{1,15})$/.exec(header.trim());
@@ -467,7 +470,7 @@ function without(headers: readonly string[], names: ReadonlySet<string>): string
   return kept;
 }
 /** The headers of a 206 of `range` of a file of `size` bytes, whose 200 has `headers`. */
-function rangeHeaders(headers: readonly string[], range: { start: number; end: number }, size: number): string[] {
+function rangeHeaders(headers: readonly string[], range: ByteRange, size: number): string[] {
   return [...without(headers, LENGTH_AND_RANGES), 'Content-Range', `bytes ${range.start}-${range.end}/${size}`, ...ACCEPT_RANGES, 'Content-Length', String(range.end - range.start + 1)];
 }
 /** What a 304 leaves out (RFC 9110 15.4.5): the description of the body it does not send. */
@@ -522,23 +525,11 @@ interface ServerOptions {
   drainMs?: number;
 }
 
-interface Handler {
-  (req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /**
-   * The ETag a GET of this file would carry now, e.g. `currentEtag('api/v2/video/12')`;
-   * undefined when there is no such file. It is `etagOf` of the file's bytes.
-   */
-  currentEtag(rel: string): Promise<string | undefined>;
-  /** Resolves when every write handed to `writes` so far has finished. */
-  writesSettled(): Promise<void>;
-}
+type FileCache = ReturnType<typeof createFileCache>;
 
-function createHandler(options: ServerOptions): Handler {
-  const root = path.resolve(options.dir);
-  const cache = createFileCache(options.cache, root);
-  // dev mode: sirv looks each file up per request, so it follows rebuilds too.
-  const sirvSend = sirv(root, { dev: true, etag: true, dotfiles: false, extensions: [] });
-  const writes = new Set<Promise<void>>();
+/** The output folder as requests look into it: through the cache, and across a build's swap of the whole folder (see lookup). */
+class OutputFolder {
+  constructor(readonly root: string, readonly cache: FileCache) {}
 
   /**
    * The file at `abs`, as the cache has it. A build that replaces the whole output renames the old
@@ -546,34 +537,113 @@ function createHandler(options: ServerOptions): Handler {
    * rather than answering 404 for a file that is there before and after. So does one whose look
    * (a stat, then an open) the swap came in the middle of, which finds the new folder in place.
    */
-  const lookup = (abs: string): Promise<CachedFile | undefined> => acrossSwaps(() => cache.get(abs));
+  lookup(abs: string): Promise<CachedFile | undefined> {
+    return this.acrossSwaps(() => this.cache.get(abs));
+  }
+
+  /** The regular file at `abs`, opened, with its stat; looked for across a swap, as lookup does. */
+  openFile(abs: string): Promise<{ handle: FileHandle; stats: Stats } | undefined> {
+    return this.acrossSwaps(async () => {
+      const handle = await open(abs, 'r').catch(() => undefined);
+      const stats = await handle?.stat().catch(() => undefined);
+      if (handle && stats?.isFile()) return { handle, stats };
+      await handle?.close();
+      return undefined;
+    });
+  }
+
+  /** True when the file at `abs` is inside the folder (see inside); looked at across a swap. */
+  holds(abs: string): Promise<true | undefined> {
+    return this.acrossSwaps(async () => (await inside(abs, this.root)) || undefined);
+  }
 
   /**
    * What `attempt` finds in the output folder. A miss is tried again once the folder is there (a swap
    * may have taken it away in the middle), until an attempt misses in a folder that stayed the same:
    * a hit costs nothing more, a file that is not there one more look, a folder gone for good one wait.
    */
-  async function acrossSwaps<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+  private async acrossSwaps<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
     let found = await attempt();
     for (let tries = 1; found === undefined && tries < SWAP_TRIES; tries++) {
-      for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-      const folder = folderNow();
+      for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(this.root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      const folder = this.folderNow();
       if (folder === undefined) return undefined;
       found = await attempt();
-      if (found === undefined && folderNow() === folder) return undefined;
+      if (found === undefined && this.folderNow() === folder) return undefined;
     }
     return found;
   }
+
   /** The output folder as it is now: a rename changes its ctime, so one swapped away and back is another. */
-  function folderNow(): string | undefined {
-    const stats = statNow(root);
+  private folderNow(): string | undefined {
+    const stats = statNow(this.root);
     return stats && `${stats.ino}:${stats.ctimeMs}`;
+  }
+}
+
+/**
+ * Sends the output folder's files with the headers of the manifest: from memory when they are small,
+ * compressed when the client takes it, a range when it asks for one; and the 404 page.
+ */
+class FileSender {
+  private readonly sirvSend: ReturnType<typeof sirv>;
+
+  constructor(private readonly folder: OutputFolder, private readonly options: Pick<ServerOptions, 'html' | 'revalidate'>) {
+    // dev mode: sirv looks each file up per request, so it follows rebuilds too.
+    this.sirvSend = sirv(folder.root, { dev: true, etag: true, dotfiles: false, extensions: [] });
+  }
+
+  /** Sends `rel` if it is there (false if not): from memory when it is small, compressed when the client takes it (from the build's copy, if there is one). */
+  async serve(req: IncomingMessage, res: ServerResponse, rel: string, onGone: () => void): Promise<boolean> {
+    const { root, cache } = this.folder;
+    const abs = path.join(root, rel);
+    const identity = await this.folder.lookup(abs);
+    if (!identity) return false;
+    const kind = kindOf(rel);
+    if (kind === 'page' && this.options.html) {
+      // The page differs from the file, so it carries no validator and is not stored.
+      this.sendPage(req, res, 200, flat({ ...HEADERS.page, 'Cache-Control': 'no-store' }), identity.body ?? (await readFile(abs)));
+      return true;
+    }
+    const range = rangeAsked(req, kind, identity);
+    let file = identity;
+    let fileRel = rel;
+    let encoding: string | undefined;
+    if (range === undefined && COMPRESSED_KINDS.has(kind)) {
+      for (const accepted of acceptedEncodings(req.headers['accept-encoding'])) {
+        const copy = (await cache.get(abs + accepted.suffix)) ?? cache.encoded(abs, identity, accepted);
+        if (!copy) continue;
+        file = copy;
+        fileRel = rel + accepted.suffix;
+        encoding = accepted.name;
+        break;
+      }
+    }
+    const headers = (file.headers ??= this.okHeaders(file, kind, rel, encoding));
+    const streaming = this.answer(req, res, file, fileRel, headers, range, onGone);
+    // Awaited only when there is something to wait for: an answer from memory takes no turn more.
+    if (streaming) await streaming;
+    return true;
+  }
+
+  /** Sends the folder's 404.html, or a page of our own when there is none. */
+  async notFound(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const abs = path.join(this.folder.root, '404.html');
+    const page = await this.folder.lookup(abs);
+    const body = page ? (page.body ?? (await readFile(abs).catch(() => FALLBACK_404))) : FALLBACK_404;
+    this.sendPage(req, res, 404, flat(HEADERS.page), body);
+  }
+
+  /** Sends a page, as the `html` option rewrites it. */
+  private sendPage(req: IncomingMessage, res: ServerResponse, status: number, headers: string[], page: Buffer): void {
+    const body = this.options.html ? Buffer.from(this.options.html(page.toString('utf8'))) : page;
+    send(res, status, [...headers, 'Content-Length', String(body.byteLength)], req.method === 'HEAD' ? undefined : body);
   }
 
   /** The headers of a 200 for `file`, found at `rel` (and sent with `encoding`). */
-  const okHeaders = (file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] => {
+  private okHeaders(file: CachedFile, kind: FileKind, rel: string, encoding: string | undefined): string[] {
     // The dev server has the browser ask again for what it would keep a while (not Pagefind's chunks, named by their content); the API's answers are asked for again anyway, and keep their no-transform.
-    const revalidated = options.revalidate && kind !== 'immutable' && !isApi(kind);
+    const revalidated = this.options.revalidate && kind !== 'immutable' && !isApi(kind);
     const headers = flat(revalidated ? { ...HEADERS[kind], 'Cache-Control': 'no-cache' } : HEADERS[kind]);
     if (!HEADERS[kind]['Content-Type']) headers.push('Content-Type', contentTypeOf(rel));
     if (encoding) headers.push('Content-Encoding', encoding);
@@ -581,20 +651,45 @@ function createHandler(options: ServerOptions): Handler {
     else if (!isApi(kind)) headers.push(...ACCEPT_RANGES);
     headers.push('ETag', file.etag, 'Last-Modified', file.lastModified, 'Content-Length', String(file.size));
     return headers;
-  };
+  }
+
+  /**
+   * Answers with `file`, found at `fileRel`, whose 200 has `headers`: 304 when the client has it, 416 or 206
+   * for a range, else the whole of it. Returns a promise only while it streams the file.
+   */
+  private answer(req: IncomingMessage, res: ServerResponse, file: CachedFile, fileRel: string, headers: string[], range: ByteRange | 'unsatisfiable' | undefined, onGone: () => void): Promise<void> | undefined {
+    const head = req.method === 'HEAD';
+    if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], file.etag, file.lastModified)) {
+      send(res, 304, without(headers, BODY_METADATA));
+    } else if (range === 'unsatisfiable') {
+      send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
+    } else if (range && file.body) {
+      send(res, 206, rangeHeaders(headers, range, file.size), file.body.subarray(range.start, range.end + 1));
+    } else if (range && range.end > 0) {
+      this.rangeWithSirv(req, res, fileRel, headers, range, onGone);
+    } else if (range) {
+      // sirv reads a last byte of 0 as "to the end", so the first byte alone (a client's probe for ranges) is sent here.
+      return this.streamFile(res, path.join(this.folder.root, fileRel), file, headers, onGone, range);
+    } else if (head || file.body) {
+      send(res, 200, headers, head ? undefined : file.body);
+    } else {
+      return this.streamFile(res, path.join(this.folder.root, fileRel), file, headers, onGone);
+    }
+    return undefined;
+  }
 
   /**
    * Hands a range of a file too big to keep to sirv, with our headers already set.
    * The range is given closed (`first-last`), so sirv never reads past what it announces.
    */
-  function rangeWithSirv(req: IncomingMessage, res: ServerResponse, rel: string, headers: string[], range: { start: number; end: number }, onGone: () => void): void {
+  private rangeWithSirv(req: IncomingMessage, res: ServerResponse, rel: string, headers: string[], range: ByteRange, onGone: () => void): void {
     const ours = without(headers, LENGTH);
     for (let i = 0; i < ours.length; i += 2) res.setHeader(ours[i]!, ours[i + 1]!);
     req.headers.range = `bytes=${range.start}-${range.end}`;
     delete req.headers['if-none-match'];
     req.url = encodePath(`/${rel}`);
     res.once('pipe', (source: Readable) => guardStream(res, source, () => Number(res.getHeader('content-length'))));
-    sirvSend(req, res, onGone);
+    this.sirvSend(req, res, onGone);
   }
 
   /**
@@ -602,19 +697,13 @@ function createHandler(options: ServerOptions): Handler {
    * that of the file opened, whatever is renamed over its name meanwhile.
    * (sirv stats the name and opens it later, and would send a bigger file's bytes after a smaller one's length.)
    */
-  async function streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void, range?: { start: number; end: number }): Promise<void> {
-    const opened = await acrossSwaps(async () => {
-      const handle = await open(abs, 'r').catch(() => undefined);
-      const stats = await handle?.stat().catch(() => undefined);
-      if (handle && stats?.isFile()) return { handle, stats };
-      await handle?.close();
-      return undefined;
-    });
+  private async streamFile(res: ServerResponse, abs: string, expected: CachedFile, headers: string[], onGone: () => void, range?: ByteRange): Promise<void> {
+    const opened = await this.folder.openFile(abs);
     if (!opened) return onGone();
     const { handle, stats } = opened;
     const same = sameFile(expected, stats);
     // Looked at across a swap, as the file was: one that comes in the middle takes the folder away for a moment.
-    if (!same && !(await acrossSwaps(async () => (await inside(abs, root)) || undefined))) {
+    if (!same && !(await this.folder.holds(abs))) {
       await handle.close();
       return onGone();
     }
@@ -632,84 +721,83 @@ function createHandler(options: ServerOptions): Handler {
     guardStream(res, source, () => end - start + 1);
     source.pipe(res);
   }
+}
 
-  /** Sends `rel` if it is there (false if not): from memory when it is small, compressed when the client takes it (from the build's copy, if there is one). */
-  async function serveFile(req: IncomingMessage, res: ServerResponse, rel: string, onGone: () => void): Promise<boolean> {
-    const abs = path.join(root, rel);
-    const identity = await lookup(abs);
-    if (!identity) return false;
-    const kind = kindOf(rel);
-    const head = req.method === 'HEAD';
-    if (kind === 'page' && options.html) {
-      // The page differs from the file, so it carries no validator and is not stored.
-      const body = Buffer.from(options.html((identity.body ?? (await readFile(abs))).toString('utf8')));
-      send(res, 200, [...flat({ ...HEADERS.page, 'Cache-Control': 'no-store' }), 'Content-Length', String(body.byteLength)], head ? undefined : body);
-      return true;
-    }
-    const ifRange = req.headers['if-range'];
-    // A 206's Content-Range is no header of the contract.
-    const ranged = !head && !isApi(kind) && (ifRange === undefined || stillSame(ifRange, identity));
-    const range = ranged ? byteRange(req.headers.range, identity.size) : undefined;
-    let file = identity;
-    let fileRel = rel;
-    let encoding: string | undefined;
-    if (range === undefined && COMPRESSED_KINDS.has(kind)) {
-      for (const accepted of acceptedEncodings(req.headers['accept-encoding'])) {
-        const copy = (await cache.get(abs + accepted.suffix)) ?? cache.encoded(abs, identity, accepted);
-        if (!copy) continue;
-        file = copy;
-        fileRel = rel + accepted.suffix;
-        encoding = accepted.name;
-        break;
+/** The range the request asks of `file`, if it is to have one: a HEAD, the API's answers, and a stale If-Range have none. */
+function rangeAsked(req: IncomingMessage, kind: FileKind, file: CachedFile): ByteRange | 'unsatisfiable' | undefined {
+  const ifRange = req.headers['if-range'];
+  // A 206's Content-Range is no header of the contract.
+  const ranged = req.method !== 'HEAD' && !isApi(kind) && (ifRange === undefined || stillSame(ifRange, file));
+  return ranged ? byteRange(req.headers.range, file.size) : undefined;
+}
+
+/**
+ * What the server answers each request with: a page or file of the output folder, the API's answers from
+ * its files, or what the `routes` and `writes` options make of it.
+ */
+class Handler {
+  private readonly folder: OutputFolder;
+  private readonly files: FileSender;
+  /** The writes handed to `options.writes` that have not finished yet. */
+  private readonly writes = new Set<Promise<void>>();
+
+  constructor(private readonly options: ServerOptions) {
+    const root = path.resolve(options.dir);
+    this.folder = new OutputFolder(root, createFileCache(options.cache, root));
+    this.files = new FileSender(this.folder, options);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      // Node's parser stops reading a connection after a request that asks to upgrade it; we never upgrade, so end it instead of leaving it stuck.
+      if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
+      const pathname = safePath(req.url);
+      if (pathname === null) return await this.files.notFound(req, res);
+      if (this.options.routes?.(req, res, pathname)) return;
+      // Below /api/v2 everything is the API's and answers as it does; /api/ itself is the page explaining it.
+      if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) {
+        const target = apiTarget(pathname, queryOf(req.url ?? ''));
+        return target ? await this.serveApi(req, res, target) : sendJson(res, 404, NOT_FOUND);
       }
+      return await this.servePage(req, res, pathname);
+    } catch {
+      if (!res.headersSent) sendJson(res, 500, detailJson('Internal server error.'));
+      else res.destroy();
     }
-    const headers = (file.headers ??= okHeaders(file, kind, rel, encoding));
-    if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], file.etag, file.lastModified)) {
-      send(res, 304, without(headers, BODY_METADATA));
-    } else if (range === 'unsatisfiable') {
-      send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
-    } else if (range && file.body) {
-      send(res, 206, rangeHeaders(headers, range, file.size), file.body.subarray(range.start, range.end + 1));
-    } else if (range && range.end > 0) {
-      rangeWithSirv(req, res, fileRel, headers, range, onGone);
-    } else if (range) {
-      // sirv reads a last byte of 0 as "to the end", so the first byte alone (a client's probe for ranges) is sent here.
-      await streamFile(res, path.join(root, fileRel), file, headers, onGone, range);
-    } else if (head || file.body) {
-      send(res, 200, headers, head ? undefined : file.body);
-    } else {
-      await streamFile(res, path.join(root, fileRel), file, headers, onGone);
-    }
-    return true;
   }
 
-  async function notFoundPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const abs = path.join(root, '404.html');
-    const page = await lookup(abs);
-    let body = page ? (page.body ?? (await readFile(abs).catch(() => FALLBACK_404))) : FALLBACK_404;
-    if (options.html) body = Buffer.from(options.html(body.toString('utf8')));
-    send(res, 404, [...flat(HEADERS.page), 'Content-Length', String(body.byteLength)], req.method === 'HEAD' ? undefined : body);
+  /**
+   * The ETag a GET of this file would carry now, e.g. `currentEtag('api/v2/video/12')`;
+   * undefined when there is no such file. It is `etagOf` of the file's bytes.
+   */
+  async currentEtag(rel: string): Promise<string | undefined> {
+    return isServedName(rel) && safePath(`/${rel}`) === `/${rel}` ? (await this.folder.lookup(path.join(this.folder.root, rel)))?.etag : undefined;
   }
 
-  async function serveApi(req: IncomingMessage, res: ServerResponse, target: ApiTarget): Promise<void> {
+  /** Resolves when every write handed to `writes` so far has finished. */
+  async writesSettled(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+
+  private async serveApi(req: IncomingMessage, res: ServerResponse, target: ApiTarget): Promise<void> {
     const headers = { Vary: 'Accept', Allow: target.allow };
     // Django REST framework authenticates every request: credentials given but wrong are 401 whatever is asked for.
-    const refused = options.writes?.refusal(req);
+    const refused = this.options.writes?.refusal(req);
     if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
     const { file, id } = target;
     const method = req.method;
     // A path that names no resource is 404 to every method; a list's unreadable page only to GET and HEAD, which read it.
     if (file === null && !target.paged) return sendJson(res, 404, target.missing, headers);
-    if (id !== undefined && options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
-      const write = options.writes.handle(req, res, id);
-      writes.add(write);
-      return write.finally(() => writes.delete(write));
+    if (id !== undefined && this.options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
+      const write = this.options.writes.handle(req, res, id);
+      this.writes.add(write);
+      return write.finally(() => this.writes.delete(write));
     }
     switch (method) {
       case 'GET':
       case 'HEAD': {
         const gone = () => sendJson(res, 404, target.missing, headers);
-        if (file === null || !(await serveFile(req, res, file, gone))) gone();
+        if (file === null || !(await this.files.serve(req, res, file, gone))) gone();
         return;
       }
       case 'OPTIONS':
@@ -723,43 +811,20 @@ function createHandler(options: ServerOptions): Handler {
     }
   }
 
-  async function servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  private async servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     if (req.method === 'OPTIONS') return send(res, 204, ['Allow', READ_ALLOW, ...NOSNIFF]);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, detailJson(`Method "${req.method}" not allowed.`), { Allow: READ_ALLOW });
     }
     const rel = (pathname.endsWith('/') ? `${pathname}index.html` : pathname).slice(1);
-    if (!isServedName(rel)) return notFoundPage(req, res);
-    if (await serveFile(req, res, rel, () => void notFoundPage(req, res))) return;
-    if (!pathname.endsWith('/') && (await lookup(path.join(root, pathname, 'index.html')))) {
+    if (!isServedName(rel)) return this.files.notFound(req, res);
+    if (await this.files.serve(req, res, rel, () => void this.files.notFound(req, res))) return;
+    if (!pathname.endsWith('/') && (await this.folder.lookup(path.join(this.folder.root, pathname, 'index.html')))) {
       // A folder asked for without its slash: send the client to the canonical URL so relative links work.
       return send(res, 301, ['Location', `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
     }
-    return notFoundPage(req, res);
+    return this.files.notFound(req, res);
   }
-
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      // Node's parser stops reading a connection after a request that asks to upgrade it; we never upgrade, so end it instead of leaving it stuck.
-      if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
-      const pathname = safePath(req.url);
-      if (pathname === null) return await notFoundPage(req, res);
-      if (options.routes?.(req, res, pathname)) return;
-      // Below /api/v2 everything is the API's and answers as it does; /api/ itself is the page explaining it.
-      if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) {
-        const target = apiTarget(pathname, queryOf(req.url ?? ''));
-        return target ? await serveApi(req, res, target) : sendJson(res, 404, NOT_FOUND);
-      }
-      return await servePage(req, res, pathname);
-    } catch {
-      if (!res.headersSent) sendJson(res, 500, detailJson('Internal server error.'));
-      else res.destroy();
-    }
-  };
-  return Object.assign(handle, {
-    currentEtag: async (rel: string) => (isServedName(rel) && safePath(`/${rel}`) === `/${rel}` ? (await lookup(path.join(root, rel)))?.etag : undefined),
-    writesSettled: async () => void (await Promise.allSettled([...writes])),
-  });
 }
 
 /** Why the server cannot listen, with what to do about it: Node's own message names neither. */
@@ -810,110 +875,156 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: ServerOptions & { host: string; port: number }): Promise<RunningServer> {
-  const handle = createHandler(options);
-  const stdout = stdoutLines();
-  const log = options.quiet ? undefined : (options.log ?? stdout.write);
-  const inFlight = new Set<ServerResponse>();
-  let draining = false;
+/**
+ * One server, from its start to its close: the responses in flight, which its access log and close() follow, and
+ * the requests Node's parser hands it apart (refused, CONNECT). startServer listens with it and hands out its close.
+ */
+class ServerRun {
+  readonly handler: Handler;
+  readonly server: Server;
+  private readonly stdout = stdoutLines();
+  private readonly log: ((line: string) => void) | undefined;
+  private readonly inFlight = new Set<ServerResponse>();
+  private draining = false;
   /** Set by close(): called once no response is open, each logged. */
-  let allClosed: (() => void) | undefined;
-  // Node looks for requests past their deadlines (below) every connectionsCheckingInterval, 30 s by default,
-  // which made the limits 10–40 s and 30–60 s: once a second keeps them within a second of what they say.
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+  private allClosed: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: ServerOptions) {
+    this.handler = new Handler(options);
+    this.log = options.quiet ? undefined : (options.log ?? this.stdout.write);
+    // Node looks for requests past their deadlines (see setLimits) every connectionsCheckingInterval, 30 s by default,
+    // which made the limits 10–40 s and 30–60 s: once a second keeps them within a second of what they say.
+    const server = createServer({ connectionsCheckingInterval: 1000 }, this.onRequest);
+    // Node would answer `Expect: 100-continue` with 100 at once, so a write refused (401, 413, 415) had its
+    // body sent for nothing: the handler sends the 100 where it starts reading a body (writes.ts).
+    server.on('checkContinue', this.onRequest);
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.refuse(err, socket));
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => this.connect(req, socket));
+    setLimits(server, options.maxConnections ?? 1024);
+    this.server = server;
+  }
+
+  /**
+   * Hands a request to the handler, and follows its response until it closes: in flight until then, and logged.
+   * An arrow, bound once: it is the server's listener, and a method passed on would lose its `this`.
+   */
+  private readonly onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     // Read now: a request whose body is refused midway loses its socket before the response closes.
     const remote = req.socket.remoteAddress ?? '-';
-    inFlight.add(res);
-    if (draining) res.setHeader('Connection', 'close');
+    this.inFlight.add(res);
+    if (this.draining) res.setHeader('Connection', 'close');
     res.once('close', () => {
-      inFlight.delete(res);
-      if (draining) server.closeIdleConnections();
-      log?.(responseLine(req, res, remote, started));
-      if (inFlight.size === 0) allClosed?.();
+      this.inFlight.delete(res);
+      if (this.draining) this.server.closeIdleConnections();
+      this.log?.(responseLine(req, res, remote, started));
+      if (this.inFlight.size === 0) this.allClosed?.();
     });
-    void handle(req, res);
+    void this.handler.handle(req, res);
   };
-  const server = createServer({ connectionsCheckingInterval: 1000 }, onRequest);
-  // Node would answer `Expect: 100-continue` with 100 at once, so a write refused (401, 413, 415) had its
-  // body sent for nothing: the handler sends the 100 where it starts reading a body (writes.ts).
-  server.on('checkContinue', onRequest);
-  // A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that
-  // comes too late never reaches the handler: it gets Node's own answer, and a line in the log.
-  // A connection that failed otherwise (reset by the client) had no request to answer.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+
+  /**
+   * A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that
+   * comes too late never reaches the handler: it gets Node's own answer, and a line in the log.
+   * A connection that failed otherwise (reset by the client) had no request to answer.
+   */
+  private refuse(err: NodeJS.ErrnoException, socket: Socket): void {
     const status = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? (REFUSED_STATUS[err.code] ?? 400) : undefined;
     // As Node: not in the middle of a response already being sent on the connection.
-    const answering = status !== undefined && socket.writable && ![...inFlight].some((res) => res.socket === socket && res.headersSent);
+    const answering = status !== undefined && socket.writable && ![...this.inFlight].some((res) => res.socket === socket && res.headersSent);
     if (answering) {
       socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
-      log?.(accessLine({ remote: socket.remoteAddress ?? '-', time: new Date(), status, bytes: 0, ms: 0, aborted: false }));
+      this.log?.(accessLine({ remote: socket.remoteAddress ?? '-', time: new Date(), status, bytes: 0, ms: 0, aborted: false }));
     }
     socket.destroy(err);
-  });
-  // Node hands CONNECT to this event, with the bare socket, and drops the connection when nobody listens:
-  // a response on that socket lets the handler answer it as any method a path refuses (a record's Allow, its JSON).
-  // Pipelined after a request still being answered, it is answered after it.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+  }
+
+  /**
+   * Node hands CONNECT to the server's event, with the bare socket, and drops the connection when nobody listens:
+   * a response on that socket lets the handler answer it as any method a path refuses (a record's Allow, its JSON).
+   * Pipelined after a request still being answered, it is answered after it.
+   */
+  private connect(req: IncomingMessage, socket: Duplex): void {
     socket.on('error', () => socket.destroy());
     const answer = () => {
       const res = new ServerResponse(req);
       res.shouldKeepAlive = false;
       res.assignSocket(socket as Socket);
       res.on('finish', () => socket.end());
-      onRequest(req, res);
+      this.onRequest(req, res);
     };
-    const before = [...inFlight].find((res) => res.socket === socket);
+    const before = [...this.inFlight].find((res) => res.socket === socket);
     if (before) before.once('finish', answer);
     else answer();
-  });
-  // Deliberate limits: a client gets 10 s to send its headers and 30 s for the whole request
-  // (bodies are small JSON); idle keep-alive connections close after 5 s. There is no
-  // idle timeout on responses: the dev server's event streams stay quiet for minutes.
+  }
+
+  /** See RunningServer.close: the same promise, however often it is called. */
+  close(): Promise<void> {
+    return (this.closing ??= this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    const { server, inFlight } = this;
+    this.draining = true;
+    const answered = inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allClosed = resolve));
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const hardStop = setTimeout(() => this.cutOff(), this.options.drainMs ?? 10_000);
+    await closed;
+    clearTimeout(hardStop);
+    await this.handler.writesSettled();
+    // The server closes with its last connection, and those cut off close their responses after it: their lines come then.
+    await answered;
+    this.stdout.flush();
+  }
+
+  /** Past the deadline, reads are cut off, but a write is never cut short: it may be half-way through the content files. */
+  private cutOff(): void {
+    // A request whose body is still coming has touched nothing (a write reads its body whole first), and nothing
+    // else would end it: Node stops enforcing requestTimeout once the server closes.
+    for (const res of this.inFlight) if (!res.req.complete) res.socket?.destroy();
+    void this.handler.writesSettled().then(() => this.server.closeAllConnections());
+  }
+}
+
+/**
+ * Deliberate limits: a client gets 10 s to send its headers and 30 s for the whole request
+ * (bodies are small JSON); idle keep-alive connections close after 5 s. There is no
+ * idle timeout on responses: the dev server's event streams stay quiet for minutes.
+ */
+function setLimits(server: Server, maxConnections: number): void {
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
-  server.maxConnections = options.maxConnections ?? 1024;
+  server.maxConnections = maxConnections;
   // A client that half-closes after its request (HTTP/1.0 tools, `nc -N`) still gets its answer:
   // by default Node ends such a connection at once, dropping a response still being looked up.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  await new Promise<void>((resolve, reject) => {
-    const failed = (err: NodeJS.ErrnoException) => reject(listenError(err, options.host, options.port));
+}
+
+/** Starts listening; an address it cannot listen on fails with listenError's reason. */
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => reject(listenError(err, host, port));
     server.once('error', failed);
-    server.listen(options.port, options.host, () => {
+    server.listen(port, host, () => {
       server.off('error', failed);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+}
+
+export async function startServer(options: ServerOptions & { host: string; port: number }): Promise<RunningServer> {
+  const run = new ServerRun(options);
+  await listen(run.server, options.host, options.port);
+  const { port } = run.server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  let closing: Promise<void> | undefined;
   return {
-    server,
+    server: run.server,
     url: `http://${host}:${port}/`,
-    currentEtag: handle.currentEtag,
-    close() {
-      closing ??= (async () => {
-        draining = true;
-        const answered = inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        // Past the deadline, reads are cut off, but a write is never cut short: it may be half-way through the content files.
-        const hardStop = setTimeout(() => {
-          // A request whose body is still coming has touched nothing (a write reads its body whole first), and nothing
-          // else would end it: Node stops enforcing requestTimeout once the server closes.
-          for (const res of inFlight) if (!res.req.complete) res.socket?.destroy();
-          void handle.writesSettled().then(() => server.closeAllConnections());
-        }, options.drainMs ?? 10_000);
-        await closed;
-        clearTimeout(hardStop);
-        await handle.writesSettled();
-        // The server closes with its last connection, and those cut off close their responses after it: their lines come then.
-        await answered;
-        stdout.flush();
-      })();
-      return closing;
-    },
+    currentEtag: (rel) => run.handler.currentEtag(rel),
+    close: () => run.close(),
   };
 }
