@@ -326,207 +326,293 @@ export function shownFolder(dir: string): string {
 /** Reads every content file under `dir`; errors name its files as shownFolder does. */
 export async function loadContent(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const display = shownFolder(dir);
-  const shown = (name: string) => shownIn(display, name);
   const entries = options.entries ?? (await listContent(dir));
   if (options.basis?.dir === dir) {
     const loaded = loadChanged(dir, display, entries, options.basis);
     if (loaded) return loaded;
   }
-  const previous = options.cache ?? new Map();
-  const cache: LoadCache = new Map();
-  const errors: ContentError[] = [];
-  let read = 0;
+  const load = new FullLoad(dir, display, options.cache ?? new Map());
+  const files = load.sortFiles(entries);
+  const events = load.events(files.events);
+  const pages = load.pages(files.pages);
+  const redirects = load.redirects(files.redirects);
+  const site = load.site(files.site);
+  // Talk files: from the cache when unchanged, the rest read here or in other threads.
+  const toRead = load.unchangedTalks(files.talks);
+  const task = { dir, display, names: toRead };
+  const results = options.parallel && toRead.length >= (options.parallelFrom ?? 2000) ? await inBatches(options.parallel, task) : readTalks(task);
+  load.talksRead(files.talks, results);
+  const talks = load.talks(files.talks, files.events, events).sort(byId);
+  const catalogue = { events: [...events.values()].sort(bySlug), talks, pages: pages.sort(bySlug), redirects, site };
+  const claimed = claims(catalogue, load.locateIn);
+  load.errors.push(...claimed.errors);
+  const basis = options.remember && load.errors.length === 0 ? { dir, entries, catalogue, cache: load.cache, talks: new Map(talks.map((t) => [t.name, t])), ids: load.ids, slugs: load.slugs, claims: claimed.owners, folders: claimed.folders } : undefined;
+  return { catalogue, errors: sortErrors(load.errors), files: entries.length, cache: load.cache, read: load.read, basis };
+}
 
-  const locateIn = locator(dir);
-  const locate = (name: string, field: FieldPath) => locateIn({ name, file: shown(name) }, field);
+/** The content's files by what they are (FullLoad.sortFiles). */
+interface ContentFiles {
+  /** By event folder: a folder has one category file, or else an error. */
+  events: Map<string, ContentEntry[]>;
+  talks: ContentEntry[];
+  pages: ContentEntry[];
+  redirects: ContentEntry[];
+  /** One, or else an error. */
+  site: ContentEntry[];
+}
+
+type Digested = { rev: string; digest: TalkDigest };
+
+/** One cache entry (see LoadCache). */
+type Cached = LoadCache extends Map<string, infer V> ? V : never;
+
+const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? -1 : 1);
+
+/** Reads talk files in batches with `parallel` (other threads), in the order of their names. */
+async function inBatches(parallel: NonNullable<LoadOptions['parallel']>, { dir, display, names }: Parameters<ReadTalks>[0]): Promise<ReadTalkResult[]> {
+  const batches: string[][] = [];
+  for (let i = 0; i < names.length; i += BATCH) batches.push(names.slice(i, i + BATCH));
+  if (batches.length === 0) batches.push([]);
+  return (await Promise.all(batches.map((batch) => parallel({ dir, display, names: batch })))).flat();
+}
+
+/**
+ * A load that reads the whole content folder (but for the files the last load's cache still has): its steps,
+ * in the order loadContent takes them, each adding the problems it finds to `errors`.
+ */
+class FullLoad {
+  readonly errors: ContentError[] = [];
+  /** This load's valid files, for the next load to reuse. */
+  readonly cache: LoadCache = new Map();
+  /** Files read this time (the others came from the cache). */
+  read = 0;
+  readonly locateIn: ReturnType<typeof locator>;
+  /** The valid talk files' digests, by file name. */
+  private readonly digests = new Map<string, Digested>();
+  /** Id → the file of the talk that has it. */
+  readonly ids = new Map<number, string>();
+  /** `<event>/<slug>` → the file of the talk that has it. */
+  readonly slugs = new Map<string, string>();
+  /** The id last suggested for a talk whose id another has: past the highest, and past the one suggested before. */
+  private unused: number | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly display: string,
+    private readonly previous: LoadCache,
+  ) {
+    this.locateIn = locator(dir);
+  }
+
+  private shown(name: string): string {
+    return shownIn(this.display, name);
+  }
+
+  private locate(name: string, field: FieldPath): Position {
+    return this.locateIn({ name, file: this.shown(name) }, field);
+  }
+
+  /** A problem of a whole file, said at its start. */
+  private fileProblem(name: string, message: string): void {
+    this.errors.push(new ContentError(this.shown(name), { line: 1, col: 1 }, '', message));
+  }
+
+  /** The content's files by what they are; a file that is none of them is an error that says where it would be one. */
+  sortFiles(entries: ContentEntry[]): ContentFiles {
+    const files: ContentFiles = { events: new Map(), talks: [], pages: [], redirects: [], site: [] };
+    for (const entry of entries) {
+      const parts = entry.path.split('/');
+      if (entry.link) {
+        this.fileProblem(entry.path, LINK_PROBLEM);
+      } else if (parts[0] === PAGES_DIR) {
+        files.pages.push(entry);
+      } else if (!DATA_FILE.test(entry.path)) {
+        const name = parts.at(-1)!;
+        const lower = name.replace(/\.[^.]+$/, (ext) => ext.toLowerCase());
+        this.fileProblem(entry.path, `a content file's extension is written in lower case; rename the file to ${lower}`);
+      } else if (parts[0] === REDIRECTS_DIR) {
+        const problem = redirectsFileProblem(entry.path);
+        if (problem) this.fileProblem(entry.path, problem);
+        else files.redirects.push(entry);
+      } else if (parts.length === 1 && SITE_FILE.test(parts[0]!)) {
+        files.site.push(entry);
+      } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
+        files.events.set(parts[0]!, [...(files.events.get(parts[0]!) ?? []), entry]);
+      } else if (parts.length === 3 && parts[1] === 'videos') {
+        files.talks.push(entry);
+      } else {
+        const isEvent = (folder: string) => entries.some((e) => e.path.startsWith(`${folder}/category.`) && CATEGORY_FILE.test(e.path.slice(folder.length + 1)));
+        this.fileProblem(entry.path, misplaced(parts, isEvent));
+      }
+    }
+    return files;
+  }
 
   /** An event's or page's file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
-  function cachedOrRead<T extends EventFields | PageSource | RedirectsSource | SiteFields>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
-    const hit = previous.get(name);
+  private cachedOrRead<T extends EventFields | PageSource | RedirectsSource | SiteFields>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
+    // The cache holds every kind of file's value: the stat and the name say it is this one's.
+    const hit: { stat: string; rev: string; value: unknown } | undefined = this.previous.get(name);
     let loaded: { value: T; rev: string } | undefined;
     if (hit && hit.stat === statKey(stats)) loaded = hit as { value: T; rev: string };
     else {
-      read++;
-      const result = readValidated(dir, display, name, parse);
+      this.read++;
+      const result = readValidated(this.dir, this.display, name, parse);
       if (result.ok) loaded = result;
-      else errors.push(...result.errors);
+      else this.errors.push(...result.errors);
     }
-    if (loaded) cache.set(name, { stat: statKey(stats), rev: loaded.rev, value: loaded.value });
+    if (loaded) this.cache.set(name, { stat: statKey(stats), rev: loaded.rev, value: loaded.value });
     return loaded;
   }
 
-  const eventFiles = new Map<string, (typeof entries)[number][]>();
-  const talkFiles: (typeof entries)[number][] = [];
-  const pageFiles: (typeof entries)[number][] = [];
-  const redirectFiles: (typeof entries)[number][] = [];
-  const siteFiles: (typeof entries)[number][] = [];
-  for (const entry of entries) {
-    const parts = entry.path.split('/');
-    if (entry.link) {
-      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', LINK_PROBLEM));
-    } else if (parts[0] === PAGES_DIR) {
-      pageFiles.push(entry);
-    } else if (!DATA_FILE.test(entry.path)) {
-      const name = parts.at(-1)!;
-      const lower = name.replace(/\.[^.]+$/, (ext) => ext.toLowerCase());
-      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', `a content file's extension is written in lower case; rename the file to ${lower}`));
-    } else if (parts[0] === REDIRECTS_DIR) {
-      const problem = redirectsFileProblem(entry.path);
-      if (problem) errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', problem));
-      else redirectFiles.push(entry);
-    } else if (parts.length === 1 && SITE_FILE.test(parts[0]!)) {
-      siteFiles.push(entry);
-    } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
-      eventFiles.set(parts[0]!, [...(eventFiles.get(parts[0]!) ?? []), entry]);
-    } else if (parts.length === 3 && parts[1] === 'videos') {
-      talkFiles.push(entry);
-    } else {
-      const isEvent = (folder: string) => entries.some((e) => e.path.startsWith(`${folder}/category.`) && CATEGORY_FILE.test(e.path.slice(folder.length + 1)));
-      errors.push(new ContentError(shown(entry.path), { line: 1, col: 1 }, '', misplaced(parts, isEvent)));
+  /** The catalogue's object for a valid file's value: the same as last time for an unchanged file (see catalogueTalks). */
+  private catalogued<V extends object, C extends Origin>(made: WeakMap<V, C>, name: string, { value, rev }: { value: V; rev: string }, make: (origin: Origin) => C): C {
+    const file = this.shown(name);
+    return remembered(made, value, (known) => known.file === file && known.name === name, () => make({ file, name, rev }));
+  }
+
+  /** The events, by folder. */
+  events(eventFiles: ContentFiles['events']): Map<string, CatalogueEvent> {
+    const events = new Map<string, CatalogueEvent>();
+    for (const [slug, files] of eventFiles) {
+      if (files.length > 1) this.fileProblem(files[1]!.path, `event "${slug}" has two category files (${files.map((f) => f.path).join(', ')}); keep one`);
+      if (!isSlug(slug)) this.fileProblem(files[0]!.path, `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`);
+      const { path: name, stats } = files[0]!;
+      const loaded = this.cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
+      if (loaded) events.set(slug, this.catalogued(catalogueEvents, name, loaded, (origin) => ({ ...loaded.value, slug, ...origin })));
+    }
+    return events;
+  }
+
+  /** The site's own pages, in the listing's order. */
+  pages(pageFiles: ContentEntry[]): CataloguePage[] {
+    const pages: CataloguePage[] = [];
+    for (const { path: name, stats } of pageFiles) {
+      const named = pageSlug(name);
+      if (!named.ok) {
+        this.fileProblem(name, named.problem);
+        // A page but for its name: its fields' errors are said with it.
+        if (named.named) this.cachedOrRead(name, stats!, parsePage);
+        continue;
+      }
+      const loaded = this.cachedOrRead(name, stats!, parsePage);
+      if (loaded) pages.push(this.catalogued(cataloguePages, name, loaded, (origin) => ({ ...loaded.value, slug: named.slug, ...origin })));
+    }
+    return pages;
+  }
+
+  /** The site's redirects files, in the listing's order. */
+  redirects(redirectFiles: ContentEntry[]): CatalogueRedirects[] {
+    const redirects: CatalogueRedirects[] = [];
+    for (const { path: name, stats } of redirectFiles) {
+      const loaded = this.cachedOrRead(name, stats!, parseRedirects);
+      if (loaded) redirects.push(this.catalogued(catalogueRedirects, name, loaded, (origin) => ({ ...loaded.value, ...origin })));
+    }
+    return redirects;
+  }
+
+  /** The site's settings: the first settings file's, else the defaults. */
+  site(siteFiles: ContentEntry[]): SiteFields {
+    if (siteFiles.length > 1) this.fileProblem(siteFiles[1]!.path, `the site has two settings files (${siteFiles.map((f) => f.path).join(', ')}); keep one`);
+    // Each is checked, so that one run tells every problem; the first one's settings are the site's.
+    const settings = siteFiles.map(({ path: name, stats }) => this.cachedOrRead<SiteFields>(name, stats!, checked((doc) => validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD))));
+    return settings[0]?.value ?? DEFAULT_SITE;
+  }
+
+  /** Takes the talk files unchanged since the last load from its cache; the names of the others, to read. */
+  unchangedTalks(talkFiles: ContentEntry[]): string[] {
+    const toRead: string[] = [];
+    for (const { path: name, stats } of talkFiles) {
+      const hit = this.previous.get(name);
+      if (hit && hit.stat === statKey(stats!)) {
+        this.cache.set(name, hit);
+        this.digests.set(name, { rev: hit.rev, digest: hit.value as TalkDigest });
+      } else toRead.push(name);
+    }
+    return toRead;
+  }
+
+  /** Keeps the digest of each talk file read (one result each), or says its errors. */
+  talksRead(talkFiles: ContentEntry[], results: ReadTalkResult[]): void {
+    this.read += results.length;
+    const stats = new Map(talkFiles.map((e) => [e.path, e.stats!]));
+    for (const result of results) {
+      if (!result.ok) {
+        this.errors.push(...result.errors.map((e) => new ContentError(e.file, e.pos, e.field, e.message)));
+        // The file's name is as wrong whatever its fields are: said now, not once they are fixed. A file that
+        // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
+        const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
+        if (!isSlug(stem) && !writesSlug(path.join(this.dir, result.name))) this.errors.push(fileNameError(this.shown(result.name), stem));
+        continue;
+      }
+      this.digests.set(result.name, { rev: result.rev, digest: result.digest });
+      this.cache.set(result.name, { stat: statKey(stats.get(result.name)!), rev: result.rev, value: result.digest });
     }
   }
 
-  const events = new Map<string, CatalogueEvent>();
-  for (const [slug, files] of eventFiles) {
-    if (files.length > 1) {
-      errors.push(new ContentError(shown(files[1]!.path), { line: 1, col: 1 }, '', `event "${slug}" has two category files (${files.map((f) => f.path).join(', ')}); keep one`));
+  /** The valid talk files' talks, checked across files in the listing's order; an event folder without a category file is said once, at its first talk. */
+  talks(talkFiles: ContentEntry[], eventFiles: ContentFiles['events'], events: Map<string, CatalogueEvent>): CatalogueTalk[] {
+    const talks: CatalogueTalk[] = [];
+    const keepers = idKeepers(talkFiles, this.digests);
+    const eventsWithoutCategory = new Set<string>();
+    for (const { path: name } of talkFiles) {
+      const [eventSlug, , fileName] = name.split('/') as [string, string, string];
+      if (!eventFiles.has(eventSlug) && !eventsWithoutCategory.has(eventSlug)) {
+        eventsWithoutCategory.add(eventSlug);
+        this.fileProblem(name, `event folder "${eventSlug}" has no category file; create ${this.shown(`${eventSlug}/category.yaml`)} with at least a title`);
+      }
+      const loaded = this.digests.get(name);
+      if (!loaded) continue;
+      const talk = this.talk(name, loaded, eventSlug, fileName.replace(DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
+      if (talk) talks.push(talk);
     }
-    if (!isSlug(slug)) {
-      errors.push(new ContentError(shown(files[0]!.path), { line: 1, col: 1 }, '', `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`));
-    }
-    const { path: name, stats } = files[0]!;
-    const loaded = cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
-    if (!loaded) continue;
-    const { value, rev } = loaded;
-    const file = shown(name);
-    events.set(slug, remembered(catalogueEvents, value, (e) => e.file === file && e.name === name, () => ({ ...value, slug, file, name, rev })));
+    return talks;
   }
 
-  const pages: CataloguePage[] = [];
-  for (const { path: name, stats } of pageFiles) {
-    const named = pageSlug(name);
-    if (!named.ok) {
-      errors.push(new ContentError(shown(name), { line: 1, col: 1 }, '', named.problem));
-      // A page but for its name: its fields' errors are said with it.
-      if (named.named) cachedOrRead(name, stats!, parsePage);
-      continue;
-    }
-    const loaded = cachedOrRead(name, stats!, parsePage);
-    if (!loaded) continue;
-    const { value, rev } = loaded;
-    const file = shown(name);
-    pages.push(remembered(cataloguePages, value, (p) => p.file === file && p.name === name, () => ({ ...value, slug: named.slug, file, name, rev })));
-  }
-
-  const redirects: CatalogueRedirects[] = [];
-  for (const { path: name, stats } of redirectFiles) {
-    const loaded = cachedOrRead(name, stats!, parseRedirects);
-    if (!loaded) continue;
-    const { value, rev } = loaded;
-    const file = shown(name);
-    redirects.push(remembered(catalogueRedirects, value, (r) => r.file === file && r.name === name, () => ({ ...value, file, name, rev })));
-  }
-
-  if (siteFiles.length > 1) errors.push(new ContentError(shown(siteFiles[1]!.path), { line: 1, col: 1 }, '', `the site has two settings files (${siteFiles.map((f) => f.path).join(', ')}); keep one`));
-  // Each is checked, so that one run tells every problem; the first one's settings are the site's.
-  const settings = siteFiles.map(({ path: name, stats }) => cachedOrRead<SiteFields>(name, stats!, checked((doc) => validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD))));
-  const site = settings[0]?.value ?? DEFAULT_SITE;
-
-  // Talk files: from the cache when unchanged, the rest read here or in other threads.
-  const digests = new Map<string, { rev: string; digest: TalkDigest }>();
-  const toRead: string[] = [];
-  for (const { path: name, stats } of talkFiles) {
-    const hit = previous.get(name);
-    if (hit && hit.stat === statKey(stats!)) {
-      cache.set(name, hit);
-      digests.set(name, { rev: hit.rev, digest: hit.value as TalkDigest });
-    } else toRead.push(name);
-  }
-  const batches: string[][] = [];
-  for (let i = 0; i < toRead.length; i += BATCH) batches.push(toRead.slice(i, i + BATCH));
-  if (batches.length === 0) batches.push([]);
-  const results =
-    options.parallel && toRead.length >= (options.parallelFrom ?? 2000)
-      ? (await Promise.all(batches.map((names) => options.parallel!({ dir, display, names })))).flat()
-      : readTalks({ dir, display, names: toRead });
-  read += toRead.length;
-  const stats = new Map(talkFiles.map((e) => [e.path, e.stats!]));
-  for (const result of results) {
-    if (!result.ok) {
-      errors.push(...result.errors.map((e) => new ContentError(e.file, e.pos, e.field, e.message)));
-      // The file's name is as wrong whatever its fields are: said now, not once they are fixed. A file that
-      // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
-      const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
-      if (!isSlug(stem) && !writesSlug(path.join(dir, result.name))) errors.push(fileNameError(shown(result.name), stem));
-      continue;
-    }
-    digests.set(result.name, { rev: result.rev, digest: result.digest });
-    cache.set(result.name, { stat: statKey(stats.get(result.name)!), rev: result.rev, value: result.digest });
-  }
-
-  const talks: CatalogueTalk[] = [];
-  const idOwners = new Map<number, string>();
-  const keepers = idKeepers(talkFiles, digests);
-  /** The id last suggested for a talk whose id another has: past the highest, and past the one suggested before. */
-  let unused: number | undefined;
-  const slugOwners = new Map<string, string>();
-  const eventsWithoutCategory = new Set<string>();
-  for (const { path: name } of talkFiles) {
-    const [eventSlug, , fileName] = name.split('/') as [string, string, string];
-    if (!eventFiles.has(eventSlug) && !eventsWithoutCategory.has(eventSlug)) {
-      eventsWithoutCategory.add(eventSlug);
-      errors.push(
-        new ContentError(shown(name), { line: 1, col: 1 }, '', `event folder "${eventSlug}" has no category file; create ${shown(`${eventSlug}/category.yaml`)} with at least a title`),
-      );
-    }
-    const loaded = digests.get(name);
-    if (!loaded) continue;
-    const { digest, rev } = loaded;
-    const file = shown(name);
-    const stem = fileName.replace(DATA_FILE, '');
+  /**
+   * The talk of a valid file, named `stem`, in the folder of event `eventSlug`, unless its name is no slug or
+   * another talk has its id or (in its event) its slug; `owner` is the file whose talk keeps its id (see idKeepers).
+   */
+  private talk(name: string, { digest, rev }: Digested, eventSlug: string, stem: string, event: CatalogueEvent | undefined, owner: string): CatalogueTalk | undefined {
+    const file = this.shown(name);
     if (digest.slug === undefined && !isSlug(stem)) {
-      errors.push(fileNameError(file, stem));
-      continue;
+      this.errors.push(fileNameError(file, stem));
+      return undefined;
     }
     const slug = digest.slug ?? stem;
-    const event = events.get(eventSlug);
     if (event && digest.category !== undefined && digest.category !== event.title) {
-      errors.push(new ContentError(file, locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
+      this.errors.push(new ContentError(file, this.locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
     }
-    const owner = keepers.get(digest.id)!;
     if (owner !== name) {
-      const first = locate(owner, ['id']);
-      unused = (unused ?? [...digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
-      const later = digests.get(owner)!.digest.added < digest.added;
-      // talk.yaml beside talk.json: a talk being moved to the other format, whose old file is still there.
-      const twin = owner.replace(DATA_FILE, '') === name.replace(DATA_FILE, '');
-      const fix = twin
-        ? 'these are one talk in two formats: keep one of the two files'
-        : `ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${unused} (a published talk keeps its id, which its addresses hold)`;
-      errors.push(new ContentError(file, locate(name, ['id']), 'id', `${digest.id} is already used by ${shown(owner)}:${first.line}:${first.col}; ${fix}`));
-      continue;
+      this.errors.push(this.idTaken(name, digest, owner));
+      return undefined;
     }
-    idOwners.set(digest.id, name);
+    this.ids.set(digest.id, name);
     const key = slugKey(eventSlug, slug);
-    const slugOwner = slugOwners.get(key);
+    const slugOwner = this.slugs.get(key);
     if (slugOwner) {
       // Where the other talk says its slug: its slug field, or else its file's name (1:1).
-      const first = locate(slugOwner, ['slug']);
-      errors.push(
-        new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${shown(slugOwner)}:${first.line}:${first.col}; rename one of them`),
+      const first = this.locate(slugOwner, ['slug']);
+      this.errors.push(
+        new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : this.locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${this.shown(slugOwner)}:${first.line}:${first.col}; rename one of them`),
       );
-      continue;
+      return undefined;
     }
-    slugOwners.set(key, name);
-    talks.push(catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev }));
+    this.slugs.set(key, name);
+    return catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
   }
 
-  talks.sort(byId);
-  const catalogue = { events: [...events.values()].sort((a, b) => (a.slug < b.slug ? -1 : 1)), talks, pages: pages.sort((a, b) => (a.slug < b.slug ? -1 : 1)), redirects, site };
-  const claimed = claims(catalogue, locateIn);
-  errors.push(...claimed.errors);
-  const basis = options.remember && errors.length === 0 ? { dir, entries, catalogue, cache, talks: new Map(talks.map((t) => [t.name, t])), ids: idOwners, slugs: slugOwners, claims: claimed.owners, folders: claimed.folders } : undefined;
-  return { catalogue, errors: sortErrors(errors), files: entries.length, cache, read, basis };
+  /** The error of the talk of `name`, whose id the talk of `owner` keeps: one of the two is given an unused id, or is one talk in two formats. */
+  private idTaken(name: string, digest: TalkDigest, owner: string): ContentError {
+    const first = this.locate(owner, ['id']);
+    this.unused = (this.unused ?? [...this.digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
+    const later = this.digests.get(owner)!.digest.added < digest.added;
+    // talk.yaml beside talk.json: a talk being moved to the other format, whose old file is still there.
+    const twin = owner.replace(DATA_FILE, '') === name.replace(DATA_FILE, '');
+    const fix = twin
+      ? 'these are one talk in two formats: keep one of the two files'
+      : `ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${this.unused} (a published talk keeps its id, which its addresses hold)`;
+    return new ContentError(this.shown(name), this.locate(name, ['id']), 'id', `${digest.id} is already used by ${this.shown(owner)}:${first.line}:${first.col}; ${fix}`);
+  }
 }
 
 /**
@@ -582,12 +668,47 @@ function catalogueTalk(digest: TalkDigest, resolved: Omit<CatalogueTalk, keyof T
  * a full load then finds and words every error as it does from scratch.
  */
 function loadChanged(dir: string, display: string, entries: ContentEntry[], basis: LoadBasis): LoadResult | undefined {
+  const { changed, removed } = listingChanges(basis.entries, entries);
+  if (changed.length + removed.length > CHANGED_AT_MOST || changed.some((e) => e.link)) return undefined;
+  const eventOf = talkEventIn(basis.catalogue.events);
+  if (![...changed.map((e) => e.path), ...removed].every(eventOf)) return undefined;
+
+  const toRead = changed.filter((e) => basis.cache.get(e.path)?.stat !== statKey(e.stats!)).map((e) => e.path);
+  const read = new Map(readTalks({ dir, display, names: toRead }).map((r) => [r.name, r]));
+  const stale = new Set([...removed, ...changed.map((e) => e.path)].flatMap((name) => basis.talks.get(name) ?? []));
+  const load = new BasisLoad(basis, stale);
+  const made: CatalogueTalk[] = [];
+  const filed: [string, Cached][] = [];
+  for (const { path: name, stats } of changed) {
+    const result = read.get(name);
+    const known = basis.cache.get(name);
+    if (result && !result.ok) return undefined;
+    const { rev, digest } = result ? result : { rev: known!.rev, digest: known!.value as TalkDigest };
+    const talk = load.talk(digest, eventOf(name)!, { file: shownIn(display, name), name, rev });
+    if (!talk) return undefined;
+    made.push(talk);
+    filed.push([name, { stat: statKey(stats!), rev, value: digest }]);
+  }
+  if (!made.every((talk) => load.claimsFree(talk))) return undefined;
+
+  // Nothing is wrong: the basis becomes this load's.
+  for (const talk of stale) load.release(talk);
+  for (const name of removed) basis.cache.delete(name);
+  for (const [name, entry] of filed) basis.cache.set(name, entry);
+  for (const talk of made) load.hold(talk);
+  basis.entries = entries;
+  basis.catalogue = { ...basis.catalogue, talks: resorted(basis.catalogue.talks, stale, made, byId) };
+  return { catalogue: basis.catalogue, errors: [], files: entries.length, cache: basis.cache, read: toRead.length, basis };
+}
+
+/** The entries of `after` that `before` has not (a new or changed file), and the paths of those of `before` that `after` has not. */
+function listingChanges(before: ContentEntry[], after: ContentEntry[]): { changed: ContentEntry[]; removed: string[] } {
   // Both listings are by path; an entry the listing kept is the same object.
   const changed: ContentEntry[] = [];
   const removed: string[] = [];
-  for (let i = 0, j = 0; i < basis.entries.length || j < entries.length; ) {
-    const a = basis.entries[i];
-    const b = entries[j];
+  for (let i = 0, j = 0; i < before.length || j < after.length; ) {
+    const a = before[i];
+    const b = after[j];
     if (a !== undefined && a === b) {
       i++;
       j++;
@@ -600,71 +721,84 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
       j++;
     }
   }
-  if (changed.length + removed.length > CHANGED_AT_MOST || changed.some((e) => e.link)) return undefined;
-  const events = new Map(basis.catalogue.events.map((e) => [e.slug, e]));
-  const eventOf = (name: string) => {
-    const parts = name.split('/');
-    return parts.length === 3 && parts[1] === 'videos' ? events.get(parts[0]!) : undefined;
-  };
-  if (![...changed.map((e) => e.path), ...removed].every(eventOf)) return undefined;
+  return { changed, removed };
+}
 
-  const toRead = changed.filter((e) => basis.cache.get(e.path)?.stat !== statKey(e.stats!)).map((e) => e.path);
-  const read = new Map(readTalks({ dir, display, names: toRead }).map((r) => [r.name, r]));
-  const stale = new Set([...removed, ...changed.map((e) => e.path)].flatMap((name) => basis.talks.get(name) ?? []));
-  const freed = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
-  for (const talk of stale) {
-    freed.ids.add(talk.id);
-    freed.slugs.add(slugKey(talk.event, talk.slug));
-    for (const claim of claimsOf(talk)) freed.claims.add(claim);
+/** The event among `events` of a talk file, by its name (`<event>/videos/<file>`); undefined for any other file. */
+function talkEventIn(events: CatalogueEvent[]): (name: string) => CatalogueEvent | undefined {
+  const bySlug = new Map(events.map((e) => [e.slug, e]));
+  return (name) => {
+    const parts = name.split('/');
+    return parts.length === 3 && parts[1] === 'videos' ? bySlug.get(parts[0]!) : undefined;
+  };
+}
+
+/** Whether `key` is taken: the basis's `owners` hold it and the load did not free it, or the load gave it to a talk it made. */
+const taken = <K>(owners: Map<K, unknown>, free: Set<K>, fresh: Set<K>, key: K) => (owners.has(key) && !free.has(key)) || fresh.has(key);
+
+/**
+ * A load from the last one's basis (see loadChanged): the talks it makes are checked against the ids, slugs
+ * and output files the basis holds, less those of the talks they replace (freed), and those of the talks
+ * made before them (fresh); once all of them pass, the basis is changed to hold them.
+ */
+class BasisLoad {
+  private readonly freed = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
+  private readonly fresh = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
+  private readonly pageFiles: Set<string>;
+
+  constructor(
+    private readonly basis: LoadBasis,
+    stale: Iterable<CatalogueTalk>,
+  ) {
+    for (const talk of stale) {
+      this.freed.ids.add(talk.id);
+      this.freed.slugs.add(slugKey(talk.event, talk.slug));
+      for (const claim of claimsOf(talk)) this.freed.claims.add(claim);
+    }
+    this.pageFiles = new Set(basis.catalogue.pages.map((page) => sitePageFile(page.slug)));
   }
-  const taken = <K>(owners: Map<K, unknown>, free: Set<K>, fresh: Set<K>, key: K) => (owners.has(key) && !free.has(key)) || fresh.has(key);
-  const fresh = { ids: new Set<number>(), slugs: new Set<string>(), claims: new Set<string>() };
-  const made: CatalogueTalk[] = [];
-  const filed: [string, LoadCache extends Map<string, infer V> ? V : never][] = [];
-  for (const { path: name, stats } of changed) {
-    const result = read.get(name);
-    const known = basis.cache.get(name);
-    if (result && !result.ok) return undefined;
-    const { rev, digest } = result ? result : { rev: known!.rev, digest: known!.value as TalkDigest };
-    const event = eventOf(name)!;
-    const stem = name.split('/')[2]!.replace(DATA_FILE, '');
+
+  /** The talk of a changed file in `event`, taking its id and slug; undefined when a full load would find its name, its category, its id or its slug wrong. */
+  talk(digest: TalkDigest, event: CatalogueEvent, origin: Origin): CatalogueTalk | undefined {
+    const { basis, freed, fresh } = this;
+    const stem = origin.name.split('/')[2]!.replace(DATA_FILE, '');
     const slug = digest.slug ?? stem;
     if ((digest.slug === undefined && !isSlug(stem)) || (digest.category !== undefined && digest.category !== event.title)) return undefined;
     if (taken(basis.ids, freed.ids, fresh.ids, digest.id) || taken(basis.slugs, freed.slugs, fresh.slugs, slugKey(event.slug, slug))) return undefined;
     fresh.ids.add(digest.id);
     fresh.slugs.add(slugKey(event.slug, slug));
-    made.push(catalogueTalk(digest, { slug, category: event.title, event: event.slug, file: shownIn(display, name), name, rev }));
-    filed.push([name, { stat: statKey(stats!), rev, value: digest }]);
+    return catalogueTalk(digest, { slug, category: event.title, event: event.slug, ...origin });
   }
-  const pageFiles = new Set(basis.catalogue.pages.map((page) => sitePageFile(page.slug)));
-  for (const talk of made) {
+
+  /** Takes the output files of a talk made; false when a full load would find one taken, or might (see FolderSpellings). */
+  claimsFree(talk: CatalogueTalk): boolean {
+    const { basis, freed, fresh } = this;
     for (const claim of claimsOf(talk)) {
-      if (taken(basis.claims, freed.claims, fresh.claims, claim) || pageFiles.has(claim)) return undefined;
+      if (taken(basis.claims, freed.claims, fresh.claims, claim) || this.pageFiles.has(claim)) return false;
       fresh.claims.add(claim);
     }
     // Without the site's own folders at hand, a new folder spelled otherwise than its key may be one of them: a full load knows.
-    if (basis.folders.clash(pageFile(talk), pageFile(talk)) || talk.aliases.some((alias) => basis.folders.clash(aliasFile(alias), oldAddressFile(alias), String))) return undefined;
+    return !(basis.folders.clash(pageFile(talk), pageFile(talk)) || talk.aliases.some((alias) => basis.folders.clash(aliasFile(alias), oldAddressFile(alias), String)));
   }
 
-  // Nothing is wrong: the basis becomes this load's.
-  for (const talk of stale) {
+  /** Takes out of the basis a talk whose file changed or went: its file, and the id, slug and output files it held. */
+  release(talk: CatalogueTalk): void {
+    const { basis } = this;
     basis.talks.delete(talk.name);
     if (basis.ids.get(talk.id) === talk.name) basis.ids.delete(talk.id);
     if (basis.slugs.get(slugKey(talk.event, talk.slug)) === talk.name) basis.slugs.delete(slugKey(talk.event, talk.slug));
     for (const claim of claimsOf(talk)) if (basis.claims.get(claim) === talk.id) basis.claims.delete(claim);
   }
-  for (const name of removed) basis.cache.delete(name);
-  for (const [name, entry] of filed) basis.cache.set(name, entry);
-  for (const talk of made) {
+
+  /** Puts a talk made into the basis: its file, its id, slug and output files, and its aliases' folders. */
+  hold(talk: CatalogueTalk): void {
+    const { basis } = this;
     basis.talks.set(talk.name, talk);
     basis.ids.set(talk.id, talk.name);
     basis.slugs.set(slugKey(talk.event, talk.slug), talk.name);
     for (const claim of claimsOf(talk)) basis.claims.set(claim, talk.id);
     for (const alias of talk.aliases) basis.folders.claim(aliasFile(alias), oldAddressFile(alias), oldAddressFile(alias));
   }
-  basis.entries = entries;
-  basis.catalogue = { ...basis.catalogue, talks: resorted(basis.catalogue.talks, stale, made, byId) };
-  return { catalogue: basis.catalogue, errors: [], files: entries.length, cache: basis.cache, read: toRead.length, basis };
 }
 
 /** The path a redirect for `alias` is written to, relative to the output folder. */
@@ -698,83 +832,126 @@ type Owner = number | string | CatalogueRedirects;
  * a folder that another file's is, spelled otherwise, is an error too (see FolderSpellings).
  */
 function claims(catalogue: Catalogue, locate: ReturnType<typeof locator>) {
-  const owners = new Map<string, Owner>();
-  for (const talk of catalogue.talks) {
-    owners.set(pageFile(talk), talk.id);
-    owners.set(shortLinkFile(talk.id), talk.id);
-  }
-  const talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
-  const named = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
-  /** Where each old address is first written, by its file, for a page or another address that would take it; `to`, a redirect's page. */
-  const written = new Map<string, { origin: Origin; field: FieldPath; which: 'key' | 'value'; path: string; to?: string }>();
-  /** The old addresses' files as they are spelled. */
-  const spelled = new Set<string>();
-  const pages = new Map(catalogue.pages.map((page) => [sitePageFile(page.slug), page]));
+  const claimed = new Claims(catalogue, locate);
+  const aliases = (list: string[]) => list.map((alias, i): [string, FieldPath] => [alias, ['aliases', i]]);
+  for (const talk of catalogue.talks) claimed.claim(talk, talk.id, aliases(talk.aliases), 'value');
+  for (const event of catalogue.events) claimed.claim(event, event.slug, aliases(event.aliases), 'value');
+  for (const file of catalogue.redirects) claimed.claim(file, file, file.redirects.map(({ from, to }) => [from, [from], to]), 'key');
+  for (const page of catalogue.pages) claimed.page(page);
+  return { owners: claimed.owners, folders: claimed.folders, errors: claimed.errors };
+}
+
+/** Where an old address is written: a list's item (an alias), or a mapping's key (a redirect, with the page it leads to, `to`). */
+interface Address {
+  origin: Origin;
+  field: FieldPath;
+  which: 'key' | 'value';
+  path: string;
+  to?: string;
+}
+
+const ownerNamed = (owner: Owner) => (typeof owner === 'object' ? 'a redirect' : typeof owner === 'string' ? `an alias of event ${owner}` : `an alias of talk ${owner}`);
+
+/** The output files claimed so far (see claims), starting with the talks' pages and short links, and the errors of those claimed twice. */
+class Claims {
+  readonly owners = new Map<string, Owner>();
   /** The old addresses' folders, each held by the file key of the first address in it. */
-  const folders = new FolderSpellings<string>();
+  readonly folders = new FolderSpellings<string>();
+  readonly errors: ContentError[] = [];
+  /** Where each old address is first written, by its file, for a page or another address that would take it. */
+  private readonly written = new Map<string, Address>();
+  /** The old addresses' files as they are spelled. */
+  private readonly spelled = new Set<string>();
+  private readonly pages: Map<string, CataloguePage>;
+  private readonly talkOf: Map<number, CatalogueTalk>;
+
+  constructor(
+    catalogue: Catalogue,
+    private readonly locate: ReturnType<typeof locator>,
+  ) {
+    for (const talk of catalogue.talks) {
+      this.owners.set(pageFile(talk), talk.id);
+      this.owners.set(shortLinkFile(talk.id), talk.id);
+    }
+    this.talkOf = new Map(catalogue.talks.map((t) => [t.id, t]));
+    this.pages = new Map(catalogue.pages.map((page) => [sitePageFile(page.slug), page]));
+  }
+
   /**
    * The file key of the page or short link whose folder `folder` is, spelled as its key: the site's own folders
    * below its root (which aliasProblem keeps) each hold its index.html, a talk's page or short link or a page of the site's.
    */
-  const siteFolder = (folder: string) => {
+  private readonly siteFolder = (folder: string) => {
     const index = `${folder}index.html`;
-    return pages.has(index) || (owners.has(index) && !written.has(index)) ? index : undefined;
+    return this.pages.has(index) || (this.owners.has(index) && !this.written.has(index)) ? index : undefined;
   };
-  const errors: ContentError[] = [];
+
   /** The address that holds `file` as its owner wrote it, what it is and where it is written (`file:line:col`). */
-  const holder = (file: string): { path: string; what: string; at: string } => {
-    const old = written.get(file);
-    if (old) return { path: old.path, what: named(owners.get(file)!), at: where(old.origin, locate(old.origin, old.field, old.which)) };
+  private holder(file: string): { path: string; what: string; at: string } {
+    const old = this.written.get(file);
+    if (old) return { path: old.path, what: ownerNamed(this.owners.get(file)!), at: where(old.origin, this.locate(old.origin, old.field, old.which)) };
     // Only a talk's page or short link is not an old address: the talk says its id, the number they are named by.
-    const talk = talkOf.get(owners.get(file) as number)!;
+    const talk = this.talkOf.get(this.owners.get(file) as number)!;
     const page = file === pageFile(talk);
-    return { path: page ? talkPath(talk) : shortLinkPath(talk.id), what: `the ${page ? 'page' : 'short link'} of talk ${talk.id}`, at: where(talk, locate(talk, ['id'])) };
-  };
-  /** An old path is a list's item (an alias), or a mapping's key (a redirect, with the page it leads to). */
-  const claim = (origin: Origin, owner: Owner, paths: [path: string, field: FieldPath, to?: string][], which: 'key' | 'value') => {
+    return { path: page ? talkPath(talk) : shortLinkPath(talk.id), what: `the ${page ? 'page' : 'short link'} of talk ${talk.id}`, at: where(talk, this.locate(talk, ['id'])) };
+  }
+
+  /** Claims the files of `owner`'s old addresses, written in `origin` at `field`, each a list's item or a mapping's key (`which`). */
+  claim(origin: Origin, owner: Owner, paths: [path: string, field: FieldPath, to?: string][], which: 'key' | 'value'): void {
     for (const [path, field, to] of paths) {
       const own = aliasFile(path);
       const file = fileKey(own);
-      const other = owners.get(file);
-      const first = written.get(file);
-      const again = spelled.has(own);
-      spelled.add(own);
+      const other = this.owners.get(file);
+      const first = this.written.get(file);
+      const again = this.spelled.has(own);
+      this.spelled.add(own);
       if (other === undefined) {
-        owners.set(file, owner);
-        written.set(file, { origin, field, which, path, to });
-        // An old address that is a page's file is the page's error, below.
-        const clash = pages.has(file) ? undefined : folders.claim(own, file, file, siteFolder);
-        if (clash) {
-          // Not the old address that may have taken a page's file: that one's folder is spelled as its own.
-          const sitePage = pages.get(clash.holder);
-          const held = sitePage ? { path: sitePagePath(sitePage.slug), what: "a page of the site's", at: where(sitePage, { line: 1, col: 1 }) } : holder(clash.holder);
-          const message = `"${path}" is in /${clash.own}, and ${held.what}, "${held.path}" (${held.at}), in /${clash.folder}: one folder ${whereOneFile(clash.own, clash.folder)}; write it in /${clash.folder}, or remove it`;
-          errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), message));
-        }
+        this.take(own, file, owner, { origin, field, which, path, to });
         continue;
       }
+      // The same owner's address in another spelling, to the same page: where the two are one file, it has the same bytes.
       if (!again && first && other === owner && first.to === to) continue;
-      const held = holder(file);
-      const heldFile = aliasFile(held.path);
-      const taken = again || own === heldFile ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${whereOneFile(own, heldFile)}`;
-      errors.push(new ContentError(origin.file, locate(origin, field, which), fieldName(field), `"${path}" is ${taken}; remove it`));
+      this.refuse(own, file, again, { origin, field, which, path });
     }
-  };
-  const aliases = (list: string[]) => list.map((alias, i): [string, FieldPath] => [alias, ['aliases', i]]);
-  for (const talk of catalogue.talks) claim(talk, talk.id, aliases(talk.aliases), 'value');
-  for (const event of catalogue.events) claim(event, event.slug, aliases(event.aliases), 'value');
-  for (const file of catalogue.redirects) claim(file, file, file.redirects.map(({ from, to }) => [from, [from], to]), 'key');
-  for (const page of catalogue.pages) {
-    const owner = owners.get(sitePageFile(page.slug));
-    if (owner === undefined) continue;
+  }
+
+  /** Gives `owner` the file (key `file`) of an address spelled `own` that no one has: an error if its folder is another's, spelled otherwise. */
+  private take(own: string, file: string, owner: Owner, address: Address): void {
+    this.owners.set(file, owner);
+    this.written.set(file, address);
+    // An old address that is a page's file is the page's error (see page).
+    const clash = this.pages.has(file) ? undefined : this.folders.claim(own, file, file, this.siteFolder);
+    if (!clash) return;
+    // Not the old address that may have taken a page's file: that one's folder is spelled as its own.
+    const sitePage = this.pages.get(clash.holder);
+    const held = sitePage ? { path: sitePagePath(sitePage.slug), what: "a page of the site's", at: where(sitePage, { line: 1, col: 1 }) } : this.holder(clash.holder);
+    const message = `"${address.path}" is in /${clash.own}, and ${held.what}, "${held.path}" (${held.at}), in /${clash.folder}: one folder ${whereOneFile(clash.own, clash.folder)}; write it in /${clash.folder}, or remove it`;
+    this.addressError(address, message);
+  }
+
+  /** The error of an address spelled `own` whose file (key `file`) is another's, or its own spelled so before (`again`). */
+  private refuse(own: string, file: string, again: boolean, address: Address): void {
+    const held = this.holder(file);
+    const heldFile = aliasFile(held.path);
+    const taken = again || own === heldFile ? `already ${held.what} (${held.at})` : `${held.what}, "${held.path}" (${held.at}), ${whereOneFile(own, heldFile)}`;
+    this.addressError(address, `"${address.path}" is ${taken}; remove it`);
+  }
+
+  private addressError({ origin, field, which }: Address, message: string): void {
+    this.errors.push(new ContentError(origin.file, this.locate(origin, field, which), fieldName(field), message));
+  }
+
+  /** The error of a page of the site's whose file an old address takes. */
+  page(page: CataloguePage): void {
+    const owner = this.owners.get(sitePageFile(page.slug));
+    if (owner === undefined) return;
     // Only an old address can: the talks' pages and short links are under video/, which no page may be.
-    const held = holder(sitePageFile(page.slug));
+    const held = this.holder(sitePageFile(page.slug));
     const heldFile = aliasFile(held.path);
     const spelled = heldFile === sitePageFile(page.slug) ? '' : `"${held.path}", `;
     const inAnyCase = spelled && `, ${whereOneFile(heldFile, sitePageFile(page.slug))}`;
-    errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${spelled}${held.what} (${held.at})${inAnyCase}; rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
+    this.errors.push(new ContentError(page.file, { line: 1, col: 1 }, '', `the page's address ${sitePagePath(page.slug)} is ${spelled}${held.what} (${held.at})${inAnyCase}; rename the page or remove the ${typeof owner === 'object' ? 'redirect' : 'alias'}`));
   }
-  return { owners, folders, errors };
 }
 
 const where = (origin: Pick<Origin, 'file'>, at: Position) => `${origin.file}:${at.line}:${at.col}`;
