@@ -238,6 +238,118 @@ class Workers {
 }
 
 /**
+ * One build's rendering (see renderJobs): the tasks it takes, a batch at a time for each of its
+ * feeders, what the batches gave, and whether it stops.
+ */
+class Rendering {
+  private readonly results: BatchResult[] = [];
+  /** Every task is taken. */
+  private ended = false;
+  /** A batch failed otherwise than on the templates: the other feeders take no more, and the build fails once theirs are written. */
+  private failed = false;
+  /** The templates' failures on pages, wherever they were rendered: the build fails with all of them once every batch taken is done. */
+  private readonly failures = new RenderFailures();
+  private taken = 0;
+  /** Whether pages were left unrendered once enough had failed: one more part is planned to know. */
+  private unrendered: boolean | undefined;
+  private readonly templatesKey: string;
+
+  constructor(
+    private readonly w: Work,
+    private readonly tasks: Iterator<Task>,
+    private readonly theme: Theme,
+    private readonly renderer: SiteRenderer,
+    private readonly target: WriteTarget,
+    private readonly contentDir: string,
+    private readonly workers: Workers,
+    private readonly halt: AbortSignal,
+    private readonly progress: Progress | undefined,
+  ) {
+    this.templatesKey = hash(JSON.stringify(theme.templates));
+  }
+
+  /** Renders a batch on this thread, once its event loop has had a turn. */
+  readonly here = async (slice: Task): Promise<BatchResult> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.w.renderBatch(this.renderer, this.target, this.contentDir, slice.jobs, slice.pages);
+  };
+
+  /** Renders a batch in a worker thread. */
+  readonly inThread = (slice: Task): Promise<BatchResult> => {
+    const { theme, renderer, target, contentDir } = this;
+    return this.workers.run<BatchResult>({ templatesKey: this.templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
+  };
+
+  private stopped(): boolean {
+    return this.failed || this.halt.aborted || this.failures.pages >= FAILED_PAGES_ENOUGH;
+  }
+
+  /** The next task, unless the rendering stopped or every task is taken. */
+  private take(): Task | undefined {
+    if (this.ended) return undefined;
+    if (this.stopped()) {
+      if (!this.failed && !this.halt.aborted) this.unrendered ??= !this.tasks.next().done;
+      return undefined;
+    }
+    const next = this.tasks.next();
+    if (next.done) this.ended = true;
+    return next.done ? undefined : next.value;
+  }
+
+  /** Renders with `run` the tasks it takes, one at a time, until there are none or the rendering stops. */
+  async feed(run: (slice: Task) => Promise<BatchResult>): Promise<void> {
+    const { progress } = this;
+    // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
+    try {
+      for (let slice = this.take(); slice; slice = this.take()) {
+        const batch = this.taken++;
+        const result = await run(slice);
+        this.failures.add(batch, result.failures);
+        this.results.push(result);
+        for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
+        for (let n = 0; n < slice.pages.length; n++) progress?.tick();
+      }
+    } catch (err) {
+      this.failed = true;
+      throw err;
+    }
+  }
+
+  /** Renders in `count` worker threads, two feeders for each. */
+  threads(count: number): Promise<void> {
+    return allDone(Array.from({ length: count * 2 }, () => this.feed(this.inThread)));
+  }
+
+  /** On one thread while Pagefind has a core of its own, joined by the others once the index is written. */
+  async besidePagefind(indexing: Promise<unknown>, threadBeside: boolean): Promise<void> {
+    const { workers } = this;
+    // Threads that loaded the content would hold their heaps while Pagefind has their core.
+    await workers.close();
+    // Fed a batch at a time, one thread renders beside Pagefind; the others start when more batches are in flight, once the index is written.
+    if (threadBeside) workers.start(workers.threads, 1);
+    await allDone([this.feed(threadBeside ? this.inThread : this.here), this.joinOnceIndexed(indexing)]);
+  }
+
+  /** The threads but the one beside Pagefind join the rendering once the index is written, if it is still going on. */
+  private async joinOnceIndexed(indexing: Promise<unknown>): Promise<void> {
+    const indexed = await indexing.then(
+      () => true,
+      () => false,
+    );
+    if (!indexed || this.ended || this.stopped()) return;
+    this.workers.start(this.workers.threads - 1);
+    await this.threads(this.workers.threads - 1);
+  }
+
+  /** What the batches gave, once every one taken is done; the templates' failures, if any page failed. */
+  outcome(): BatchResult[] {
+    const failure = this.failures.error(this.unrendered ?? !this.ended);
+    if (failure) throw failure;
+    return this.results;
+  }
+}
+
+/**
  * Renders the jobs in batches, on this thread (yielding to its event loop
  * between batches, so that a server or watcher in the same process keeps
  * answering) and, when there are many, in worker threads. While Pagefind
@@ -269,71 +381,11 @@ async function renderJobs(
 ): Promise<BatchResult[]> {
   progress?.start('outputs rendered:');
   try {
-    const templatesKey = hash(JSON.stringify(theme.templates));
-    const here = async (slice: Task) => {
-      await new Promise((resolve) => setImmediate(resolve));
-      return w.renderBatch(renderer, target, contentDir, slice.jobs, slice.pages);
-    };
-    const inThread = (slice: Task) =>
-      workers.run<BatchResult>({ templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
-    // A few batches in flight at a time, each planned when a thread is ready for it: queueing them all would hold every job in memory at once.
-    const results: BatchResult[] = [];
-    let ended = false;
-    /** A batch failed otherwise than on the templates: the other feeders take no more, and the build fails once theirs are written. */
-    let failed = false;
-    /** The templates' failures on pages, wherever they were rendered: the build fails with all of them once every batch taken is done. */
-    const failures = new RenderFailures();
-    let taken = 0;
-    /** Whether pages were left unrendered once enough had failed: one more part is planned to know. */
-    let unrendered: boolean | undefined;
-    const stopped = () => failed || halt.aborted || failures.pages >= FAILED_PAGES_ENOUGH;
-    const take = (): Task | undefined => {
-      if (ended) return undefined;
-      if (stopped()) {
-        if (!failed && !halt.aborted) unrendered ??= !tasks.next().done;
-        return undefined;
-      }
-      const next = tasks.next();
-      if (next.done) ended = true;
-      return next.done ? undefined : next.value;
-    };
-    const feed = async (run: typeof inThread) => {
-      try {
-        for (let slice = take(); slice; slice = take()) {
-          const batch = taken++;
-          const result = await run(slice);
-          failures.add(batch, result.failures);
-          results.push(result);
-          for (const job of slice.jobs) for (let n = 0; n < job.outputs.length; n++) progress?.tick();
-          for (let n = 0; n < slice.pages.length; n++) progress?.tick();
-        }
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    };
-    const threads = (count: number) => allDone(Array.from({ length: count * 2 }, () => feed(inThread)));
-    if (few || workers.threads < 2) await feed(here);
-    else if (!indexing) await threads(workers.threads);
-    else {
-      // Threads that loaded the content would hold their heaps while Pagefind has their core.
-      await workers.close();
-      // Fed a batch at a time, one thread renders beside Pagefind; the others start when more batches are in flight, once the index is written.
-      if (threadBeside) workers.start(workers.threads, 1);
-      const join = async () => {
-        const indexed = await indexing.then(
-          () => true,
-          () => false,
-        );
-        if (!indexed || ended || stopped()) return;
-        workers.start(workers.threads - 1);
-        await threads(workers.threads - 1);
-      };
-      await allDone([feed(threadBeside ? inThread : here), join()]);
-    }
-    const failure = failures.error(unrendered ?? !ended);
-    if (failure) throw failure;
-    return results;
+    const rendering = new Rendering(w, tasks, theme, renderer, target, contentDir, workers, halt, progress);
+    if (few || workers.threads < 2) await rendering.feed(rendering.here);
+    else if (!indexing) await rendering.threads(workers.threads);
+    else await rendering.besidePagefind(indexing, threadBeside);
+    return rendering.outcome();
   } finally {
     progress?.done();
   }
@@ -401,6 +453,147 @@ type Task = { jobs: TalkJob[]; pages: PageJob[] };
 const ASSETS_PART = '\0assets';
 const SEARCH_PART = '\0search';
 
+/** What the memory keeps of the last build's output (see BuildMemory.written). */
+type Written = NonNullable<BuildMemory['written']>;
+
+/**
+ * The plan compared with the last build's manifest (see diffPlan): this build's manifest as its outputs'
+ * files are entered, the outputs not in place with their keys, and what the last build made that this
+ * one does not.
+ */
+class PlanDiff<A extends OutputSpec> {
+  readonly manifest: Map<string, string>;
+  /** This plan's files by part, when gathered. */
+  readonly groups: Map<string, PartFiles> | undefined;
+  /** Pages of the record list, set aside to be written after every record. */
+  readonly recordLists: Extract<PageJob, { kind: 'video-list' }>[] = [];
+  /** The assets not in place with their keys. */
+  readonly assets: A[];
+  /** The parts' outputs not in place with their keys, in batches to render: the manifest is whole once they are all taken. */
+  readonly tasks: Generator<Task>;
+  /** With `last`: the files this build entered, and the parts it kept. */
+  private readonly entered = new Set<string>();
+  private readonly keptParts = new Set<string>();
+  /**
+   * Files of the last build's manifest entered in a manifest made whole: when that is all of them, no
+   * file is to be removed, and none need be looked for (156,000 look-ups on the pyvideo import).
+   */
+  private again = 0;
+
+  constructor(
+    parts: Iterable<Part>,
+    assets: A[],
+    private readonly previous: BuildState | undefined,
+    private readonly kept: [string, string][],
+    byPart: boolean,
+    /** The last build's manifest as this build changes it, unless the manifest is made whole. */
+    readonly patch?: ManifestPatch,
+    /** The last build's files by part, when this build patches their manifest (see diffPlan). */
+    private readonly last?: Map<string, PartFiles>,
+  ) {
+    this.manifest = patch?.manifest ?? new Map<string, string>();
+    this.groups = byPart ? new Map<string, PartFiles>() : undefined;
+    if (!patch) {
+      for (const [file, key] of kept) this.manifest.set(file, key);
+      this.again += kept.length;
+    }
+    this.assets = this.changedAssets(assets);
+    this.tasks = this.batches(parts);
+  }
+
+  /** Enters a file in the manifest: an output's as it is compared, a search index file's once Pagefind has named it. */
+  enter(file: string, key: string): void {
+    if (!this.patch) this.manifest.set(file, key);
+    else {
+      this.patch.set(file, key);
+      if (this.last) this.entered.add(file);
+    }
+  }
+
+  /**
+   * Enters an output's files in the manifest (and in `into`); true when one of them is not in place with its key
+   * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
+   */
+  private enterChanged(o: OutputSpec, into?: string[]): boolean {
+    const { manifest, patch, previous } = this;
+    let moved = false;
+    for (const file of filesOf(o)) {
+      const before = patch ? patch.before(file) : previous?.manifest.get(file);
+      if (before !== o.key) moved = true;
+      const size = manifest.size;
+      this.enter(file, o.key);
+      into?.push(file);
+      if (before !== undefined && manifest.size > size) this.again++;
+    }
+    return moved;
+  }
+
+  private changedAssets(assets: A[]): A[] {
+    const files: string[] = [];
+    const changed = assets.filter((asset) => this.enterChanged(asset, files));
+    this.groups?.set(ASSETS_PART, { files });
+    return changed;
+  }
+
+  /** Compares each part as the batches reach it. */
+  private *batches(parts: Iterable<Part>): Generator<Task> {
+    let jobs: TalkJob[] = [];
+    let pages: PageJob[] = [];
+    for (const p of parts) {
+      if (p.kept) {
+        this.keptParts.add(p.name);
+        this.groups!.set(p.name, this.last!.get(p.name)!);
+        continue;
+      }
+      const files = this.groups && [];
+      this.groups?.set(p.name, { signature: p.signature, files: files! });
+      for (const job of p.talks) {
+        // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
+        const outputs = job.outputs.filter((o) => this.enterChanged(o, files));
+        if (outputs.length > 0) jobs.push({ ...job, outputs });
+        if (jobs.length === BATCH) {
+          yield { jobs, pages: [] };
+          jobs = [];
+        }
+      }
+      for (const page of p.pages) {
+        if (!this.enterChanged(page, files)) continue;
+        if (page.kind === 'video-list') this.recordLists.push(page);
+        else pages.push(page);
+        if (pages.length === PAGE_BATCH) {
+          yield { jobs: [], pages };
+          pages = [];
+        }
+      }
+    }
+    if (jobs.length > 0) yield { jobs, pages: [] };
+    if (pages.length > 0) yield { jobs: [], pages };
+  }
+
+  /** The last build's files (`listed` in the output, without a state) that this one does not make, once every file is entered. */
+  removable(listed: string[] | undefined): string[] {
+    const { patch, previous, manifest } = this;
+    if (this.last) this.takeOut(this.last);
+    if (patch) return patch.removed();
+    if (previous && this.again === previous.manifest.size) return [];
+    const gone: string[] = [];
+    for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
+    return gone.sort();
+  }
+
+  /**
+   * Once every file is entered: takes out the last build's files of the parts this plan did not keep (planned
+   * anew, or no longer there) that it did not make again.
+   */
+  private takeOut(last: Map<string, PartFiles>): void {
+    const keeps = new Set(this.kept.map(([file]) => file));
+    for (const [name, { files }] of last) {
+      if (this.keptParts.has(name)) continue;
+      for (const file of files) if (!this.entered.has(file) && !(name === SEARCH_PART && keeps.has(file))) this.patch!.delete(file);
+    }
+  }
+}
+
 /**
  * The plan against the last build's manifest: this build's manifest, and the
  * outputs not in place with their keys, in batches to render (`tasks`). The
@@ -423,125 +616,43 @@ function diffPlan<A extends OutputSpec>(
   kept: [string, string][],
   /** Whether to gather the files by part, for the state to keep. */
   byPart: boolean,
-) {
-  // A memo gives a part the plan did not change again, the same object.
-  let patch: ManifestPatch | undefined;
-  let dropped: Part[] = [];
+): PlanDiff<A> {
   if (written) {
-    const all = (parts = [...parts]);
-    const before = new Set(written.parts);
-    const now = new Set(all);
-    const fresh = all.filter((p) => !before.has(p));
-    if (fresh.length < all.length / 2) {
-      patch = new ManifestPatch(written.manifest);
-      parts = fresh;
-      dropped = written.parts.filter((p) => !now.has(p));
+    const all = [...parts];
+    const since = changedSince(written, all);
+    if (since) {
+      const patch = new ManifestPatch(written.manifest);
+      takeOutDropped(patch, since.dropped, written, kept);
+      return new PlanDiff(since.fresh, assets, previous, kept, byPart, patch);
     }
+    parts = all;
   }
-  const last = !patch && byPart ? previous?.parts : undefined;
-  if (last) patch = new ManifestPatch(previous!.manifest);
-  /** With `last`: the files this build entered, and the parts it kept. */
-  const entered = new Set<string>();
-  const keptParts = new Set<string>();
-  const manifest = patch?.manifest ?? new Map<string, string>();
-  const was = patch ? (file: string) => patch.before(file) : (file: string) => previous?.manifest.get(file);
-  const enter = !patch
-    ? (file: string, key: string) => void manifest.set(file, key)
-    : last
-      ? (file: string, key: string) => {
-          patch.set(file, key);
-          entered.add(file);
-        }
-      : (file: string, key: string) => patch.set(file, key);
-  /** This plan's files by part, when gathered. */
-  const groups = byPart ? new Map<string, PartFiles>() : undefined;
-  /**
-   * Files of the last build's manifest entered in a manifest made whole: when that is all of them, no
-   * file is to be removed, and none need be looked for (156,000 look-ups on the pyvideo import).
-   */
-  let again = 0;
-  /**
-   * Enters an output's files in the manifest (and in `into`); true when one of them is not in place with its key
-   * (an output whose compressed copies the last build did not write, as it ran without them, is written again).
-   */
-  const enterChanged = (o: OutputSpec, into?: string[]) => {
-    let moved = false;
-    for (const file of filesOf(o)) {
-      const before = was(file);
-      if (before !== o.key) moved = true;
-      const size = manifest.size;
-      enter(file, o.key);
-      into?.push(file);
-      if (before !== undefined && manifest.size > size) again++;
-    }
-    return moved;
-  };
-  if (!patch) {
-    for (const [file, key] of kept) manifest.set(file, key);
-    again += kept.length;
-  } else if (!last) {
-    for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written!.assets]) for (const file of filesOf(o)) patch.delete(file);
-    const keeps = new Set(kept.map(([file]) => file));
-    for (const file of written!.search) if (!keeps.has(file)) patch.delete(file);
-  }
-  const recordLists: Extract<PageJob, { kind: 'video-list' }>[] = [];
-  function* tasks(): Generator<Task> {
-    let jobs: TalkJob[] = [];
-    let pages: PageJob[] = [];
-    for (const p of parts) {
-      if (p.kept) {
-        keptParts.add(p.name);
-        groups!.set(p.name, last!.get(p.name)!);
-        continue;
-      }
-      const files = groups && [];
-      groups?.set(p.name, { signature: p.signature, files: files! });
-      for (const job of p.talks) {
-        // The jobs themselves stay as planned: a memo of the plan shares them with the next build.
-        const outputs = job.outputs.filter((o) => enterChanged(o, files));
-        if (outputs.length > 0) jobs.push({ ...job, outputs });
-        if (jobs.length === BATCH) {
-          yield { jobs, pages: [] };
-          jobs = [];
-        }
-      }
-      for (const page of p.pages) {
-        if (!enterChanged(page, files)) continue;
-        if (page.kind === 'video-list') recordLists.push(page);
-        else pages.push(page);
-        if (pages.length === PAGE_BATCH) {
-          yield { jobs: [], pages };
-          pages = [];
-        }
-      }
-    }
-    if (jobs.length > 0) yield { jobs, pages: [] };
-    if (pages.length > 0) yield { jobs: [], pages };
-  }
-  const assetFiles: string[] = [];
-  const changedAssets = assets.filter((asset) => enterChanged(asset, assetFiles));
-  groups?.set(ASSETS_PART, { files: assetFiles });
-  /**
-   * With `last`, once every file is entered: takes out the last build's files of the parts this
-   * plan did not keep (planned anew, or no longer there) that it did not make again.
-   */
-  const takeOut = () => {
-    const keeps = new Set(kept.map(([file]) => file));
-    for (const [name, { files }] of last!) {
-      if (keptParts.has(name)) continue;
-      for (const file of files) if (!entered.has(file) && !(name === SEARCH_PART && keeps.has(file))) patch!.delete(file);
-    }
-  };
-  /** The last build's files (`listed` in the output, without a state) that this one does not make, once every file is entered. */
-  const removable = (listed: string[] | undefined): string[] => {
-    if (last) takeOut();
-    if (patch) return patch.removed();
-    if (previous && again === previous.manifest.size) return [];
-    const gone: string[] = [];
-    for (const p of listed ?? previous!.manifest.keys()) if (!manifest.has(p)) gone.push(p);
-    return gone.sort();
-  };
-  return { manifest, patch, enter, removable, groups, tasks: tasks(), recordLists, assets: changedAssets };
+  const last = byPart ? previous?.parts : undefined;
+  return new PlanDiff(parts, assets, previous, kept, byPart, last && new ManifestPatch(previous!.manifest), last);
+}
+
+/**
+ * The parts of `all` planned anew since the build `written` describes, and those it had that `all` has not;
+ * none when half of `all` or more is new, which is then compared whole.
+ */
+function changedSince(written: Written, all: Part[]): { fresh: Part[]; dropped: Part[] } | undefined {
+  // A memo gives a part the plan did not change again, the same object.
+  const before = new Set(written.parts);
+  const fresh = all.filter((p) => !before.has(p));
+  if (fresh.length >= all.length / 2) return undefined;
+  const now = new Set(all);
+  return { fresh, dropped: written.parts.filter((p) => !now.has(p)) };
+}
+
+/**
+ * Takes out of the manifest `written` describes the files of the `dropped` parts, and of the assets and the search
+ * index but those `kept`: what this build enters again is compared with the key the patch kept (ManifestPatch.before),
+ * and what it does not is removed.
+ */
+function takeOutDropped(patch: ManifestPatch, dropped: Part[], written: Written, kept: [string, string][]): void {
+  for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written.assets]) for (const file of filesOf(o)) patch.delete(file);
+  const keeps = new Set(kept.map(([file]) => file));
+  for (const file of written.search) if (!keeps.has(file)) patch.delete(file);
 }
 
 /**
@@ -583,7 +694,7 @@ export async function saveState(memory: BuildMemory): Promise<void> {
  * its memory left it: worked out when its state is saved, not by every build, so that a build
  * in a process of its own after a dev session keeps the parts that did not change.
  */
-function partsOf(written: NonNullable<BuildMemory['written']>): Map<string, PartFiles> {
+function partsOf(written: Written): Map<string, PartFiles> {
   const filesOfAll = (outputs: OutputSpec[]) => outputs.flatMap(filesOf);
   const parts = new Map<string, PartFiles>();
   for (const p of written.parts) parts.set(p.name, { signature: p.signature, files: filesOfAll([...p.talks.flatMap((job) => job.outputs), ...p.pages]) });
@@ -657,7 +768,7 @@ type SearchIndex = Awaited<ReturnType<typeof startSearchIndex>>;
 
 /** The site planned and compared with the last build's manifest, before the output is opened. */
 interface Plan {
-  diff: ReturnType<typeof diffPlan<Asset>>;
+  diff: PlanDiff<Asset>;
   /** The plan's parts, when a caller that builds again keeps them (see BuildMemory.written). */
   memoParts: Part[] | undefined;
   /** The first tasks, taken to tell a build with little or nothing to render (see takeAhead). */
