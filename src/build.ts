@@ -644,13 +644,16 @@ function changedSince(written: Written, all: Part[]): { fresh: Part[]; dropped: 
   return { fresh, dropped: written.parts.filter((p) => !now.has(p)) };
 }
 
+/** A part's outputs: its talks' and its pages. */
+const outputsOf = (p: Part): OutputSpec[] => [...p.talks.flatMap((job) => job.outputs), ...p.pages];
+
 /**
  * Takes out of the manifest `written` describes the files of the `dropped` parts, and of the assets and the search
  * index but those `kept`: what this build enters again is compared with the key the patch kept (ManifestPatch.before),
  * and what it does not is removed.
  */
 function takeOutDropped(patch: ManifestPatch, dropped: Part[], written: Written, kept: [string, string][]): void {
-  for (const o of [...dropped.flatMap((p) => [...p.talks.flatMap((job) => job.outputs), ...p.pages]), ...written.assets]) for (const file of filesOf(o)) patch.delete(file);
+  for (const o of [...dropped.flatMap(outputsOf), ...written.assets]) for (const file of filesOf(o)) patch.delete(file);
   const keeps = new Set(kept.map(([file]) => file));
   for (const file of written.search) if (!keeps.has(file)) patch.delete(file);
 }
@@ -697,7 +700,7 @@ export async function saveState(memory: BuildMemory): Promise<void> {
 function partsOf(written: Written): Map<string, PartFiles> {
   const filesOfAll = (outputs: OutputSpec[]) => outputs.flatMap(filesOf);
   const parts = new Map<string, PartFiles>();
-  for (const p of written.parts) parts.set(p.name, { signature: p.signature, files: filesOfAll([...p.talks.flatMap((job) => job.outputs), ...p.pages]) });
+  for (const p of written.parts) parts.set(p.name, { signature: p.signature, files: filesOfAll(outputsOf(p)) });
   parts.set(ASSETS_PART, { files: filesOfAll(written.assets) });
   parts.set(SEARCH_PART, { files: written.search });
   return parts;

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { closest } from './suggest.ts';
 
+/** `host:port` as a URL writes it: an IPv6 address in brackets. */
+export const authority = (host: string, port: number | string): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 interface OptionSpec {
   type: 'string' | 'boolean';
   description: string;

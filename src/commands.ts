@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
+import { authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
 import { notTheBuilds } from './output.ts';
 import { contains, realPath } from './paths.ts';
@@ -225,7 +225,7 @@ export function checkBaseUrl(text: string): string {
 export async function servedAt<V extends SiteValues & { host: string; port: string }>(values: V): Promise<V> {
   const port = await listenablePort(listenHost(values.host), parsePort(values.port));
   const host = values.host === '0.0.0.0' ? '127.0.0.1' : values.host === '::' ? '::1' : values.host;
-  return { ...values, port: String(port), 'base-url': values['base-url'] ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+  return { ...values, port: String(port), 'base-url': values['base-url'] ?? `http://${authority(host, port)}` };
 }
 
 /** --host as given; Node listens on every address of the machine for an empty one: `--host "$HOST"` with HOST unset would publish the server. */

@@ -448,7 +448,7 @@ class FullLoad {
     return files;
   }
 
-  /** An event's or page's file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
+  /** An event's, page's, redirects or settings file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
   private cachedOrRead<T extends EventFields | PageSource | RedirectsSource | SiteFields>(name: string, stats: NonNullable<ContentEntry['stats']>, parse: Parameters<typeof readValidated<T>>[3]) {
     // The cache holds every kind of file's value: the stat and the name say it is this one's.
     const hit: { stat: string; rev: string; value: unknown } | undefined = this.previous.get(name);

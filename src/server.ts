@@ -40,6 +40,7 @@ import {
   type ListName,
   type PageName,
 } from './headers.ts';
+import { authority } from './cli.ts';
 import { contains } from './paths.ts';
 import { inertJson } from './record.ts';
 
@@ -485,6 +486,8 @@ const isApi = (kind: FileKind) => kind === 'record' || kind === 'list';
 const REPLACED: ReadonlySet<string> = new Set(['ETag', 'Last-Modified', 'Content-Length']);
 
 /** Sent when the folder has no 404.html (nothing built yet): a page with a body, which the `html` option can add to. */
+/** The headers of a page the `html` option rewrites: it differs from the file, so it carries no validator and is not stored. */
+const UNSTORED_PAGE = flat({ ...HEADERS.page, 'Cache-Control': 'no-store' });
 const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><h1>Not found</h1></body></html>');
 
 /** The API's write side (src/writes.ts), as the server hands requests to it. */
@@ -601,8 +604,7 @@ class FileSender {
     if (!identity) return false;
     const kind = kindOf(rel);
     if (kind === 'page' && this.options.html) {
-      // The page differs from the file, so it carries no validator and is not stored.
-      this.sendPage(req, res, 200, flat({ ...HEADERS.page, 'Cache-Control': 'no-store' }), identity.body ?? (await readFile(abs)));
+      this.sendPage(req, res, 200, UNSTORED_PAGE, identity.body ?? (await readFile(abs)));
       return true;
     }
     const range = rangeAsked(req, kind, identity);
@@ -829,7 +831,7 @@ class Handler {
 
 /** Why the server cannot listen, with what to do about it: Node's own message names neither. */
 export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const where = authority(host, port);
   switch (err.code) {
     case 'EADDRINUSE':
       return new Error(`${where} is already in use (by another server, or one of ours still running); stop it, or pick another port with --port N (--port 0 picks a free one)`);
@@ -1020,10 +1022,9 @@ export async function startServer(options: ServerOptions & { host: string; port:
   const run = new ServerRun(options);
   await listen(run.server, options.host, options.port);
   const { port } = run.server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     server: run.server,
-    url: `http://${host}:${port}/`,
+    url: `http://${authority(options.host, port)}/`,
     currentEtag: (rel) => run.handler.currentEtag(rel),
     close: () => run.close(),
   };
