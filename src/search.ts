@@ -167,7 +167,8 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
   } catch (err) {
     // The reason it stopped, rather than what stopping Pagefind did to its reply.
     signal?.throwIfAborted();
-    if (gone) throw new Error(`search index: Pagefind's process (${service}) stopped before the index was written`);
+    // Pagefind's client may see its process's pipes close before the watch looks: asked again here.
+    if (gone || (service !== undefined && !running(service))) throw new Error(`search index: Pagefind's process (${service}) stopped before the index was written`);
     throw err;
   } finally {
     clearInterval(watch);
