@@ -3,7 +3,7 @@
 // staging folder and swaps it in; later builds compare each output's key with
 // the previous build's and patch only what changed.
 import { createHash, hash as digest } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -15,8 +15,8 @@ import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { contentSignature, countStale, listContent, type ContentEntry, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
-import { FileWriter, finishPatch, notTheBuildsGlobs, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
-import { realPath } from './paths.ts';
+import { FileWriter, finishPatch, folderId, notTheBuildsGlobs, outputId, outputReplaced, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
+import { contains, realPath } from './paths.ts';
 import { PROJECT_ROOT, threadEntry } from './program.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
@@ -682,10 +682,10 @@ export async function saveState(memory: BuildMemory): Promise<void> {
   const unlock = await lockState(unsaved.stateDir);
   memory.unsaved = undefined;
   try {
-    if (!stillOwn(memory, unsaved.stateDir) || !existsSync(unsaved.out) || statSync(unsaved.out).ino !== state.outIno) return;
+    if (!stillOwn(memory, unsaved.stateDir) || folderId(unsaved.out) !== state.outId) return;
     const parts = memory.written?.manifest === state.manifest ? partsOf(memory.written) : undefined;
     await rename(...(await writeStateNext(unsaved.stateDir, { ...state, parts })));
-    await writeUnchanged(unsaved.stateDir, unsaved.input, state.outIno, unsaved.totals);
+    await writeUnchanged(unsaved.stateDir, unsaved.input, state.outId, unsaved.totals);
     memory.stamp = stateStamp(unsaved.stateDir);
   } finally {
     await unlock();
@@ -838,10 +838,24 @@ class BuildRun {
   /** The last build's manifest as this one changes it, when it patches it: put back if the build fails. */
   patch: ManifestPatch | undefined;
 
+  /** The output folder as the build found it (folderId), if it was there. */
+  private readonly outId: string | undefined;
+
   constructor(readonly options: BuildOptions) {
     this.out = realPath(options.out);
     this.stateDir = options.cache ? stateDirFor(options.cache, this.out) : undefined;
     this.workers = new Workers(options.workers ?? availableParallelism());
+    this.outId = folderId(this.out);
+  }
+
+  /**
+   * What a build that failed to find a file of its output failed of, when the output folder was removed or replaced
+   * under it (`rm -rf dist` while the dev server builds): that, rather than the file it then missed.
+   */
+  failure(err: unknown): unknown {
+    const missed = (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? (err as NodeJS.ErrnoException).path : undefined;
+    if (this.outId === undefined || missed === undefined || !contains(this.out, path.resolve(missed))) return err;
+    return folderId(this.out) === this.outId ? err : outputReplaced(this.out);
   }
 
   /** Finishes what an interrupted build left, and forgets a memory another process's build made stale (see stillOwn). */
@@ -896,7 +910,7 @@ class BuildRun {
   readPrevious({ code, entries }: Inputs): { previous: BuildState | undefined; inMemory: BuildState | undefined } {
     const { options, stateDir, out, workers } = this;
     const remembered = options.memory?.state;
-    const inMemory = remembered && remembered.code === code && existsSync(out) && statSync(out).ino === remembered.outIno ? remembered : undefined;
+    const inMemory = remembered && remembered.code === code && folderId(out) === remembered.outId ? remembered : undefined;
     const previous = stateDir && !options.clean ? (inMemory ?? readState(stateDir, code, out)) : undefined;
     if (countStale(entries, previous?.load) >= LOAD_PARALLEL_FROM) {
       if (workers.threads > 1) workers.start();
@@ -1056,18 +1070,18 @@ class Writing {
     return { ok: true, summary: this.summary, catalogue: this.loaded.catalogue };
   }
 
-  private stateOf(outIno: number): BuildState {
+  private stateOf(outId: string): BuildState {
     const { diff, searchFiles } = this.plan;
-    return { code: this.inputs.code, outIno, manifest: diff.manifest, load: this.loaded.cache, search: this.search.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) };
+    return { code: this.inputs.code, outId, manifest: diff.manifest, load: this.loaded.cache, search: this.search.recordKeys, parts: diff.groups?.set(SEARCH_PART, { files: searchFiles }) };
   }
 
   /** Keeps the state for a caller that builds again, once the output it describes is in place; writes the no-op record unless the caller saves later. */
   private async remember(): Promise<void> {
     const { run, summary, settled, deferredStateDir } = this;
     const { options, stateDir, out } = run;
-    const outIno = statSync(out).ino;
+    const outId = outputId(out);
     if (options.memory) {
-      options.memory.state = this.stateOf(outIno);
+      options.memory.state = this.stateOf(outId);
       options.memory.written = { manifest: this.plan.diff.manifest, parts: this.plan.memoParts!, assets: this.inputs.assetKeys, search: this.plan.searchFiles };
       this.site.memo!.keep();
     }
@@ -1075,14 +1089,14 @@ class Writing {
       // Nothing to save when the build read its state from the disk and found nothing changed (a server's first build).
       const onDisk = this.previous !== this.inMemory && this.loaded.read === 0 && settled !== undefined && readUnchanged(deferredStateDir, settled, out) !== undefined;
       if (!onDisk) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
-    } else if (stateDir) await writeUnchanged(stateDir, settled, outIno, summary);
+    } else if (stateDir) await writeUnchanged(stateDir, settled, outId, summary);
   }
 
   /** Leaves the output as it is; saves new file stats, so the next build need not read them again. */
   async keep(): Promise<BuildResult> {
     const { stateDir } = this.run;
     if (this.loaded.read > 0 && stateDir && !this.deferredStateDir) {
-      await rename(...(await writeStateNext(stateDir, this.stateOf(this.previous!.outIno))));
+      await rename(...(await writeStateNext(stateDir, this.stateOf(this.previous!.outId))));
     }
     this.summary.outputs = this.summary.unchanged = this.plan.diff.manifest.size;
     await this.remember();
@@ -1187,10 +1201,10 @@ class Writing {
     const writeState = stateDir && !deferredStateDir;
     if (output instanceof Patch) {
       output.checkOutput();
-      const move = writeState ? [await writeStateNext(stateDir, this.stateOf(statSync(out).ino))] : [];
+      const move = writeState ? [await writeStateNext(stateDir, this.stateOf(outputId(out)))] : [];
       await output.commit(staged, removes, move);
     } else {
-      const move = writeState ? await writeStateNext(stateDir, this.stateOf(statSync(output.target.root).ino)) : undefined;
+      const move = writeState ? await writeStateNext(stateDir, this.stateOf(outputId(output.target.root))) : undefined;
       await output.commit();
       if (move) await rename(...move);
     }
@@ -1228,7 +1242,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // A failed build leaves the memory of the last one that succeeded: the manifest it patched and the plans it made go back.
     run.patch?.undo();
     options.memory?.plan?.undo();
-    throw err;
+    throw run.failure(err);
   } finally {
     await run.close();
     await unlock?.();

@@ -4,13 +4,14 @@
 // Pages come first: a changed shard of the search index (Pagefind indexes it
 // again whole, which takes seconds on a large catalogue) follows in a build of
 // its own, which a newer change stops.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { WatchedListing } from './listing.ts';
 import { startServer, type RunningServer } from './server.ts';
+import { folderId } from './output.ts';
 import { OutputLocked } from './state.ts';
 import { TemplateError } from './template-errors.ts';
 
@@ -353,14 +354,8 @@ class FolderWatch {
     this.builds.changed();
   }
 
-  // The inode alone may be the removed folder's, given again to the next folder made; the two were not born together.
   private folderIds(): string {
-    return this.folders
-      .map((dir) => {
-        const stats = statSync(dir, { throwIfNoEntry: false });
-        return stats ? `${stats.ino}@${stats.birthtimeMs}` : '-';
-      })
-      .join(' ');
+    return this.folders.map((dir) => folderId(dir) ?? '-').join(' ');
   }
 
   /**

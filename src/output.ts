@@ -3,6 +3,7 @@
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { chmod, chown, mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -36,6 +37,42 @@ function siblings(outDir: string) {
   const parent = path.dirname(outDir);
   const base = path.basename(outDir);
   return { parent, staging: `.${base}.staging-`, old: `.${base}.old-` };
+}
+
+/** The failure of a build whose output folder `outDir` was removed (`rm -rf dist`) or replaced while it ran. */
+export const outputReplaced = (outDir: string): Error => new Error(`${outDir} was removed or replaced during the build; build again`);
+
+/**
+ * What tells a folder from another made later at its path: its inode, and when it was made. A folder removed and
+ * made again (`rm -rf dist && mkdir dist`) is often given the freed inode back: by the inode alone, the new empty
+ * folder was taken for the output the last build wrote, and a build found nothing to write into it.
+ */
+export function folderId(dir: string): string | undefined {
+  const stats = statSync(dir, { throwIfNoEntry: false });
+  return stats && (birthTimesKept() ? `${stats.ino}@${stats.birthtimeMs}` : `${stats.ino}`);
+}
+
+let birthTimes: boolean | undefined;
+/**
+ * Whether this process is given folders' birth times. Where Node cannot ask for them (no statx, as under an old
+ * container's seccomp profile) it gives the change time instead, which a folder's own entries move: a patch's
+ * renames would then make the output another folder. There the inode alone tells folders apart, as it used to.
+ * Told by the temporary folder, whose entries come and go: its birth time is its change time only then, or where
+ * it never changed. (A file system that keeps no birth time gives 0 for every folder, which changes nothing.)
+ */
+function birthTimesKept(): boolean {
+  if (birthTimes === undefined) {
+    const stats = statSync(tmpdir(), { throwIfNoEntry: false });
+    birthTimes = stats !== undefined && stats.birthtimeMs !== stats.ctimeMs;
+  }
+  return birthTimes;
+}
+
+/** folderId of an output folder a build has in hand: one gone fails the build, as outputReplaced says. */
+export function outputId(outDir: string): string {
+  const id = folderId(outDir);
+  if (id === undefined) throw outputReplaced(outDir);
+  return id;
 }
 
 /** Whether the build that named a folder `prefix` + its ownTag() + `-…` still runs. */
@@ -256,7 +293,7 @@ export class Patch {
     readonly outDir: string,
     private readonly stateDir: string,
     readonly target: WriteTarget,
-    private readonly outIno: number,
+    private readonly outId: string,
   ) {}
 
   static async open(outDir: string, stateDir: string): Promise<Patch> {
@@ -266,7 +303,7 @@ export class Patch {
     const tag = `${process.pid}-${Date.now().toString(36)}`;
     await mkdir(stateDir, { recursive: true });
     await writeFileAtomic(path.join(stateDir, 'pending'), tag);
-    return new Patch(resolved, stateDir, { root: resolved, mode: 'patch', tag }, statSync(resolved).ino);
+    return new Patch(resolved, stateDir, { root: resolved, mode: 'patch', tag }, outputId(resolved));
   }
 
   /**
@@ -274,7 +311,7 @@ export class Patch {
    * patch wrote since may have made its folder again, which holds them alone, not the output it patches.
    */
   checkOutput(): void {
-    if (statSync(this.outDir, { throwIfNoEntry: false })?.ino !== this.outIno) throw new Error(`${this.outDir} was removed or replaced during the build; build again`);
+    if (folderId(this.outDir) !== this.outId) throw outputReplaced(this.outDir);
   }
 
   async commit(staged: string[], removes: string[], moves: [string, string][]): Promise<void> {

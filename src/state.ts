@@ -4,12 +4,12 @@
 // were written for (same path, same folder inode); beside them, the lock of the
 // build at work and the record of the last no-op build.
 import { hash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
-import { writeFileAtomic } from './output.ts';
+import { folderId, writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
 import { startOf, stillRuns, tagRuns } from './processes.ts';
 
@@ -17,7 +17,7 @@ export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
   code: string;
   /** The inode of the output folder it describes. */
-  outIno: number;
+  outId: string;
   /** Output path → key of what it was made from. */
   manifest: Map<string, string>;
   load: LoadCache;
@@ -101,7 +101,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
 
 /**
  * The state file is a run of pieces, each a 4-byte length and a V8-serialised
- * value: first `code`, `outIno` and the number of entries, then batches of
+ * value: first `code`, `outId` and the number of entries, then batches of
  * manifest, load and search entries. With `parts`, the manifest comes part by
  * part, and the parts follow it: their names, signatures and counts of files.
  * The manifest's and the search's pairs of strings are written flat, one after
@@ -112,7 +112,7 @@ export function stateDirFor(cacheRoot: string, outDir: string): string {
  * that writes it still holds its catalogue and manifest.
  */
 type StatePiece =
-  | { code: string; outIno: number; entries: number }
+  | { code: string; outId: string; entries: number }
   /** File, key, file, key, … */
   | { manifest: string[] }
   | { parts: [name: string, signature: string | undefined, files: number][] }
@@ -130,7 +130,7 @@ function* statePieces(state: BuildState): Generator<Uint8Array> {
     length.writeUInt32LE(bytes.length);
     return Buffer.concat([length, bytes]);
   };
-  yield piece({ code: state.code, outIno: state.outIno, entries: state.manifest.size + state.load.size + state.search.size });
+  yield piece({ code: state.code, outId: state.outId, entries: state.manifest.size + state.load.size + state.search.size });
   function* batches(name: 'manifest' | 'parts' | 'load' | 'search', items: Iterable<unknown>, size = PIECE) {
     let batch: unknown[] = [];
     for (const item of items) {
@@ -190,11 +190,11 @@ export function readState(stateDir: string, code: string, outDir: string): Build
   try {
     const pieces = readPieces(path.join(stateDir, stateFile(code)));
     const head = pieces.next().value;
-    if (!head || !('code' in head) || head.code !== code || !existsSync(outDir) || statSync(outDir).ino !== head.outIno) {
+    if (!head || !('code' in head) || head.code !== code || folderId(outDir) !== head.outId) {
       pieces.return(undefined);
       return undefined;
     }
-    const state: BuildState = { code, outIno: head.outIno, manifest: new Map(), load: new Map(), search: new Map() };
+    const state: BuildState = { code, outId: head.outId, manifest: new Map(), load: new Map(), search: new Map() };
     /** The manifest's files in the order written: by part, if the parts follow. */
     const files: string[] = [];
     const parts = new Map<string, PartFiles>();
@@ -333,8 +333,8 @@ export function stateStamp(stateDir: string): string | undefined {
 
 export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
   try {
-    const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outIno: number };
-    if (saved.input !== input || statSync(outDir).ino !== saved.outIno) return undefined;
+    const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outId: string };
+    if (saved.input !== input || folderId(outDir) !== saved.outId) return undefined;
     return { events: saved.events, talks: saved.talks, drafts: saved.drafts, outputs: saved.outputs };
   } catch {
     return undefined;
@@ -345,7 +345,7 @@ export function readUnchanged(stateDir: string, input: string, outDir: string): 
 export const forgetUnchanged = (stateDir: string) => rm(path.join(stateDir, UNCHANGED_FILE), { force: true });
 
 /** Without `input`, as after a build that left work for the next one (BuildOptions.deferSearch), no build counts as a no-op. */
-export async function writeUnchanged(stateDir: string, input: string | undefined, outIno: number, totals: Totals): Promise<void> {
+export async function writeUnchanged(stateDir: string, input: string | undefined, outId: string, totals: Totals): Promise<void> {
   const { events, talks, drafts, outputs } = totals;
-  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: input ?? null, outIno, events, talks, drafts, outputs }));
+  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: input ?? null, outId, events, talks, drafts, outputs }));
 }

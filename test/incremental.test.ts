@@ -1,6 +1,7 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -541,6 +542,33 @@ describe('incremental builds', () => {
     expect(await fingerprint(out)).toEqual(before);
     await writeFile(file, good.replace(/^title: .*$/m, 'title: Fixed'));
     expect((await incremental()).incremental).toBe(true);
+    await expectSameAsClean();
+  });
+
+  it("a build into an output folder removed and made again (rm -rf dist && mkdir dist) writes it whole, though the new folder often has the old one's inode (see folderId)", async () => {
+    const files = (await incremental()).outputs;
+    await rm(out, { recursive: true });
+    await mkdir(out);
+    const summary = await incremental();
+    expect(summary.written).toBe(files);
+    await expectSameAsClean();
+  });
+
+  it.each([
+    ['in a process of its own', false],
+    ['that keeps memory (the dev server)', true],
+  ])('a build %s whose output is removed while it writes says so, not which file it missed; the next build makes it whole', async (_, keeps) => {
+    if (keeps) {
+      memory = { listing: new WatchedListing(content), saveLater: true };
+      await incremental();
+    }
+    await edit(await talkFile(12), /^title: .*$/m, 'title: Removed under it');
+    // `rm -rf dist` as the rendering starts.
+    const progress = { start: () => rmSync(out, { recursive: true, force: true }), tick() {}, done() {} };
+    const failed = await build({ content, templates, out, cache: path.join(root, 'cache'), compress: true, memory, searchShardSize, progress }).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toBe(`${out} was removed or replaced during the build; build again`);
+    await incremental();
     await expectSameAsClean();
   });
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWriter, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
+import { FileWriter, folderId, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
 import { startOf } from '../src/processes.ts';
 import { tempDir } from './helpers.ts';
 
@@ -77,6 +77,25 @@ describe('Staging', () => {
     new FileWriter(staging.target).write('index.html', 'hi');
     await staging.commit();
     expect(await readFile(path.join(root, 'nested', 'dist', 'index.html'), 'utf8')).toBe('hi');
+  });
+});
+
+describe('folderId', () => {
+  it("tells a folder from one made at its path after it was removed, though the file system often gives the new one the old one's inode", async () => {
+    const root = await tempDir();
+    let reused = 0;
+    // A few times over: whether ext4 gives the freed inode back varies from one folder to the next.
+    for (let n = 0; n < 50; n++) {
+      const dir = path.join(root, String(n));
+      await mkdir(dir);
+      const [before, ino] = [folderId(dir), (await stat(dir)).ino];
+      expect(folderId(dir)).toBe(before);
+      await rm(dir, { recursive: true });
+      expect(folderId(dir)).toBeUndefined();
+      await mkdir(dir);
+      if ((await stat(dir)).ino === ino) reused++;
+      expect(folderId(dir), `made again ${n}, ${reused} with the old inode so far`).not.toBe(before);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rename, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
+import { folderId } from '../src/output.ts';
 import { ownTag, startOf } from '../src/processes.ts';
 import { lockState, ManifestPatch, readState, stateDirFor, writeStateNext, type BuildState } from '../src/state.ts';
 import { tempDir } from './helpers.ts';
@@ -14,7 +15,7 @@ describe('the state file', () => {
     await mkdir(out);
     const manifest = new Map(Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]));
     const load: LoadCache = new Map([['event/videos/talk.yaml', { stat: '1:2:3', rev: 'r', value: { title: 'An event' } as never }]]);
-    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load, search: new Map([['origin', 'key']]) };
+    const state: BuildState = { code: 'c0de', outId: folderId(out)!, manifest, load, search: new Map([['origin', 'key']]) };
     const stateDir = path.join(dir, 'state');
     const [next, file] = await writeStateNext(stateDir, state);
     await rename(next, file);
@@ -75,7 +76,7 @@ describe('the state file', () => {
     const left = [`.state-c0de.v8.next.tmp-${dead}-abc`, `.state-c0de.v8.next.tmp-${process.pid}-def`, `.state-c0de.v8.next.tmp-${ownTag()}-ghi`];
     const reused = startOf(process.pid) ? [`.state-c0de.v8.next.tmp-${process.pid}_${Number(startOf(process.pid)) + 1}-jkl`] : [];
     for (const name of [...left, ...reused]) await writeFile(path.join(stateDir, name), 'partial');
-    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest: new Map(), load: new Map(), search: new Map() };
+    const state: BuildState = { code: 'c0de', outId: folderId(out)!, manifest: new Map(), load: new Map(), search: new Map() };
     await writeStateNext(stateDir, state);
     expect((await readdir(stateDir)).filter((name) => name.includes('.tmp-')).sort()).toEqual([left[1], left[2]].sort());
   });
@@ -93,7 +94,7 @@ describe('the state file', () => {
       ['site', { signature: undefined, files: files.slice(30_000) }],
       ['event\0a', { signature: 'sig-a', files: files.slice(0, 10) }],
     ]);
-    const state: BuildState = { code: 'c0de', outIno: (await stat(out)).ino, manifest, load: new Map(), search: new Map(), parts };
+    const state: BuildState = { code: 'c0de', outId: folderId(out)!, manifest, load: new Map(), search: new Map(), parts };
     const stateDir = path.join(dir, 'state');
     const write = async (written: BuildState) => {
       const [next, file] = await writeStateNext(stateDir, written);
