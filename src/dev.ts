@@ -10,8 +10,8 @@ import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { WatchedListing } from './listing.ts';
-import { startServer, type RunningServer } from './server.ts';
 import { folderId } from './output.ts';
+import { startServer, type RunningServer } from './server.ts';
 import { OutputLocked } from './state.ts';
 import { TemplateError } from './template-errors.ts';
 

@@ -3,8 +3,8 @@
 // writes a staging folder beside it and swaps it in; an incremental build
 // writes changed files under temporary names and renames them by a journal.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { chmod, chown, mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
