@@ -2,6 +2,7 @@
 // renders batches of talks into files, keeping one renderer per set of templates.
 import { renderBatch, type BatchResult } from './render-talks.ts';
 import { SiteRenderer, type SiteInfo } from './render.ts';
+import { mapStackTraces } from './stack-traces.ts';
 import type { Templates } from './theme.ts';
 import type { WriteTarget } from './output.ts';
 import type { PageJob, TalkJob } from './plan.ts';
@@ -18,6 +19,8 @@ export interface WorkerTask {
 }
 
 export { readTalks } from './load.ts';
+
+mapStackTraces();
 
 let current: { key: string; renderer: SiteRenderer } | undefined;
 

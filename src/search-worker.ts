@@ -3,8 +3,11 @@
 // stops those being built.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { received, writeIndexes } from './search.ts';
+import { mapStackTraces } from './stack-traces.ts';
 
 type Message = { stop: true } | { records: MessagePort; shards: Parameters<typeof writeIndexes>[1] };
+
+mapStackTraces();
 
 let current: AbortController | undefined;
 parentPort!.on('message', async (message: Message) => {

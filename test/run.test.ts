@@ -7,6 +7,7 @@ import { access, appendFile, cp, mkdir, readdir, readFile, symlink, utimes, writ
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
 import { describe, expect, it } from 'vitest';
 import { compiledIsCurrent, sourceDigest, STAMP, swapIn } from '../scripts/compiled.mjs';
 import { contentHashes, DEMO_CONTENT, ROOT, tempDir } from './helpers.ts';
@@ -262,6 +263,12 @@ describe('scripts/run.mjs', () => {
     const failed = node([path.join(root, 'scripts', 'run.mjs'), 'fail'], root);
     expect(failed.stderr).toContain('TypeError [ERR_INVALID_ARG_TYPE]: The "size" argument must be of type number.');
     expect(failed.stderr).toContain(`\n    at ${pathToFileURL(path.join(root, 'scripts', 'fail.ts')).href}:5:8\n`);
+    // So do a render thread's, which it formats itself before they reach the main thread as text.
+    const threads = new Piscina({ filename: pathToFileURL(path.join(root, 'lib', 'src', 'render-worker.js')).href });
+    const thrown = await threads.run({ templatesKey: '', templates: {}, site: {} }).catch((err: Error) => err);
+    await threads.destroy();
+    expect(thrown.stack).toContain(`\n    at new SiteRenderer (${pathToFileURL(path.join(root, 'src', 'render.ts')).href}:`);
+    expect(thrown.stack).not.toContain('/lib/');
     // The sources say when they run: lib/ was compiled before this line. So does lib/, whose stamp is of the sources alone.
     await appendFile(path.join(root, 'src', 'cli.ts'), "\nprocess.stderr.write('run from the sources\\n');\n");
     await appendFile(path.join(root, 'lib', 'src', 'cli.js'), "\nprocess.stderr.write('run from lib\\n');\n");
