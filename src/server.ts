@@ -334,96 +334,111 @@ async function inside(abs: string, root: string): Promise<boolean> {
  * builds replace files by renaming new ones in (or swap the whole folder), so
  * size, mtime and inode change with every rewrite and a stale entry is never sent.
  */
-export function createFileCache(limits: CacheLimits = {}, root?: string) {
-  const maxFile = limits.maxFileBytes ?? 1024 * 1024;
-  const maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
-  const entries = new Map<string, CachedFile>();
-  const loading = new Map<string, Promise<CachedFile | undefined>>();
-  let total = 0;
+export class FileCache {
+  private readonly maxFile: number;
+  private readonly maxTotal: number;
+  /** The files kept, the least recently used first. */
+  private readonly entries = new Map<string, CachedFile>();
+  /** The reads under way, by the version of the file they read (see get). */
+  private readonly loading = new Map<string, Promise<CachedFile | undefined>>();
+  /** What the files kept cost together (see costOf). */
+  private total = 0;
 
-  const costOf = (file: CachedFile) => {
-    let bytes = (file.body?.byteLength ?? 0) + ENTRY_COST;
-    for (const variant of Object.values(file.encoded ?? {})) bytes += variant.size;
-    return bytes;
-  };
+  constructor(limits: CacheLimits = {}, private readonly root?: string) {
+    this.maxFile = limits.maxFileBytes ?? 1024 * 1024;
+    this.maxTotal = limits.maxTotalBytes ?? 128 * 1024 * 1024;
+  }
 
-  const drop = (abs: string) => {
-    const old = entries.get(abs);
-    if (!old) return;
-    entries.delete(abs);
-    total -= costOf(old);
-  };
-
-  const trim = () => {
-    for (const [oldest] of entries) {
-      if (total <= maxTotal) break;
-      drop(oldest);
+  /** The file as it is now, or undefined when there is no regular file at `abs`. */
+  async get(abs: string): Promise<CachedFile | undefined> {
+    const stats = statNow(abs);
+    if (!stats?.isFile()) {
+      this.drop(abs);
+      return undefined;
     }
-  };
+    const hit = this.entries.get(abs);
+    if (hit && sameFile(hit, stats)) {
+      // Last in the order again: the least recently used go first (see trim).
+      this.entries.delete(abs);
+      this.entries.set(abs, hit);
+      return hit;
+    }
+    // Requests for the same version of a file share one read; a newer version gets a read of its own.
+    const key = `${stats.ino}:${stats.size}:${stats.mtimeMs}:${abs}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = this.load(abs).finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
 
-  const keep = (abs: string, file: CachedFile) => {
-    drop(abs);
-    entries.set(abs, file);
-    total += costOf(file);
-    trim();
-  };
+  /**
+   * `file` (as `get` gave it for `abs`) in `encoding`, compressed on first use and kept with it;
+   * undefined when it is too small to gain or too big to be held in memory.
+   */
+  encoded(abs: string, file: CachedFile, encoding: Encoding): CachedFile | undefined {
+    if (!file.body || file.size < MIN_COMPRESS_BYTES) return undefined;
+    const done = file.encoded?.[encoding.name];
+    if (done) return done;
+    const body = encoding.encode(file.body);
+    const variant: CachedFile = { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body };
+    (file.encoded ??= {})[encoding.name] = variant;
+    // Counted only while the file is kept: one read for a single response is not.
+    if (this.entries.get(abs) === file) {
+      this.total += variant.size;
+      this.trim();
+    }
+    return variant;
+  }
 
-  async function load(abs: string): Promise<CachedFile | undefined> {
+  /** Bytes held in memory, entries' overhead included. */
+  size(): number {
+    return this.total;
+  }
+
+  /** Reads the file at `abs`, and keeps it unless it changed while it was read. */
+  private async load(abs: string): Promise<CachedFile | undefined> {
     // Beside the read, not before it: a build's swap that comes in the middle of a lookup has less time to fall in it.
-    const [read, allowed] = await Promise.all([readWithStats(abs), root === undefined || inside(abs, root)]);
+    const [read, allowed] = await Promise.all([readWithStats(abs), this.root === undefined || inside(abs, this.root)]);
     if (!read || !allowed) return undefined;
     const { bytes, stats } = read;
     const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
-    if (bytes.byteLength <= maxFile) file.body = bytes;
+    if (bytes.byteLength <= this.maxFile) file.body = bytes;
     // A file written in place while we read it: serve what we read, remember nothing.
-    if (bytes.byteLength === stats.size) keep(abs, file);
+    if (bytes.byteLength === stats.size) this.keep(abs, file);
     return file;
   }
 
-  return {
-    /** The file as it is now, or undefined when there is no regular file at `abs`. */
-    async get(abs: string): Promise<CachedFile | undefined> {
-      const stats = statNow(abs);
-      if (!stats?.isFile()) {
-        drop(abs);
-        return undefined;
-      }
-      const hit = entries.get(abs);
-      if (hit && sameFile(hit, stats)) {
-        entries.delete(abs);
-        entries.set(abs, hit);
-        return hit;
-      }
-      // Requests for the same version of a file share one read; a newer version gets a read of its own.
-      const key = `${stats.ino}:${stats.size}:${stats.mtimeMs}:${abs}`;
-      let pending = loading.get(key);
-      if (!pending) {
-        pending = load(abs).finally(() => loading.delete(key));
-        loading.set(key, pending);
-      }
-      return pending;
-    },
-    /**
-     * `file` (as `get` gave it for `abs`) in `encoding`, compressed on first use and kept with it;
-     * undefined when it is too small to gain or too big to be held in memory.
-     */
-    encoded(abs: string, file: CachedFile, encoding: Encoding): CachedFile | undefined {
-      if (!file.body || file.size < MIN_COMPRESS_BYTES) return undefined;
-      const done = file.encoded?.[encoding.name];
-      if (done) return done;
-      const body = encoding.encode(file.body);
-      const variant: CachedFile = { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body };
-      (file.encoded ??= {})[encoding.name] = variant;
-      // Counted only while the file is kept: one read for a single response is not.
-      if (entries.get(abs) === file) {
-        total += variant.size;
-        trim();
-      }
-      return variant;
-    },
-    /** Bytes held in memory, entries' overhead included. */
-    size: () => total,
-  };
+  /** Keeps `file` as the most recently used, in place of what was kept for `abs`. */
+  private keep(abs: string, file: CachedFile): void {
+    this.drop(abs);
+    this.entries.set(abs, file);
+    this.total += costOf(file);
+    this.trim();
+  }
+
+  private drop(abs: string): void {
+    const old = this.entries.get(abs);
+    if (!old) return;
+    this.entries.delete(abs);
+    this.total -= costOf(old);
+  }
+
+  /** Lets the least recently used files go until the rest are within the limit. */
+  private trim(): void {
+    for (const [oldest] of this.entries) {
+      if (this.total <= this.maxTotal) break;
+      this.drop(oldest);
+    }
+  }
+}
+
+/** What keeping `file` costs: its body, the compressed ones kept with it, and the entry itself. */
+function costOf(file: CachedFile): number {
+  let bytes = (file.body?.byteLength ?? 0) + ENTRY_COST;
+  for (const variant of Object.values(file.encoded ?? {})) bytes += variant.size;
+  return bytes;
 }
 
 /**
@@ -527,8 +542,6 @@ interface ServerOptions {
   /** How long close() lets requests in flight run before it closes their connections (default 10 s). A write whose body has come always finishes. */
   drainMs?: number;
 }
-
-type FileCache = ReturnType<typeof createFileCache>;
 
 /** The output folder as requests look into it: through the cache, and across a build's swap of the whole folder (see lookup). */
 class OutputFolder {
@@ -745,7 +758,7 @@ class Handler {
 
   constructor(private readonly options: ServerOptions) {
     const root = path.resolve(options.dir);
-    this.folder = new OutputFolder(root, createFileCache(options.cache, root));
+    this.folder = new OutputFolder(root, new FileCache(options.cache, root));
     this.files = new FileSender(this.folder, options);
   }
 

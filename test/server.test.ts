@@ -14,14 +14,14 @@ import {
   byteRange,
   apiTarget,
   contentTypeOf,
-  createFileCache,
+  FileCache,
   pageParam,
   safePath,
   startServer,
   type CacheLimits,
   type RunningServer,
 } from '../src/server.ts';
-import { DEMO_CONTENT, startCommand, TEMPLATES } from './helpers.ts';
+import { DEMO_CONTENT, startCommand, tempDir, TEMPLATES } from './helpers.ts';
 import { raw, STANDARD_HEADERS, type RawResponse } from './http.ts';
 import { HIDDEN, HOST_CONFIG, OUTPUT, SECRET, writeOutput } from './output-fixture.ts';
 
@@ -377,7 +377,7 @@ describe('negotiation and routing helpers', () => {
   it('counts compressed bodies in the cache, and lets them go with their file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vc-cache-'));
     try {
-      const cache = createFileCache({ maxTotalBytes: 6000 });
+      const cache = new FileCache({ maxTotalBytes: 6000 });
       const bytes = Buffer.from('<p>compress me</p>'.repeat(200));
       await writeFile(path.join(dir, 'page.html'), bytes);
       const file = (await cache.get(path.join(dir, 'page.html')))!;
@@ -396,10 +396,48 @@ describe('negotiation and routing helpers', () => {
     }
   });
 
+  it('lets the least recently used file go first, a hit counting as a use, and a file gone go at once', async () => {
+    const dir = await tempDir('vc-cache-');
+    // Room for three of these files (200 bytes and an entry's cost each), not four.
+    const cache = new FileCache({ maxTotalBytes: 1400 });
+    const at = (name: string) => path.join(dir, name);
+    for (const name of ['a', 'b', 'c', 'd']) await writeFile(at(name), Buffer.alloc(200, name));
+    const a = await cache.get(at('a'));
+    const b = await cache.get(at('b'));
+    const c = await cache.get(at('c'));
+    const three = cache.size();
+    expect(await cache.get(at('a'))).toBe(a);
+    await cache.get(at('d'));
+    expect(cache.size()).toBe(three);
+    // b, the least recently used, went; a hit is the same entry, a miss a new read.
+    expect(await cache.get(at('a'))).toBe(a);
+    expect(await cache.get(at('c'))).toBe(c);
+    const bAgain = await cache.get(at('b'));
+    expect(bAgain).not.toBe(b);
+    expect(bAgain?.etag).toBe(b?.etag);
+    await rm(at('c'));
+    expect(await cache.get(at('c'))).toBeUndefined();
+    expect(cache.size()).toBe((three / 3) * 2);
+  });
+
+  it('reads a file once for the requests that ask at once, and counts a compressed body only while its file is kept', async () => {
+    const dir = await tempDir('vc-cache-');
+    const cache = new FileCache({ maxTotalBytes: 1000 });
+    const abs = path.join(dir, 'page.html');
+    await writeFile(abs, Buffer.from('<p>compress me</p>'.repeat(200)));
+    const [first, second] = await Promise.all([cache.get(abs), cache.get(abs)]);
+    expect(second).toBe(first);
+    // Bigger than the whole cache: sent from memory, but not kept, nor its compressed body.
+    expect(first?.body).toBeDefined();
+    expect(cache.size()).toBe(0);
+    expect(cache.encoded(abs, first!, ENCODINGS[0])).toBeDefined();
+    expect(cache.size()).toBe(0);
+  });
+
   it('keeps the cache within its bound and every entry true to its file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vc-cache-'));
     try {
-      const cache = createFileCache({ maxTotalBytes: 2000 });
+      const cache = new FileCache({ maxTotalBytes: 2000 });
       for (let i = 0; i < 20; i++) {
         const bytes = Buffer.from(String(i).repeat(200));
         await writeFile(path.join(dir, `f${i}`), bytes);
