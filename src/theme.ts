@@ -69,9 +69,11 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const links = entries.filter((e) => e.dirent.isSymbolicLink()).map((e) => e.path);
   const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
   const assetFiles = new Set(assetNames);
+  const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   // Found once: checked here, and written as their files are named below.
   const assetRefs = references(templates, ASSET_REF);
   const same = oneFile(assetNames);
+  const notAsset = (where: string, ref: string) => `${where}: ${ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`;
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
     ...same.map(
@@ -82,7 +84,8 @@ export async function loadTheme(dir: string): Promise<Theme> {
       ({ name, own, folder }) =>
         `${path.join(dir, 'assets', name)} is in ${path.join(dir, 'assets', own)}, and ${path.join(dir, 'assets', folder.holder)} in ${path.join(dir, 'assets', folder.folder)}: one folder ${whereOneFile(own, folder.folder)}: copied to the site's assets there, their files would land in one folder, named as the first copied; name the two folders alike (and the addresses of their files)`,
     ),
-    ...missingAssets(templates, assetFiles, assetRefs).map((m) => `${at(dir, m)}: ${m.ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`),
+    ...missingAssets(templates, assetFiles, assetRefs).map((m) => notAsset(at(dir, m), m.ref)),
+    ...missingCssAssets(assets, assetFiles).map((m) => notAsset(`${path.join(dir, 'assets', m.template)}:${m.line}:${m.col}`, m.ref)),
     ...relativeAssets(templates).map(
       (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
     ),
@@ -93,7 +96,6 @@ export async function loadTheme(dir: string): Promise<Theme> {
     }),
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
-  const assets = await Promise.all(assetNames.map(async (name) => ({ path: `assets/${name}`, bytes: await readFile(path.join(dir, 'assets', name)) })));
   return { folder: dir, templates: spelledAsFiles(templates, assetFiles, assetRefs), assets };
 }
 
@@ -153,14 +155,16 @@ interface Place {
 /** A reference's place as messages name it: `templates/layout.eta:16:31`. */
 const at = (dir: string, place: Place) => `${templateFile(dir, place.template)}:${place.line}:${place.col}`;
 
+const ETA_COMMENT = /<%[-_]?\s*\/\*[\s\S]*?\*\/\s*[-_]?%>/g;
+
 /**
- * Each match of `pattern` in the templates, with its place; not in an Eta comment tag, which
- * is blanked out first (its lines and columns kept): a reference left there is no reference.
+ * Each match of `pattern` in the templates (or other sources by name), with its place; not in a
+ * `comment`, which is blanked out first (its lines and columns kept): a reference left there is no reference.
  */
-function references(templates: Templates, pattern: RegExp): (Place & { match: RegExpMatchArray })[] {
+function references(templates: Templates, pattern: RegExp, comment = ETA_COMMENT): (Place & { match: RegExpMatchArray })[] {
   const found = [];
   for (const [template, source] of Object.entries(templates)) {
-    const uncommented = source.replace(/<%[-_]?\s*\/\*[\s\S]*?\*\/\s*[-_]?%>/g, (comment) => comment.replace(/[^\n]/g, ' '));
+    const uncommented = source.replace(comment, (text) => text.replace(/[^\n]/g, ' '));
     for (const [index, text] of uncommented.split('\n').entries()) for (const match of text.matchAll(pattern)) found.push({ template, line: index + 1, col: match.index + 1, match });
   }
   return found;
@@ -245,6 +249,35 @@ function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>, refs:
  */
 export function relativeAssets(templates: Templates): (AssetRef & { path: string })[] {
   return references(templates, RELATIVE_ASSET_REF).map((ref) => ({ ...assetRef(ref), path: ref.match[1]! }));
+}
+
+const CSS_COMMENT = /\/\*[\s\S]*?\*\//g;
+
+/** An address in a style sheet: `url(…)`, quoted or not, or `@import "…"`. The match's first group that is set is the address. */
+const CSS_REF = /(?<=\burl\(\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^"'()\s]+))|(?<=@import\s+)(?:"([^"\n]*)"|'([^'\n]*)')/gi;
+
+/**
+ * The addresses the style sheets among `assets` name that are not among `files` (their paths in the assets folder):
+ * `template` is the style sheet's path in the assets folder. A relative address is the style sheet's folder's, as a
+ * browser takes it; one from the root is checked under /assets/ only. Another site's, a `data:` URL and a fragment
+ * (an SVG filter's `#id`) are left alone.
+ */
+export function missingCssAssets(assets: Theme['assets'], files: ReadonlySet<string>): AssetRef[] {
+  const sheets = assets.filter((a) => /\.css$/i.test(a.path)).map((a) => [a.path.slice('assets/'.length), a.bytes.toString('utf8')]);
+  return references(Object.fromEntries(sheets), CSS_REF, CSS_COMMENT).flatMap((ref) => {
+    const address = ref.match.slice(1).find((group) => group !== undefined)!;
+    const name = cssAssetPath(ref.template, address.replace(/[?#].*$/s, ''));
+    // The column is the address's, past its quote.
+    const col = ref.col + ref.match[0].indexOf(address);
+    return name === undefined || assetFile(decoded(name), files) !== undefined ? [] : [{ ...assetRef(ref), col, ref: address }];
+  });
+}
+
+/** The path in the assets folder of an address in the style sheet `sheet`, undefined where it is none or is not checked. */
+function cssAssetPath(sheet: string, address: string): string | undefined {
+  if (address === '' || /^(?:[a-z][a-z\d+.-]*:|\/\/)/i.test(address)) return undefined;
+  const site = address.startsWith('/') ? path.posix.normalize(address) : path.posix.join('/assets', path.posix.dirname(sheet), address);
+  return site.startsWith('/assets/') ? site.slice('/assets/'.length) : undefined;
 }
 
 /** An address of an asset in a template, `ref` as written, and where it is. */

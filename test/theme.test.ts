@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTheme, missingAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { loadTheme, missingAssets, missingCssAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
 import { TemplateError } from '../src/template-errors.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
@@ -185,5 +185,43 @@ describe('relativeAssets', () => {
     await expect(loadTheme(dir)).rejects.toMatchObject({
       problems: [`${layout}:${line + 1}:${col}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/style.css`],
     });
+  });
+});
+
+describe('missingCssAssets', () => {
+  const sheet = (name: string, text: string) => ({ path: `assets/${name}`, bytes: Buffer.from(text) });
+
+  it("names each address of a style sheet that the assets folder lacks, relative to the sheet's folder, with its line and column", () => {
+    const css = [
+      '@import "base.css";',
+      "@import url('gone.css');",
+      '.logo { background: url(img/logo.png) }',
+      '.hero { background: url( "/assets/img/hero%20wide.jpg?v=2#top" ) }',
+      "@font-face { src: url('../fonts/Inter.woff2') format('woff2'), url(fonts/inter.woff) }",
+    ].join('\n');
+    const files = new Set(['base.css', 'img/logo.png', 'fonts/Inter.woff2']);
+    expect(missingCssAssets([sheet('css/site.css', css), sheet('css/base.css', ''), sheet('img/logo.png', 'url(x.png)')], files)).toEqual([
+      { template: 'css/site.css', line: 1, col: 10, ref: 'base.css' },
+      { template: 'css/site.css', line: 2, col: 14, ref: 'gone.css' },
+      { template: 'css/site.css', line: 3, col: 25, ref: 'img/logo.png' },
+      { template: 'css/site.css', line: 4, col: 27, ref: '/assets/img/hero%20wide.jpg?v=2#top' },
+      { template: 'css/site.css', line: 5, col: 68, ref: 'fonts/inter.woff' },
+    ]);
+  });
+
+  it("leaves another site's addresses, data: URLs, fragments, the site's own pages, and what a comment holds", () => {
+    const css = '/* url(old.png) */ a { background: url(https://cdn.example/a.png), url(//cdn.example/b.png), url(data:image/png;base64,AAAA) }\n.f { filter: url(#blur); cursor: url(/cursor.png), auto; mask: url(../../up.svg) }\n';
+    expect(missingCssAssets([sheet('style.css', css)], new Set())).toEqual([]);
+  });
+
+  it('fails loadTheme, saying where the file should be', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    await writeFile(path.join(dir, 'assets', 'style.css'), `${await readFile(path.join(dir, 'assets', 'style.css'), 'utf8')}\n.talk { background: url(img/stage.jpg) }\n`);
+    const line = (await readFile(path.join(dir, 'assets', 'style.css'), 'utf8')).split('\n').length - 1;
+    await expect(loadTheme(dir)).rejects.toThrow(`${path.join(dir, 'assets', 'style.css')}:${line}:25: img/stage.jpg is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`);
+    await mkdir(path.join(dir, 'assets', 'img'));
+    await writeFile(path.join(dir, 'assets', 'img', 'stage.jpg'), '');
+    expect((await loadTheme(dir)).assets.map((a) => a.path)).toContain('assets/img/stage.jpg');
   });
 });
