@@ -152,8 +152,10 @@ function onSite(path: string, base: string): string | undefined {
 }
 
 const ABSOLUTE_URL = /^(?:https?:\/\/|mailto:)/i;
+/** A link's text as Markdown, its brackets and backslashes escaped. */
+const linkText = (text: string) => text.replace(/[[\]\\]/g, '\\$&');
 /** A link as Markdown, its text escaped; an address alone as an autolink. */
-const markdownLink = (label: string, url: string) => (label ? `[${label.replace(/[[\]\\]/g, '\\$&')}](<${url}>)` : `<${url}>`);
+const markdownLink = (label: string, url: string) => (label ? `[${linkText(label)}](<${url}>)` : `<${url}>`);
 
 /**
  * pyvideo's summaries and descriptions are reStructuredText or plain text (pyvideo.org rendered them
@@ -212,11 +214,14 @@ const CODE_DIRECTIVE = /^\.\. (?:code|code-block|sourcecode)::\s*(\S*)\s*$/;
 const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
+/** A reference to a hyperlink target: `` `Two words`_ ``, `CloudABI_`. */
+const REST_REFERENCE = /`([^`<>\n]+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g;
 
 /** An item of a list numbered by docutils (`#. Intro`), which Markdown reads as text: as `1.`, it numbers on from 1 as docutils did (35 descriptions). */
 const AUTO_ENUMERATOR = /^(\s*)#\.(?=\s|$)/;
 
 const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+const isBlank = (line: string | undefined) => line === undefined || line.trim() === '';
 
 /** Python's `__init__`, `__slots__` in running text, which Markdown makes a bold "init" (18 pyvideo descriptions). */
 const DUNDER = /(?<![\w\\])__([a-z][a-z0-9_]*?)__(?!\w)/g;
@@ -237,90 +242,150 @@ const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+
  * headings, which come out the same) stays as it is.
  */
 export function restBlocks(text: string): string {
-  const lines = text.split('\n');
-  const out: string[] = [];
-  const styles: string[] = [];
-  const targets = new Map<string, string>();
-  let fence: string | undefined;
-  const blank = (line: string | undefined) => line === undefined || line.trim() === '';
-  /** The indented block that starts at or after `from` (blank lines first), as fenced code; the index after it. */
-  const literal = (from: number, lang: string): number => {
+  const conversion = new RestConversion(text.split('\n'));
+  for (let i = 0; i < conversion.lines.length; ) i = conversion.convert(i);
+  return conversion.markdown();
+}
+
+/**
+ * One text's conversion by restBlocks: the Markdown lines made so far, and what its later lines depend on (the
+ * adornments of its section titles, its hyperlink targets, the fence its lines are in). Each kind of block is
+ * a method that converts the block starting at a line and gives the index of the line after it, or undefined
+ * when the line starts no block of its kind.
+ */
+class RestConversion {
+  private readonly out: string[] = [];
+  /** The styles of the section titles' adornments, in the order they first appear: a title's level is its style's place. */
+  private readonly styles: string[] = [];
+  /** The hyperlink targets, by their names (see refName). */
+  private readonly targets = new Map<string, string>();
+  /** What closes the Markdown code fence the lines are in, if they are in one. */
+  private fence: string | undefined;
+
+  constructor(readonly lines: string[]) {}
+
+  /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
+  convert(i: number): number {
+    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.literalBlock(i) ?? this.textLine(i);
+  }
+
+  /** The Markdown, the references to the targets as reference links. */
+  markdown(): string {
+    const converted = this.out.join('\n');
+    if (this.targets.size === 0) return converted;
+    // References to the targets only: an identifier that ends in "_" is no reference unless a target has its name.
+    return converted.replace(REST_REFERENCE, (whole, phrase: string | undefined, word: string | undefined) => {
+      const name = refName(phrase ?? word!);
+      return this.targets.has(name) ? `[${linkText((phrase ?? word!).trim())}]` : whole;
+    });
+  }
+
+  /** A line in a Markdown code fence, as it is. */
+  private inFence(i: number): number | undefined {
+    if (this.fence === undefined) return undefined;
+    const line = this.lines[i]!;
+    this.out.push(line);
+    if (line.trim().startsWith(this.fence)) this.fence = undefined;
+    return i + 1;
+  }
+
+  private sectionTitle(i: number): number | undefined {
+    const title = overlinedTitle(this.lines, i) ?? underlinedTitle(this.lines, i);
+    if (!title) return undefined;
+    if (!this.styles.includes(title.style)) this.styles.push(title.style);
+    this.out.push(`${'#'.repeat(Math.min(this.styles.indexOf(title.style) + 1, 6))} ${escapeDunders(title.text.trim())}`);
+    return title.next;
+  }
+
+  /** The line that opens a Markdown code fence, as it is. */
+  private opensFence(i: number): number | undefined {
+    const opened = FENCE.exec(this.lines[i]!);
+    if (!opened) return undefined;
+    this.fence = opened[1]!;
+    this.out.push(this.lines[i]!);
+    return i + 1;
+  }
+
+  /** A code directive, its content fenced; undefined when no indented content follows it. */
+  private codeDirective(i: number): number | undefined {
+    const code = CODE_DIRECTIVE.exec(this.lines[i]!);
+    if (!code) return undefined;
+    // Its options (`:linenos:`) are the directive's, not the code's.
+    let next = i + 1;
+    while (next < this.lines.length && /^\s+:[\w-]+:/.test(this.lines[next]!)) next++;
+    const end = this.literal(next, code[1] ?? '');
+    return end !== next ? end : undefined;
+  }
+
+  private image(i: number): number | undefined {
+    const image = IMAGE_DIRECTIVE.exec(this.lines[i]!);
+    if (!image) return undefined;
+    this.out.push(`![](${image[1]})`);
+    return i + 1;
+  }
+
+  /** A hyperlink target, kept for the references to it, as a link reference definition. */
+  private target(i: number): number | undefined {
+    const target = TARGET.exec(this.lines[i]!);
+    if (!target) return undefined;
+    this.targets.set(refName(target[1]!), target[2]!);
+    // A definition cannot interrupt a paragraph.
+    if (!isBlank(this.out.at(-1)) && !/^\[[^\]]+\]: /.test(this.out.at(-1)!)) this.out.push('');
+    this.out.push(`[${linkText(refName(target[1]!))}]: <${target[2]}>`);
+    return i + 1;
+  }
+
+  /** A paragraph's last line that ends with `::`, and the literal block after it fenced. */
+  private literalBlock(i: number): number | undefined {
+    const line = this.lines[i]!;
+    if (!LITERAL_MARK.test(line) || line.startsWith('..')) return undefined;
+    // "Example::" reads "Example:"; "Example ::" and "::" alone lose the mark.
+    const kept = line.replace(LITERAL_MARK, (_, before: string) => (before === '' && line.trim() !== '::' ? ':' : ''));
+    if (kept.trim() !== '') this.out.push(escapeDunders(kept));
+    return this.literal(i + 1, '');
+  }
+
+  /** A line of text, an item of a list docutils numbers (`#.`) numbered as Markdown numbers one. */
+  private textLine(i: number): number {
+    this.out.push(escapeDunders(this.lines[i]!.replace(AUTO_ENUMERATOR, '$11.')));
+    return i + 1;
+  }
+
+  /** The indented block that starts at or after `from` (blank lines first), as fenced code; the index after it (`from` when there is none). */
+  private literal(from: number, lang: string): number {
+    const { lines } = this;
     let start = from;
-    while (start < lines.length && blank(lines[start])) start++;
+    while (start < lines.length && isBlank(lines[start])) start++;
     const indent = start < lines.length ? indentOf(lines[start]!) : 0;
     if (indent === 0) return from;
     let end = start;
-    while (end < lines.length && (blank(lines[end]) || indentOf(lines[end]!) >= indent)) end++;
-    while (end > start && blank(lines[end - 1])) end--;
-    out.push('', `\`\`\`${lang}`, ...lines.slice(start, end).map((line) => line.slice(indent)), '```');
+    while (end < lines.length && (isBlank(lines[end]) || indentOf(lines[end]!) >= indent)) end++;
+    while (end > start && isBlank(lines[end - 1])) end--;
+    this.out.push('', `\`\`\`${lang}`, ...lines.slice(start, end).map((line) => line.slice(indent)), '```');
     return end;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (fence !== undefined) {
-      out.push(line);
-      if (line.trim().startsWith(fence)) fence = undefined;
-      continue;
-    }
-    const over = ADORNMENT.exec(line);
-    // Over and under a title, after a blank line; three tildes are rather a Markdown fence around one line of code.
-    const overlined = over && blank(lines[i - 1]) && !blank(lines[i + 1]) && !/^~{3}\s*$/.test(line) && ADORNMENT.exec(lines[i + 2] ?? '')?.[0].trim() === line.trim();
-    const title = overlined ? lines[i + 1]! : undefined;
-    const under = !over && blank(lines[i - 1] ?? out.at(-1)) && indentOf(line) === 0 && !blank(line) ? ADORNMENT.exec(lines[i + 1] ?? '') : null;
-    if ((title !== undefined && title.trim().length <= line.trim().length) || (under && line.trim().length <= lines[i + 1]!.trim().length && !ADORNMENT.test(line))) {
-      const style = title !== undefined ? `${over![1]}/` : under![1]!;
-      if (!styles.includes(style)) styles.push(style);
-      out.push(`${'#'.repeat(Math.min(styles.indexOf(style) + 1, 6))} ${escapeDunders((title ?? line).trim())}`);
-      i += title !== undefined ? 2 : 1;
-      continue;
-    }
-    const opened = FENCE.exec(line);
-    if (opened) {
-      fence = opened[1]!;
-      out.push(line);
-      continue;
-    }
-    const code = CODE_DIRECTIVE.exec(line);
-    if (code) {
-      // Its options (`:linenos:`) are the directive's, not the code's.
-      let next = i + 1;
-      while (next < lines.length && /^\s+:[\w-]+:/.test(lines[next]!)) next++;
-      const end = literal(next, code[1] ?? '');
-      if (end !== next) {
-        i = end - 1;
-        continue;
-      }
-    }
-    const image = IMAGE_DIRECTIVE.exec(line);
-    if (image) {
-      out.push(`![](${image[1]})`);
-      continue;
-    }
-    const target = TARGET.exec(line);
-    if (target) {
-      targets.set(refName(target[1]!), target[2]!);
-      // A definition cannot interrupt a paragraph.
-      if (!blank(out.at(-1)) && !/^\[[^\]]+\]: /.test(out.at(-1)!)) out.push('');
-      out.push(`[${refName(target[1]!).replace(/[[\]\\]/g, '\\$&')}]: <${target[2]}>`);
-      continue;
-    }
-    const mark = LITERAL_MARK.exec(line);
-    if (mark && !line.startsWith('..')) {
-      // "Example::" reads "Example:"; "Example ::" and "::" alone lose the mark.
-      const kept = line.replace(LITERAL_MARK, (_, before: string) => (before === '' && line.trim() !== '::' ? ':' : ''));
-      if (kept.trim() !== '') out.push(escapeDunders(kept));
-      i = literal(i + 1, '') - 1;
-      continue;
-    }
-    out.push(escapeDunders(line.replace(AUTO_ENUMERATOR, '$11.')));
   }
-  const converted = out.join('\n');
-  if (targets.size === 0) return converted;
-  // References to the targets only: an identifier that ends in "_" is no reference unless a target has its name.
-  return converted.replace(/`([^`<>\n]+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g, (whole, phrase: string | undefined, word: string | undefined) => {
-    const name = refName(phrase ?? word!);
-    return targets.has(name) ? `[${(phrase ?? word!).trim().replace(/[[\]\\]/g, '\\$&')}]` : whole;
-  });
+}
+
+/** A section title: its text, its adornment's style, and the index of the line after it. */
+type SectionTitle = { text: string; style: string; next: number };
+
+/** The title over- and underlined at line `i`, if one is; its style (`=/`) is not that of a title only underlined with the same character (`=`). */
+function overlinedTitle(lines: string[], i: number): SectionTitle | undefined {
+  const line = lines[i]!;
+  const over = ADORNMENT.exec(line);
+  // Over and under a title, after a blank line; three tildes are rather a Markdown fence around one line of code.
+  const overlined = over && isBlank(lines[i - 1]) && !isBlank(lines[i + 1]) && !/^~{3}\s*$/.test(line) && ADORNMENT.exec(lines[i + 2] ?? '')?.[0].trim() === line.trim();
+  if (!overlined || lines[i + 1]!.trim().length > line.trim().length) return undefined;
+  return { text: lines[i + 1]!, style: `${over[1]}/`, next: i + 3 };
+}
+
+/** The title at line `i` underlined by the next, after a blank line, if one is. */
+function underlinedTitle(lines: string[], i: number): SectionTitle | undefined {
+  const line = lines[i]!;
+  if (ADORNMENT.test(line) || !isBlank(lines[i - 1]) || indentOf(line) !== 0 || isBlank(line)) return undefined;
+  const under = ADORNMENT.exec(lines[i + 1] ?? '');
+  if (!under || line.trim().length > lines[i + 1]!.trim().length) return undefined;
+  return { text: line, style: under[1]!, next: i + 2 };
 }
 
 /** A line that Markdown may read as indented code: four spaces, or a tab after fewer. */
