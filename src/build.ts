@@ -277,7 +277,7 @@ class Rendering {
   /** Renders a batch in a worker thread. */
   readonly inThread = (slice: Task): Promise<BatchResult> => {
     const { theme, renderer, target, contentDir } = this;
-    return this.workers.run<BatchResult>({ templatesKey: this.templatesKey, templates: theme.templates, templatesFolder: theme.folder, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
+    return this.workers.run<BatchResult>({ templatesKey: this.templatesKey, templates: theme.templates, templatesFolder: theme.folder, writtenTemplates: theme.written, site: renderer.site, target, contentDir, ...slice } satisfies WorkerTask);
   };
 
   private stopped(): boolean {
@@ -944,7 +944,7 @@ class BuildRun {
     if (unreachable.length > 0) return { ok: false, errors: unreachable };
     const info: SiteInfo = { baseUrl, nav: w.navOf(catalogue.pages), name: catalogue.site.name, editUrl: catalogue.site.edit_url };
     // Compiled now, so a template error fails the build before anything is written.
-    const renderer = new w.SiteRenderer(theme.templates, info, theme.folder);
+    const renderer = new w.SiteRenderer(theme.templates, info, theme.folder, theme.written);
     // Pages show the site's settings (its name on every one), as feeds do: new settings are a new site.
     const prints = fingerprints(theme, `${code}${hash(`${info.baseUrl}\n${JSON.stringify(catalogue.site)}`)}`, info);
     return { ok: true, info, renderer, prints, memo };

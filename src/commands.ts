@@ -280,15 +280,16 @@ async function templateProblems(folder: string): Promise<TemplateError> {
   const [{ SiteRenderer }, { DEFAULT_SITE_NAME }, { byPosition }] = await Promise.all([import('./render.ts'), import('./schema.ts'), import('./template-errors.ts')]);
   const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
   let templates: Templates;
+  let written: Templates | undefined;
   let problems: string[] = [];
   try {
-    templates = (await loadTheme(folder)).templates;
+    ({ templates, written } = await loadTheme(folder));
   } catch (err) {
     if (!(err instanceof ThemeError)) return new TemplateError(lines(err));
     ({ problems, templates } = err);
   }
   try {
-    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder);
+    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder, written);
     return new TemplateError(byPosition(problems));
   } catch (err) {
     return new TemplateError(byPosition([...problems, ...lines(err)]));

@@ -11,6 +11,8 @@ export interface WorkerTask {
   templatesKey: string;
   templates: Templates;
   templatesFolder: string;
+  /** The theme's templates as written, where they differ from `templates` (Theme's `written`). */
+  writtenTemplates?: Templates;
   site: SiteInfo;
   target: WriteTarget;
   contentDir: string;
@@ -27,6 +29,6 @@ let current: { key: string; renderer: SiteRenderer } | undefined;
 export default function run(task: WorkerTask): BatchResult {
   // The site's navigation is the content's: a renderer is kept for one navigation, as for one set of templates.
   const key = `${task.templatesKey}${task.templatesFolder}\0${JSON.stringify(task.site)}`;
-  if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site, task.templatesFolder) };
+  if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site, task.templatesFolder, task.writtenTemplates) };
   return renderBatch(current.renderer, task.target, task.contentDir, task.jobs, task.pages);
 }

@@ -503,17 +503,21 @@ export class SiteRenderer {
   /** Where a render failed (see renderFailureAt): made on the first failure, never on a page that renders. */
   private failureAt?: ReturnType<typeof renderFailureAt>;
 
-  /** `folder` is the templates folder as it was given: errors name the template's file in it. */
+  /**
+   * `folder` is the templates folder as it was given: errors name the template's file in it, at their places in
+   * `written`, the templates as written where `templates` spell an asset's address otherwise (Theme's `written`).
+   */
   constructor(
-    private readonly templates: Templates,
+    templates: Templates,
     readonly site: SiteInfo,
     private readonly folder: string,
+    private readonly written = templates,
   ) {
     this.eta = newEta();
     for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new TemplateError([`${templateFile(folder, name)} is missing`]);
     // Every template that does not compile is named at once, one a line.
-    const failures = byPosition(loadTemplates(this.eta, templates, folder));
-    if (failures.length > 0) throw new TemplateError(failures);
+    const failures = loadTemplates(this.eta, templates, folder);
+    if (failures.length > 0) throw new TemplateError(byPosition(written === templates ? failures : loadTemplates(newEta(), written, folder)));
   }
 
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
@@ -523,7 +527,7 @@ export class SiteRenderer {
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
-      this.failureAt ??= renderFailureAt(this.templates, this.folder);
+      this.failureAt ??= renderFailureAt(this.written, this.folder);
       throw new RenderError(this.failureAt(name, input) ?? templateFile(this.folder, name), page, reasonOf(err));
     }
   }

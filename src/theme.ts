@@ -21,6 +21,11 @@ export interface Theme {
   /** The templates folder as it was given, which errors name the templates' files in. */
   folder: string;
   templates: Templates;
+  /**
+   * The templates as written, where `templates` spell an asset's address otherwise (see spelledAsFiles), which moves
+   * the columns after it: a template's errors are placed in these.
+   */
+  written?: Templates;
   /** Static files under templates/assets, copied to /assets. */
   assets: { path: string; bytes: Buffer }[];
 }
@@ -96,7 +101,8 @@ export async function loadTheme(dir: string): Promise<Theme> {
     }),
   ];
   if (problems.length > 0) throw new ThemeError(problems, templates);
-  return { folder: dir, templates: spelledAsFiles(templates, assetFiles, assetRefs), assets };
+  const spelled = spelledAsFiles(templates, assetFiles, assetRefs);
+  return { folder: dir, templates: spelled, ...(spelled === templates ? {} : { written: templates }), assets };
 }
 
 /**
@@ -238,6 +244,7 @@ function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>, refs:
     const address = `/assets/${name === match[1] ? file : encodeURI(file)}`;
     text[line - 1] = text[line - 1]!.slice(0, col - 1) + address + text[line - 1]!.slice(col - 1 + match[0].length);
   }
+  if (lines.size === 0) return templates;
   return { ...templates, ...Object.fromEntries([...lines].map(([template, text]) => [template, text.join('\n')])) };
 }
 

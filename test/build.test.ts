@@ -228,6 +228,20 @@ describe('build', () => {
     ]);
   });
 
+  it("places a template's failures in the template as written where an asset's address was spelled as its file (which moves the columns after it)", async () => {
+    // café.svg named with e and U+0301, addressed with U+00E9 and percent-encoded: the pages spell both as the file, one letter longer.
+    const spelled = { 'assets/cafe\u0301.svg': '<svg/>' };
+    const refs = '<img src="/assets/caf\u00e9.svg" alt=""><img src="/assets/caf%C3%A9.svg" alt="">';
+    // The same line with names of as many letters that are their files' already.
+    const same = { 'assets/cafe.svg': '<svg/>', 'assets/cafAA.svg': '<svg/>' };
+    const plain = '<img src="/assets/cafe.svg" alt=""><img src="/assets/caf%41%41.svg" alt="">';
+    for (const fails of ['<%= it.talk. %>', '<%= it.talk.nosuch.deep %>']) {
+      const [failure] = await failedWithTemplates({ ...spelled, 'talk.eta': `${refs}${fails}\n` });
+      expect(failure).toMatch(/^T\/talk\.eta:1:\d+/);
+      expect(failure).toBe((await failedWithTemplates({ ...same, 'talk.eta': `${plain}${fails}\n` }))[0]);
+    }
+  });
+
   it('names a template that fails on one page (a partial, for one talk) by file, line and column, and leaves the previous output as it was', async () => {
     const root = await tempDir();
     const out = path.join(root, 'dist');
