@@ -479,6 +479,8 @@ class PlanDiff<A extends OutputSpec> {
    * file is to be removed, and none need be looked for (156,000 look-ups on the pyvideo import).
    */
   private again = 0;
+  /** The files removable() found: a build with nothing to write asks before it finishes its writes. */
+  private gone: string[] | undefined;
 
   constructor(
     parts: Iterable<Part>,
@@ -572,6 +574,10 @@ class PlanDiff<A extends OutputSpec> {
 
   /** The last build's files (`listed` in the output, without a state) that this one does not make, once every file is entered. */
   removable(listed: string[] | undefined): string[] {
+    return (this.gone ??= this.notMadeAgain(listed));
+  }
+
+  private notMadeAgain(listed: string[] | undefined): string[] {
     const { patch, previous, manifest } = this;
     if (this.last) this.takeOut(this.last);
     if (patch) return patch.removed();
