@@ -5,7 +5,7 @@
 // Writes run one at a time; a write that fails validation or the build leaves
 // every file as it was.
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
@@ -421,7 +421,10 @@ export class RecordWriter implements WriteHandler {
     if (unlock && 'status' in unlock) return unlock;
     const file = path.join(content, change.file);
     let result: BuildResult | undefined;
+    /** The folder a new talk's file made: an event without talks may have no videos/ yet. */
+    let made: string | undefined;
     try {
+      if (!change.before) made = await mkdir(path.dirname(file), { recursive: true });
       await writeFileAtomic(file, change.after);
       result = await this.build(true);
     } finally {
@@ -429,6 +432,7 @@ export class RecordWriter implements WriteHandler {
         if (!result?.ok) {
           if (change.before) await writeFileAtomic(file, change.before);
           else await rm(file, { force: true });
+          if (made) await rmdir(made);
         }
       } finally {
         // Also when the put-back fails (a full disk): a lock left behind would hold off every other build until this server stops.

@@ -2,7 +2,7 @@
 // files and the output before they answer; bad requests change nothing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -427,6 +427,26 @@ describe('writes through the API', () => {
     expect(r.status).toBe(201);
     expect(json(r).slug).toBe('chosen-by-hand-2');
     expect(existsSync(path.join(content, 'tidewater-python-2024/videos/chosen-by-hand-2.yaml'))).toBe(true);
+  });
+
+  it('PUT creates the first talk of an event that has no videos folder yet, and leaves no folder behind when it cannot', async () => {
+    const event = path.join(content, 'first-of-its-kind');
+    await mkdir(event);
+    await writeFile(path.join(event, 'category.yaml'), 'title: First of Its Kind\n');
+    const videos = path.join(event, 'videos');
+    written.seen = (name) => {
+      if (path.dirname(name) === videos) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    try {
+      expect((await send('PUT', 4600, { title: 'Not Written', category: 'First of Its Kind' })).status).toBe(500);
+    } finally {
+      written.seen = () => undefined;
+    }
+    expect(existsSync(videos)).toBe(false);
+    const r = await send('PUT', 4600, { title: 'The First Talk', category: 'First of Its Kind' });
+    expect([r.status, r.headers.location]).toEqual([201, '/api/v2/video/4600']);
+    expect(parse(await readFile(path.join(videos, 'the-first-talk.yaml'), 'utf8')).id).toBe(4600);
+    expect((await get('/api/v2/video/4600')).text).toBe(r.text);
   });
 });
 
