@@ -2,7 +2,7 @@
 // would: YAML stays YAML with its comments, quoting and key order, JSON stays
 // JSON with its indentation; a changed field keeps its place, a new one goes last.
 import { applyEdits, createScanner, modify, SyntaxKind } from 'jsonc-parser';
-import { Document, isNode, isScalar, parse, parseDocument, visit } from 'yaml';
+import { Document, isAlias, isNode, isScalar, parse, parseDocument, visit, type Node } from 'yaml';
 
 /** New values by field name; `undefined` removes the field, so that it takes its default. */
 export type FieldChanges = Record<string, unknown>;
@@ -13,6 +13,9 @@ export function editSource(name: string, text: string, changes: FieldChanges): s
 
 function editYaml(text: string, changes: FieldChanges): string {
   const doc = parseDocument(text, { keepSourceTokens: false });
+  // What each field is to read once written: what it reads now, but for the changes.
+  const expected = { ...(doc.toJS() as Record<string, unknown>), ...changes };
+  copyAliases(doc, Object.keys(changes));
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) {
       doc.delete(key);
@@ -28,7 +31,27 @@ function editYaml(text: string, changes: FieldChanges): string {
       doc.set(key, created);
     }
   }
-  return asWritten(text, faithfulYaml(doc, changes));
+  return asWritten(text, faithfulYaml(doc, expected));
+}
+
+/**
+ * Each alias, outside the fields to change, of what those fields hold (`summary: *t` of `title: &t …`) becomes a copy
+ * of the value it reads: it would otherwise read the new value, or, its anchor removed, stop the file being written.
+ */
+function copyAliases(doc: Document, keys: readonly string[]): void {
+  const changing = new Set(keys.map((key) => doc.get(key, true)).filter(isNode));
+  const inChange = (node: unknown, ancestors: readonly unknown[]) => changing.has(node as Node) || ancestors.some((a) => changing.has(a as Node));
+  /** Each anchor as last defined (a name may be given again), and whether it is in a field to change. */
+  const anchors = new Map<string, { node: Node; changing: boolean }>();
+  visit(doc, {
+    Node(_, node, ancestors) {
+      if (isAlias(node)) {
+        const target = anchors.get(node.source);
+        if (target?.changing && !inChange(node, ancestors)) return doc.createNode(target.node.toJS(doc));
+      } else if (node.anchor) anchors.set(node.anchor, { node, changing: inChange(node, ancestors) });
+      return undefined;
+    },
+  });
 }
 
 /** `out` with the line breaks and byte order mark of `text`: yaml writes "\n" and drops the mark, which would change every line of a file saved on Windows. */

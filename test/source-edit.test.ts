@@ -54,6 +54,18 @@ describe('editing a content file', () => {
     expect(parse(out)).toEqual({ id: 1, speakers: ['B', 'C'], tags: [] });
   });
 
+  it('leaves what an alias elsewhere reads of a value it changes or removes as it was', () => {
+    const yaml = 'id: 1\ntitle: &t Same # kept\nsummary: *t\nspeakers: &people\n  - &first A\ntags: *people\ndescription: *first\n';
+    // The alias read the new title (a PATCH of the title changed the summary too), or was left without its anchor (a 500).
+    expect(parse(editSource('talk.yaml', yaml, { title: 'New' }))).toEqual({ id: 1, title: 'New', summary: 'Same', speakers: ['A'], tags: ['A'], description: 'A' });
+    expect(parse(editSource('talk.yaml', yaml, { title: undefined, speakers: ['B'] }))).toEqual({ id: 1, summary: 'Same', speakers: ['B'], tags: ['A'], description: 'A' });
+    // An alias that is itself changed is just replaced; one to an anchor defined again later reads the later one.
+    expect(parse(editSource('talk.yaml', 'id: 1\ntitle: &t A\nsummary: *t\ntags: [&t B, *t]\n', { title: 'C', summary: 'D' }))).toEqual({ id: 1, title: 'C', summary: 'D', tags: ['B', 'B'] });
+    expect(editSource('talk.yaml', yaml, { title: 'New' })).toContain('title: &t New # kept\n');
+    // A copy reads back as the value it copies, as a changed field does.
+    expect(parse(editSource('talk.yaml', 'id: 1\ntitle: &t "  \\n\\n"\nsummary: *t\n', { title: 'New' })).summary).toBe('  \n\n');
+  });
+
   it('removes a field so that it takes its default', () => {
     expect(parse(editSource('talk.yaml', YAML, { recorded: undefined }))).not.toHaveProperty('recorded');
     expect(JSON.parse(editSource('talk.json', '{\n  "id": 1,\n  "tags": ["a"]\n}\n', { tags: undefined }))).toEqual({ id: 1 });
