@@ -5,7 +5,7 @@
 // Writes run one at a time; a write that fails validation or the build leaves
 // every file as it was.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import * as z from 'zod';
@@ -429,14 +429,17 @@ export class RecordWriter implements WriteHandler {
     let result: BuildResult | undefined;
     /** The folder a new talk's file made: an event without talks may have no videos/ yet. */
     let made: string | undefined;
+    /** The talk file's permissions, which its new bytes keep: a file only its owner may read is not to become everyone's. */
+    let mode: number | undefined;
     try {
-      if (!change.before) made = await mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, change.after);
+      if (change.before) mode = (await stat(file)).mode & 0o777;
+      else made = await mkdir(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, change.after, mode);
       result = await this.build(true);
     } finally {
       try {
         if (!result?.ok) {
-          if (change.before) await writeFileAtomic(file, change.before);
+          if (change.before) await writeFileAtomic(file, change.before, mode);
           else await rm(file, { force: true });
           if (made) await rmdir(made);
         }

@@ -2,7 +2,7 @@
 // files and the output before they answer; bad requests change nothing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -447,6 +447,20 @@ describe('writes through the API', () => {
     expect([r.status, r.headers.location]).toEqual([201, '/api/v2/video/4600']);
     expect(parse(await readFile(path.join(videos, 'the-first-talk.yaml'), 'utf8')).id).toBe(4600);
     expect((await get('/api/v2/video/4600')).text).toBe(r.text);
+  });
+
+  it("keeps a talk file's permissions: one only its owner may read stays so, written or put back", async () => {
+    const file = path.join(content, TALK);
+    await chmod(file, 0o600);
+    try {
+      expect((await send('PATCH', 12, { whiteboard: 'not for everyone' })).status).toBe(200);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      // Valid in the file alone; the build refuses it, and the file is put back.
+      expect((await send('PATCH', 12, { category: 'Another Event' })).status).toBe(400);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+    } finally {
+      await chmod(file, 0o644);
+    }
   });
 
   it('answers a body of thousands of unknown fields at once: it edits no file for them', async () => {
