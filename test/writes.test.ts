@@ -473,11 +473,20 @@ describe('writes through the API', () => {
     const errors = json(r);
     expect(Object.keys(errors)).toEqual(['duration', ...Object.keys(fields)]);
     expect(errors.x0).toEqual(['unknown field; remove it (see "Content format" in the README for the known fields)']);
+    const created = await send('PUT', 4701, { title: 'Many Fields', category: 'Tidewater Python 2024', ...fields });
+    expect([created.status, Object.keys(json(created))]).toEqual([400, Object.keys(fields)]);
     expect(await fingerprint(content)).toEqual(before);
     // Editing the file field by field took time by the square of their number, on the server's one thread: these took
     // 10–20 s, 12,000 took 100 s, and a 1 MiB body of short names would take hours.
     expect(ms).toBeLessThan(5_000);
   }, 180_000);
+
+  it('PUT to a new id names an unknown field, as it does to a talk that is there, rather than leave it out', async () => {
+    const before = await fingerprint(content);
+    const r = await send('PUT', 4700, { title: 'Typo Talk', category: 'Tidewater Python 2024', durration: 60 });
+    expect([r.status, json(r)]).toEqual([400, { durration: ['unknown field; did you mean `duration`?'] }]);
+    expect(await fingerprint(content)).toEqual(before);
+  });
 });
 
 describe('serve --tokens', () => {
