@@ -214,8 +214,11 @@ const CODE_DIRECTIVE = /^\.\. (?:code|code-block|sourcecode)::\s*(\S*)\s*$/;
 const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
-/** A reference to a hyperlink target: `` `Two words`_ ``, `CloudABI_`. */
-const REST_REFERENCE = /`([^`<>\n]+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g;
+/**
+ * A reference to a hyperlink target: `` `Two words`_ ``, `CloudABI_`. A phrase may go on over a line's end, as
+ * docutils reads it (`hardware\nsupport`_), within its paragraph.
+ */
+const REST_REFERENCE = /`((?:[^`<>\n]|\n(?![ \t]*\n))+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g;
 
 /** An item of a list numbered by docutils (`#. Intro`), which Markdown reads as text: as `1.`, it numbers on from 1 as docutils did (35 descriptions). */
 const AUTO_ENUMERATOR = /^(\s*)#\.(?=\s|$)/;

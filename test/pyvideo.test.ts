@@ -271,6 +271,14 @@ describe('convertTalk', () => {
     );
   });
 
+  // pyohio-2022's "extensive `hardware\nsupport`_" showed a code span and a "_", its target's address on no page (10 texts of the snapshot).
+  it('links a reference whose phrase goes on over a line break, as docutils does, but not over a paragraph break', () => {
+    const rest = 'An extensive `hardware\n   support`_ list.\n\nNot `one\n\ntwo`_ here.\n\n.. _hardware support: https://e.org/hw\n.. _one two: https://e.org/12\n';
+    const converted = restBlocks(rest);
+    expect(converted).toBe('An extensive [hardware\n   support] list.\n\nNot `one\n\ntwo`_ here.\n\n[hardware support]: <https://e.org/hw>\n[one two]: <https://e.org/12>\n');
+    expect(renderMarkdown(converted)).toMatch(/An extensive <a href="https:\/\/e\.org\/hw" rel="nofollow ugc noopener">hardware\s+support<\/a> list\./);
+  });
+
   // pycon-ca-2017's "__slots__" was a bold "slots".
   it("keeps Python's dunder names in running text as text, and leaves code, addresses and Markdown's bold alone", () => {
     const text = 'Use __slots__ and obj.__init__() in `x.__dict__`, https://e.org/__init__.py and __Bold__';
