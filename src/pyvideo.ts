@@ -463,7 +463,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const recorded = recordedDate(source.recorded, note);
   const duration = durationOf(source, note);
   const texts = summaryAndDescription(fields, source.abstract, note);
-  const places = new Places();
+  const places = new Places(note);
   placeRelated(fields, source.related_url != null, places, note);
   const { media, sourceUrl, embed } = videoFields(source.source_url, fields, title, places, note);
   const thumbnail = thumbnailOf(source.thumbnail_url, places, note);
@@ -598,13 +598,19 @@ class Places {
   readonly related: RelatedUrl[] = [];
   readonly unplaced: string[] = [];
 
+  constructor(private readonly note: Note) {}
+
   // Where a URL went is the caller's note: a link the page shows, or the whiteboard's text when a browser cannot follow it.
   place(label: string, url: string): 'related_urls' | 'whiteboard' {
     if (!isHttpUrl(url)) {
       this.unplaced.push(url);
       return 'whiteboard';
     }
-    if (!this.related.some((r) => r.url === url)) this.related.push({ label, url });
+    const known = this.related.findIndex((r) => r.url === url);
+    if (known === -1) this.related.push({ label, url });
+    // A URL given bare and again with a label (mostly "Conference Website") is shown with the label.
+    else if (this.related[known]!.label === url) this.related[known] = { label, url };
+    else if (label !== url && label !== this.related[known]!.label) this.note('related_urls: a URL given again with another label, that label dropped');
     return 'related_urls';
   }
 

@@ -171,6 +171,16 @@ describe('convertTalk', () => {
     expect(kinds.filter((k) => k === 'related_urls: entry without a url dropped')).toHaveLength(2);
   });
 
+  it('shows a related URL given twice once, with its label where one came bare, and says when a second label is left out', () => {
+    const related = ['https://e.org/site', { label: 'Conference Website', url: 'https://e.org/site' }, { label: 'Slides', url: 'https://e.org/s' }, { label: 'Session Information', url: 'https://e.org/s' }, 'https://e.org/s'];
+    const { value, notes } = convert({ ...record, videos: [], related_urls: related });
+    expect(value.related_urls).toEqual([
+      { label: 'Conference Website', url: 'https://e.org/site' },
+      { label: 'Slides', url: 'https://e.org/s' },
+    ]);
+    expect(notes.map((n) => n.kind).filter((k) => k.includes('label dropped'))).toEqual(['related_urls: a URL given again with another label, that label dropped']);
+  });
+
   it('decodes the character references a related URL was scraped with, and says so', () => {
     const { value, notes } = convert({ ...record, related_urls: [{ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&amp;ouid=1&amp;rtpof=true' }] });
     expect(value.related_urls[0]).toEqual({ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&ouid=1&rtpof=true' });
