@@ -691,7 +691,7 @@ export async function saveState(memory: BuildMemory): Promise<void> {
     if (!stillOwn(memory, unsaved.stateDir) || folderId(unsaved.out) !== state.outId) return;
     const parts = memory.written?.manifest === state.manifest ? partsOf(memory.written) : undefined;
     await rename(...(await writeStateNext(unsaved.stateDir, { ...state, parts })));
-    await writeUnchanged(unsaved.stateDir, unsaved.input, state.outId, unsaved.totals);
+    await writeUnchanged(unsaved.stateDir, unsaved.input, state.outId, unsaved.totals, state.manifest.keys());
     memory.stamp = stateStamp(unsaved.stateDir);
   } finally {
     await unlock();
@@ -1095,7 +1095,7 @@ class Writing {
       // Nothing to save when the build read its state from the disk and found nothing changed (a server's first build).
       const onDisk = this.previous !== this.inMemory && this.loaded.read === 0 && settled !== undefined && readUnchanged(deferredStateDir, settled, out) !== undefined;
       if (!onDisk) options.memory!.unsaved = { stateDir: deferredStateDir, out, input: settled, totals: summary };
-    } else if (stateDir) await writeUnchanged(stateDir, settled, outId, summary);
+    } else if (stateDir) await writeUnchanged(stateDir, settled, outId, summary, this.plan.diff.manifest.keys());
   }
 
   /** Leaves the output as it is; saves new file stats, so the next build need not read them again. */

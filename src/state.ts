@@ -197,6 +197,7 @@ export function readState(stateDir: string, code: string, outDir: string): Build
     const state: BuildState = { code, outId: head.outId, manifest: new Map(), load: new Map(), search: new Map() };
     /** The manifest's files in the order written: by part, if the parts follow. */
     const files: string[] = [];
+    const tops = new TopNames();
     const parts = new Map<string, PartFiles>();
     let at = 0;
     for (const piece of pieces) {
@@ -205,6 +206,7 @@ export function readState(stateDir: string, code: string, outDir: string): Build
         for (let i = 0; i < pairs.length; i += 2) {
           state.manifest.set(pairs[i]!, pairs[i + 1]!);
           files.push(pairs[i]!);
+          tops.add(pairs[i]!);
         }
       } else if ('parts' in piece) {
         for (const [name, signature, count] of piece.parts) parts.set(name, { signature, files: files.slice(at, (at += count)) });
@@ -216,7 +218,7 @@ export function readState(stateDir: string, code: string, outDir: string): Build
     }
     if (parts.size > 0 && at === files.length) state.parts = parts;
     // Renamed into place once whole, but a file that lacks pieces must not pass for a smaller state.
-    return state.manifest.size + state.load.size + state.search.size === head.entries ? state : undefined;
+    return state.manifest.size + state.load.size + state.search.size === head.entries && holdsAll(outDir, tops.names) ? state : undefined;
   } catch {
     return undefined;
   }
@@ -333,8 +335,8 @@ export function stateStamp(stateDir: string): string | undefined {
 
 export function readUnchanged(stateDir: string, input: string, outDir: string): Totals | undefined {
   try {
-    const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outId: string };
-    if (saved.input !== input || folderId(outDir) !== saved.outId) return undefined;
+    const saved = JSON.parse(readFileSync(path.join(stateDir, UNCHANGED_FILE), 'utf8')) as Totals & { input: string; outId: string; tops: string[] };
+    if (saved.input !== input || folderId(outDir) !== saved.outId || !holdsAll(outDir, saved.tops)) return undefined;
     return { events: saved.events, talks: saved.talks, drafts: saved.drafts, outputs: saved.outputs };
   } catch {
     return undefined;
@@ -345,7 +347,35 @@ export function readUnchanged(stateDir: string, input: string, outDir: string): 
 export const forgetUnchanged = (stateDir: string) => rm(path.join(stateDir, UNCHANGED_FILE), { force: true });
 
 /** Without `input`, as after a build that left work for the next one (BuildOptions.deferSearch), no build counts as a no-op. */
-export async function writeUnchanged(stateDir: string, input: string | undefined, outId: string, totals: Totals): Promise<void> {
+export async function writeUnchanged(stateDir: string, input: string | undefined, outId: string, totals: Totals, files: Iterable<string>): Promise<void> {
   const { events, talks, drafts, outputs } = totals;
-  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: input ?? null, outId, events, talks, drafts, outputs }));
+  const tops = new TopNames();
+  for (const file of files) tops.add(file);
+  await writeFileAtomic(path.join(stateDir, UNCHANGED_FILE), JSON.stringify({ input: input ?? null, outId, tops: [...tops.names], events, talks, drafts, outputs }));
+}
+
+/**
+ * The names at the top of an output that its files are in (`video` of `video/12/a-talk/index.html`): a state is
+ * trusted only while the output holds them all. The folder emptied by hand (`rm -rf dist/*`, which leaves it the
+ * same folder) or a folder of it removed (`rm -rf dist/video`) was taken for the output the last build wrote, and a
+ * build wrote nothing into it.
+ */
+class TopNames {
+  readonly names = new Set<string>();
+  private last = '';
+
+  add(file: string): void {
+    // Files come folder by folder: most share the last one's top.
+    if (this.last !== '' && file.startsWith(this.last)) return;
+    const slash = file.indexOf('/');
+    this.last = slash === -1 ? '' : file.slice(0, slash + 1);
+    this.names.add(slash === -1 ? file : file.slice(0, slash));
+  }
+}
+
+/** Whether the folder `dir` holds every one of `names`. */
+function holdsAll(dir: string, names: Iterable<string>): boolean {
+  const held = new Set(readdirSync(dir));
+  for (const name of names) if (!held.has(name)) return false;
+  return true;
 }

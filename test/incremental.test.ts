@@ -555,6 +555,18 @@ describe('incremental builds', () => {
   });
 
   it.each([
+    ['emptied (rm -rf dist/*, which leaves its hidden files)', (files: string[]) => files.filter((name) => !name.startsWith('.'))],
+    ['without one of its folders (rm -rf dist/video)', () => ['video']],
+  ])('a build into an output folder %s, the same folder still, writes again what is gone, from its no-op record too', async (_, removed) => {
+    await incremental();
+    for (const name of removed(await readdir(out))) await rm(path.join(out, name), { recursive: true });
+    // A build with nothing else changed, which the no-op record would answer if it trusted the output.
+    expect((await incremental()).written).toBeGreaterThan(0);
+    await expectSameAsClean();
+    expect((await incremental()).written).toBe(0);
+  });
+
+  it.each([
     ['in a process of its own', false],
     ['that keeps memory (the dev server)', true],
   ])('a build %s whose output is removed while it writes says so, not which file it missed; the next build makes it whole', async (_, keeps) => {

@@ -12,8 +12,10 @@ describe('the state file', () => {
   it('reads back as it was written, in pieces, and is trusted only for its code and its output folder', async () => {
     const dir = await tempDir('vc-state-');
     const out = path.join(dir, 'dist');
-    await mkdir(out);
+    await mkdir(path.join(out, 'video'), { recursive: true });
+    await writeFile(path.join(out, 'index.html'), '');
     const manifest = new Map(Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]));
+    manifest.set('index.html', 'key-home');
     const load: LoadCache = new Map([['event/videos/talk.yaml', { stat: '1:2:3', rev: 'r', value: { title: 'An event' } as never }]]);
     const state: BuildState = { code: 'c0de', outId: folderId(out)!, manifest, load, search: new Map([['origin', 'key']]) };
     const stateDir = path.join(dir, 'state');
@@ -24,6 +26,12 @@ describe('the state file', () => {
     expect([...read!.manifest.keys()]).toEqual([...manifest.keys()]);
     expect(readState(stateDir, 'other', out)).toBeUndefined();
     expect(readState(stateDir, 'c0de', dir)).toBeUndefined();
+    // Nor once the folder lacks a name at its top that the manifest's files are under, or are.
+    for (const top of ['video', 'index.html']) {
+      await rename(path.join(out, top), path.join(dir, top));
+      expect(readState(stateDir, 'c0de', out)).toBeUndefined();
+      await rename(path.join(dir, top), path.join(out, top));
+    }
     // A file cut short is not trusted, within a piece or after one.
     const bytes = await readFile(file);
     await truncate(file, bytes.length - 10);
@@ -84,7 +92,7 @@ describe('the state file', () => {
   it("keeps the manifest's files by part, in pieces, when the parts hold as many as the manifest", async () => {
     const dir = await tempDir('vc-state-');
     const out = path.join(dir, 'dist');
-    await mkdir(out);
+    await mkdir(path.join(out, 'video'), { recursive: true });
     const entries = Array.from({ length: 45_001 }, (_, i) => [`video/${i}/index.html`, `key-${i}`] as [string, string]);
     const manifest = new Map(entries);
     const files = entries.map(([file]) => file);
