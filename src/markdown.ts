@@ -349,6 +349,10 @@ export function excerpt(text: string, length: number): string {
   const plain = text.replace(/\s+/g, ' ').trim();
   if (plain.length <= length) return plain;
   const cut = plain.slice(0, length);
+  let end = Math.max(cut.lastIndexOf(' '), length - 40);
+  // Never between the halves of a surrogate pair (an emoji in a text without spaces, as PyCon Taiwan's descriptions mix them with Chinese):
+  // half of one is no character, and the feeds, the JSON-LD and the page's description would carry it.
+  if (/[\ud800-\udbff]/.test(cut.charAt(end - 1))) end--;
   // A copy: V8 makes a slice that keeps the whole text alive as long as the excerpt, which every talk's digest holds (23 MB of descriptions on the pyvideo import).
-  return structuredClone(`${cut.slice(0, Math.max(cut.lastIndexOf(' '), length - 40)).trimEnd()}…`);
+  return structuredClone(`${cut.slice(0, end).trimEnd()}…`);
 }

@@ -179,6 +179,15 @@ describe('excerpts', () => {
     // A word too long to end at is cut through, rather than leave a few characters of the text.
     expect(excerpt(`see ${'x'.repeat(100)}`, 50)).toBe(`see ${'x'.repeat(6)}…`);
   });
+
+  it('are never cut between the halves of a surrogate pair', () => {
+    // As PyCon Taiwan 2022's descriptions write (id 10708 of the pyvideo import): Chinese without spaces, and emoji.
+    const chinese = '不是萬中選一要如何練一身'.repeat(10);
+    expect(excerpt(`${chinese.slice(0, 119)}🚀${chinese}`, 160)).toBe(`${chinese.slice(0, 119)}…`);
+    expect(blurb(`💡 ${chinese.repeat(3).slice(0, 256)}🚀${chinese}`, 300)).toBe(`💡 ${chinese.repeat(3).slice(0, 256)}…`);
+    // A pair the cut leaves whole stays.
+    expect(excerpt(`${chinese.slice(0, 118)}🚀${chinese}`, 160)).toBe(`${chinese.slice(0, 118)}🚀…`);
+  });
 });
 
 describe('sanitiseEmbed', () => {

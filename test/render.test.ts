@@ -95,6 +95,18 @@ describe('talk pages', () => {
     expect(view.openGraph).toContainEqual(['og:video', 'https://e.org/a.webm']);
   });
 
+  it('cut their description, in the JSON-LD and OpenGraph, between characters, never between the halves of an emoji', () => {
+    const event = { slug: 'pycon-apac-2022', title: 'PyCon APAC 2022', start_date: null, end_date: null };
+    // As PyCon Taiwan 2022's descriptions write (id 10708 of the pyvideo import): Chinese without spaces, and emoji.
+    const chinese = '不是萬中選一要如何練一身'.repeat(10);
+    const view = talkView({ talk: makeTalk({ title: '不是萬中選一，要如何練一身 Python', summary: `${chinese.slice(0, 119)}🚀${chinese}` }), event, others: [] }, SITE);
+    const { description } = JSON.parse(view.jsonLd);
+    expect(description).toBe(`${chinese.slice(0, 119)}…`);
+    expect(view.jsonLd).not.toMatch(/\\ud[89a-f]/i);
+    expect(view.openGraph).toContainEqual(['og:description', description]);
+    expect(view.metaDescription).toBe(description);
+  });
+
   it("mark a title in English as English, where the talk's language is written in another script", async () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const english = talkView({ talk: makeTalk({ title: 'How PyPy can help', language: 'Russian' }), event, others: [] }, SITE);
