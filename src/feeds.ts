@@ -48,10 +48,14 @@ const RIGHTS = 'The talks belong to their speakers; see each talk for its licenc
 /** Dates in records carry no zone: they are UTC. */
 const utc = (dateTime: string) => new Date(`${dateTime.length === 10 ? `${dateTime}T00:00:00` : dateTime}Z`);
 
-/** Characters XML 1.0 cannot hold, even escaped: a feed with one is not XML, and readers refuse it whole. */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+/**
+ * Characters XML 1.0 cannot hold, even escaped: a feed with one is not XML, and readers refuse it whole.
+ * With them those it discourages (2.2), which the HTML a feed carries (an Atom summary, an RSS description,
+ * JSON Feed's content_html) calls a parse error, and the site's pages drop (render.ts): U+009D in pyvideo's mojibake.
+ */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/g;
 
-/** Text in XML: element content and quoted attributes. */
+/** Text in XML: element content and quoted attributes; in JSON Feed, its HTML. */
 const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
 /**
  * Talk text where a reader takes HTML (Atom's type="html", RSS titles and
@@ -174,7 +178,7 @@ function json(input: FeedInput, abs: (p: string) => string): string {
         url: abs(item.url),
         // JSON Feed's title is plain text; its content_html is HTML.
         title: item.title,
-        content_html: escapeMarkup(summaryOf(item)),
+        content_html: x(summaryOf(item)),
         // One language an item in JSON Feed: its content's (the summary's, else the title's), when it is not the feed's English.
         language: contentLanguage(item),
         date_published: item.recorded ? utc(item.recorded).toISOString() : undefined,

@@ -65,6 +65,20 @@ describe('feeds', () => {
     expect(parser.parse(renderFeed('atom', { ...input, items: [input.items[0]!] }, SITE)).feed.author).toBeUndefined();
   });
 
+  it('leaves out the code points XML discourages and HTML calls a parse error, as the pages do', () => {
+    // As talk 250 of the pyvideo import wrote a closing quote (mojibake): U+009D, in its Atom, RSS and JSON feeds' HTML.
+    const summary = 'This \u00e2\u20ac\u0153un-tutorial\u00e2\u20ac\u009d has a simple goal.\u007f\ufdd0';
+    const odd: FeedInput = { ...input, items: [{ ...input.items[1]!, title: 'Relational Database Applications\u0085', summary }] };
+    for (const format of ['atom', 'rss'] as const) {
+      const xml = renderFeed(format, odd, SITE);
+      expect(xml).not.toMatch(/[\u007f-\u009f\ufdd0-\ufdef]/);
+      expect(xml).toContain('This \u00e2\u20ac\u0153un-tutorial\u00e2\u20ac has a simple goal.');
+      expect(xml).toContain('Relational Database Applications</title>');
+    }
+    // JSON Feed's title is plain text, kept as the talk gives it; its content_html is HTML.
+    expect(JSON.parse(renderFeed('json', odd, SITE)).items[0].content_html).toBe('This \u00e2\u20ac\u0153un-tutorial\u00e2\u20ac has a simple goal.');
+  });
+
   it('RSS 2.0 is well-formed with the enclosure as given', () => {
     const xml = renderFeed('rss', input, SITE);
     expect(XMLValidator.validate(xml)).toBe(true);
