@@ -8,7 +8,7 @@ import { isolated } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { Enclosure } from './load.ts';
 import { textLanguageTag } from './languages.ts';
-import { escapeMarkup, escapeText } from './markdown.ts';
+import { escapeMarkup, escapeText, NOT_HTML_TEXT } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
 export type FeedFormat = 'atom' | 'rss' | 'json';
@@ -49,11 +49,11 @@ const RIGHTS = 'The talks belong to their speakers; see each talk for its licenc
 const utc = (dateTime: string) => new Date(`${dateTime.length === 10 ? `${dateTime}T00:00:00` : dateTime}Z`);
 
 /**
- * Characters XML 1.0 cannot hold, even escaped: a feed with one is not XML, and readers refuse it whole.
- * With them those it discourages (2.2), which the HTML a feed carries (an Atom summary, an RSS description,
- * JSON Feed's content_html) calls a parse error, and the site's pages drop (render.ts): U+009D in pyvideo's mojibake.
+ * Characters XML 1.0 cannot hold, even escaped (a feed with one is not XML, and readers refuse it whole: form
+ * feed too, which HTML allows), and those it discourages (2.2), which the HTML a feed carries (an Atom summary,
+ * an RSS description, JSON Feed's content_html) calls a parse error, as the site's pages drop them.
  */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]/g;
+const NOT_XML = new RegExp(`[${NOT_HTML_TEXT}\\u000C]`, 'g');
 
 /** Text in XML: element content and quoted attributes; in JSON Feed, its HTML. */
 const x = (text: string) => escapeMarkup(text.replace(NOT_XML, ''));
