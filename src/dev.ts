@@ -289,6 +289,15 @@ class Builds {
     this.burst = setTimeout(() => this.schedule(), 80);
   }
 
+  /**
+   * The output no longer holds a build (`rm -rf dist`, or `rm -rf dist/*`, which leaves the folder itself): the next
+   * build writes it whole, as --clean does. Only a folder made again is another output to a build; an emptied one it
+   * would trust to hold what it last wrote, write nothing into, and fail its next edit on a file it no longer finds.
+   */
+  outputGone(): void {
+    this.clean = true;
+  }
+
   /** Resolves when no build is running or waiting. */
   async idle(): Promise<void> {
     while (this.running || this.waiting) await (this.running ?? new Promise((r) => setTimeout(r, 50)));
@@ -381,6 +390,7 @@ class FolderWatch {
       void this.watcher.close();
       this.watcher = this.watch();
     }
+    if (gone) this.builds.outputGone();
     if (moved || gone) this.seen('addDir', this.contentDir);
   }
 

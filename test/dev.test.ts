@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
@@ -326,6 +326,26 @@ describe('npm run dev', () => {
     await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
     await server.idle();
     expect(results.at(-1)).toMatchObject({ ok: true, summary: { incremental: false } });
+  }, 60_000);
+
+  it('builds an output emptied by hand (rm -rf dist/*) again whole, and the edits after it', async () => {
+    const { server, root, content, results } = await devOnDemo();
+    const out = path.join(root, 'dist');
+    // The folder stays (the same inode and birth time): only its files go.
+    for (const entry of await readdir(out)) await rm(path.join(out, entry), { recursive: true });
+    await expect.poll(() => results.length, { timeout: 10_000 }).toBeGreaterThan(1);
+    await server.idle();
+    expect(results.at(-1)).toMatchObject({ ok: true, summary: { incremental: false } });
+    expect((await raw(server.url, 'GET', '/api/v2/video/12')).status).toBe(200);
+    const built = results.length;
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: Saved after the output was emptied'));
+    await expect.poll(() => results.length, { timeout: 10_000 }).toBeGreaterThan(built);
+    await server.idle();
+    expect(results.slice(built).map((r) => (r.ok ? 'ok' : r.errors.join('\n')))).toEqual(results.slice(built).map(() => 'ok'));
+    const clean = path.join(root, 'clean');
+    expect((await build({ content, templates: TEMPLATES, out: clean })).ok).toBe(true);
+    expect(await contentHashes(out)).toEqual(await contentHashes(clean));
   }, 60_000);
 
   it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
