@@ -465,6 +465,9 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
   checkFolders(given, '--out');
   const values = await servedAt(given);
   const { startDev } = await import('./dev.ts');
+  // From the start: a Ctrl+C during the first build (seconds on a large catalogue) stops it as it stops the builds after it.
+  const stop = new AbortController();
+  onStopSignal(() => stop.abort());
   const dev = await startDev({
     ...siteSettings(values),
     content: values.content,
@@ -476,8 +479,11 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
     port: parsePort(values.port),
     // The templates' problems are said to be theirs, as a build's are.
     log: (result) => ('templates' in result ? reportBuild({ ok: false, errors: [] }, values, { problems: result.errors, count: result.templates }) : reportBuild(result, values)),
+    signal: stop.signal,
   });
-  onStopSignal(() => void dev.close().then(() => process.exit(0)));
+  const close = () => void dev.close().then(() => process.exit(0));
+  if (stop.signal.aborted) return close();
+  stop.signal.addEventListener('abort', close, { once: true });
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }
 

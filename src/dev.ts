@@ -53,6 +53,8 @@ export interface DevOptions extends Omit<BuildOptions, 'progress'> {
   port: number;
   /** Where build results are reported (the terminal). */
   log: (result: DevResult) => void;
+  /** Stops the builds, the first one too (Ctrl+C): startDev then returns without waiting for the watcher, for close() to end the rest. */
+  signal?: AbortSignal;
 }
 
 export interface DevServer extends RunningServer {
@@ -69,7 +71,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   builds.schedule();
   await builds.running;
   const watch = new FolderWatch(options, builds);
-  await watch.ready();
+  if (!options.signal?.aborted) await watch.ready();
   watch.follow(pages.built);
   return {
     ...server,
@@ -211,7 +213,8 @@ class Builds {
     private readonly options: DevOptions,
     private readonly pages: OpenPages,
   ) {
-    const { host: _host, port: _port, log: _log, clean: _clean, ...rest } = options;
+    const { host: _host, port: _port, log: _log, clean: _clean, signal, ...rest } = options;
+    signal?.addEventListener('abort', () => this.stop(), { once: true });
     this.clean = options.clean ?? false;
     this.listing = new WatchedListing(options.content);
     // The build state is written once the builds have settled: an edit's build need not wait for it.

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevResult, type DevServer } from '../src/dev.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 import { raw } from './http.ts';
 
 /** Reads server-sent events from a live connection. */
@@ -346,6 +346,26 @@ describe('npm run dev', () => {
     const clean = path.join(root, 'clean');
     expect((await build({ content, templates: TEMPLATES, out: clean })).ok).toBe(true);
     expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+  }, 60_000);
+
+  it('stops its first build on Ctrl+C as it stops the others: exits 0, leaving no staging folder or lock behind', async () => {
+    const root = await tempDir('vc-dev-');
+    const content = path.join(root, 'content');
+    // Enough talks that the first build is still writing its staging folder when the signal comes.
+    await writeManyTalks(content, 10, 100);
+    const out = path.join(root, 'dist');
+    const cache = path.join(root, 'cache');
+    const child = startCommand('dev', ['--content', content, '--templates', TEMPLATES, '--out', out, '--cache', cache, '--port', '0']);
+    let output = '';
+    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk));
+    const exited = once(child, 'exit');
+    const staging = async () => (await readdir(root)).some((name) => name.startsWith('.dist.staging-'));
+    await expect.poll(staging, { timeout: 30_000, interval: 10 }).toBe(true);
+    child.kill('SIGINT');
+    const [code, signal] = await exited;
+    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+    expect(await readdir(root)).toEqual(['cache', 'content']);
+    expect(existsSync(path.join(stateDirFor(cache, out), 'lock'))).toBe(false);
   }, 60_000);
 
   it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
