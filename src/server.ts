@@ -545,7 +545,16 @@ interface ServerOptions {
 
 /** The output folder as requests look into it: through the cache, and across a build's swap of the whole folder (see lookup). */
 class OutputFolder {
-  constructor(readonly root: string, readonly cache: FileCache) {}
+  /**
+   * The folder is gone rather than being swapped: it was not there when the server started (the dev server's, before its
+   * first build), or still not after a whole wait. Lookups then miss at once, until something is found in it again: a
+   * wait each would hold a page's every request a second or more (the dev server's error page, when nothing is built).
+   */
+  private gone: boolean;
+
+  constructor(readonly root: string, readonly cache: FileCache) {
+    this.gone = !existsSync(root);
+  }
 
   /**
    * The file at `abs`, as the cache has it. A build that replaces the whole output renames the old
@@ -576,13 +585,15 @@ class OutputFolder {
   /**
    * What `attempt` finds in the output folder. A miss is tried again once the folder is there (a swap
    * may have taken it away in the middle), until an attempt misses in a folder that stayed the same:
-   * a hit costs nothing more, a file that is not there one more look, a folder gone for good one wait.
+   * a hit costs nothing more, a file that is not there one more look, a folder gone for good one wait (see gone).
    */
   private async acrossSwaps<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
     let found = await attempt();
+    if (found !== undefined) this.gone = false;
     for (let tries = 1; found === undefined && tries < SWAP_TRIES; tries++) {
-      for (let waited = 0; waited < SWAP_WAIT_MS && !existsSync(this.root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let waited = 0; waited < SWAP_WAIT_MS && !this.gone && !existsSync(this.root); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
       const folder = this.folderNow();
+      this.gone = folder === undefined;
       if (folder === undefined) return undefined;
       found = await attempt();
       if (found === undefined && this.folderNow() === folder) return undefined;

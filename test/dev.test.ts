@@ -203,6 +203,20 @@ describe('npm run dev', () => {
     stream.close();
   });
 
+  it('answers at once while there is no output at all, rather than wait on every look for a build to swap one in', async () => {
+    const root = await tempDir('vc-dev-');
+    await cp(DEMO_CONTENT, path.join(root, 'content'), { recursive: true });
+    await writeFile(path.join(root, 'content', 'tidewater-python-2024', 'videos', 'broken.yaml'), 'id: [1\n');
+    const { server, results } = await devOnDemo({}, root);
+    expect(results.map((r) => r.ok)).toEqual([false]);
+    for (const address of ['/', '/about', '/assets/style.css']) {
+      const started = performance.now();
+      expect((await raw(server.url, 'GET', address)).status).toBe(404);
+      // The server waits up to a second for a folder a build is swapping in, on each of a request's looks.
+      expect(performance.now() - started, address).toBeLessThan(500);
+    }
+  });
+
   it('gives the pages of a layout that leaves out the optional </body> its script all the same', async () => {
     const root = await tempDir('vc-dev-');
     const templates = path.join(root, 'templates');
