@@ -4,7 +4,7 @@
 // Pages come first: a changed shard of the search index (Pagefind indexes it
 // again whole, which takes seconds on a large catalogue) follows in a build of
 // its own, which a newer change stops.
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
@@ -335,6 +335,8 @@ class FolderWatch {
   /** Whether the output held a build when last looked at. */
   private outThere = false;
   private following: NodeJS.Timeout | undefined;
+  /** What the watcher could not follow (see failed): it does not see them go, so look() does. */
+  private readonly unfollowed = new Set<string>();
 
   constructor(
     private readonly options: DevOptions,
@@ -350,7 +352,21 @@ class FolderWatch {
   // still be listed when the build starts; the wait for the burst to end (Builds.changed) gathers an editor's
   // remove-and-write just as well.
   private watch(): FSWatcher {
-    return chokidar.watch(this.folders, { ignoreInitial: true, atomic: false }).on('all', (event, changed) => this.seen(event, changed));
+    return chokidar
+      .watch(this.folders, { ignoreInitial: true, atomic: false })
+      .on('all', (event, changed) => this.seen(event, changed))
+      .on('error', (err) => this.failed(err as NodeJS.ErrnoException));
+  }
+
+  /**
+   * What the watcher cannot follow: a link that leads to itself, a folder it may not read, the system's limit of watches
+   * reached (ENOSPC). Said in the terminal, as saves there go unseen, and built, for the build to show what is wrong there;
+   * unheard, the watcher's error ended the server.
+   */
+  private failed(err: NodeJS.ErrnoException): void {
+    process.stderr.write(`dev: ${err.message}; saves there are not seen\n`);
+    if (err.path) this.unfollowed.add(err.path);
+    this.seen('addDir', this.contentDir);
   }
 
   /** Resolves once the watcher has looked at the folders. */
@@ -394,7 +410,10 @@ class FolderWatch {
       this.watcher = this.watch();
     }
     if (gone) this.builds.outputGone();
-    if (moved || gone) this.seen('addDir', this.contentDir);
+    // Gone, the error its build showed is gone too: the build that says so is set off here.
+    const cleared = [...this.unfollowed].filter((at) => !lstatSync(at, { throwIfNoEntry: false }));
+    for (const at of cleared) this.unfollowed.delete(at);
+    if (moved || gone || cleared.length > 0) this.seen('addDir', this.contentDir);
   }
 
   async close(): Promise<void> {

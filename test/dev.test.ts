@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
@@ -381,6 +381,22 @@ describe('npm run dev', () => {
     expect(await readdir(root)).toEqual(['cache', 'content']);
     expect(existsSync(path.join(stateDirFor(cache, out), 'lock'))).toBe(false);
   }, 60_000);
+
+  it('lives through what its watcher cannot follow (a link that leads to itself): the build shows the error, and its fix builds', async () => {
+    const { server, root, content, results } = await devOnDemo();
+    const link = path.join(content, 'tidewater-python-2024', 'videos', 'loop.yaml');
+    await symlink('loop.yaml', link);
+    await expect.poll(() => results.length, { timeout: 10_000 }).toBeGreaterThan(1);
+    await server.idle();
+    const failed = results.at(-1)!;
+    expect(!failed.ok && failed.errors.map(String)).toEqual([expect.stringMatching(/loop\.yaml:1:1 is a symbolic link/)]);
+    await rm(link);
+    await expect.poll(() => results.at(-1)?.ok, { timeout: 10_000 }).toBe(true);
+    await server.idle();
+    const clean = path.join(root, 'clean');
+    expect((await build({ content, templates: TEMPLATES, out: clean })).ok).toBe(true);
+    expect(await contentHashes(path.join(root, 'dist'))).toEqual(await contentHashes(clean));
+  });
 
   it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
     const { server, root, content, results } = await devOnDemo();
