@@ -121,6 +121,8 @@ export interface BuildSummary {
   incremental: boolean;
   /** The search index still holds the previous build's records (see BuildOptions.deferSearch). */
   searchPending?: boolean;
+  /** A file the last build wrote that was gone from the output (see build): the build wrote the output whole. */
+  missing?: string;
   ms: number;
 }
 
@@ -859,8 +861,7 @@ class BuildRun {
    * under it (`rm -rf dist` while the dev server builds): that, rather than the file it then missed.
    */
   failure(err: unknown): unknown {
-    const missed = (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? (err as NodeJS.ErrnoException).path : undefined;
-    if (this.outId === undefined || missed === undefined || !contains(this.out, path.resolve(missed))) return err;
+    if (this.outId === undefined || missedIn(this.out, err) === undefined) return err;
     return folderId(this.out) === this.outId ? err : outputReplaced(this.out);
   }
 
@@ -1224,6 +1225,27 @@ class Writing {
  * caller's memory as the last build that succeeded left it, and the output too when it fails before its commit.
  */
 export async function build(options: BuildOptions): Promise<BuildResult> {
+  try {
+    return await buildOnce(options);
+  } catch (err) {
+    // A file of the last build's removed from the output by hand, deeper in than a state is checked (see readState),
+    // which a build that patches the output reads (a record, for the lists): the output is written whole.
+    const missing = options.clean ? undefined : missedIn(realPath(options.out), err);
+    if (missing === undefined) throw err;
+    const result = await buildOnce({ ...options, clean: true });
+    if (result.ok) result.summary.missing = missing;
+    return result;
+  }
+}
+
+/** The path in the output folder `out` of the file whose absence `err` is, if it is one of the output's. */
+function missedIn(out: string, err: unknown): string | undefined {
+  const { code, path: missed } = (err ?? {}) as NodeJS.ErrnoException;
+  return code === 'ENOENT' && missed !== undefined && contains(out, path.resolve(missed)) ? path.relative(out, path.resolve(missed)) : undefined;
+}
+
+/** One build, as build() describes it. */
+async function buildOnce(options: BuildOptions): Promise<BuildResult> {
   const run = new BuildRun(options);
   const unlock = run.stateDir && !options.locked ? await lockState(run.stateDir) : undefined;
   try {

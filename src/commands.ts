@@ -268,6 +268,7 @@ function reportBuild(result: BuildResult | { ok: false; errors: string[] }, valu
     return 1;
   }
   const s = result.summary;
+  if (s.missing) process.stderr.write(`${path.join(values.out, s.missing)}, which the last build wrote, was gone: built again without what the last build remembered\n`);
   const changes = s.incremental ? `${s.written} written, ${s.unchanged} unchanged, ${s.removed} removed` : `${s.written} written (full build)`;
   process.stdout.write(
     `built ${counted(s.talks, 'talk')} (${counted(s.drafts, 'draft')} not published) from ${counted(s.events, 'event')} into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,

@@ -569,6 +569,20 @@ describe('incremental builds', () => {
   it.each([
     ['in a process of its own', false],
     ['that keeps memory (the dev server)', true],
+  ])('a build %s that needs a file of the last build removed from the output by hand (a record, for the lists) writes the output again, and says which', async (_, keeps) => {
+    if (keeps) memory = { listing: new WatchedListing(content), saveLater: true };
+    await incremental();
+    await rm(path.join(out, 'api/v2/video/12'));
+    // Talk 13's title is in the lists of records that hold talk 12's.
+    await edit(await talkFile(13), /"title": "[^"]*"/, '"title": "Beside a record gone"');
+    expect((await incremental()).missing).toBe(path.join('api', 'v2', 'video', '12'));
+    await expectSameAsClean();
+    expect((await incremental()).written).toBe(0);
+  });
+
+  it.each([
+    ['in a process of its own', false],
+    ['that keeps memory (the dev server)', true],
   ])('a build %s whose output is removed while it writes says so, not which file it missed; the next build makes it whole', async (_, keeps) => {
     if (keeps) {
       memory = { listing: new WatchedListing(content), saveLater: true };
