@@ -140,8 +140,9 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
   // ever (it does not watch its process): once it is gone, closing the client fails what waits.
   const service = childrenNamed(process.pid, PAGEFIND_PROGRAMS).at(-1);
   let gone = false;
+  // Not unreferenced: once Pagefind's process is gone (it panics on a full disk as it writes), its client's
+  // pipes no longer hold this process alive, which would end with exit code 0 and nothing said.
   const watch = service === undefined ? undefined : setInterval(() => running(service) || ((gone = true), stop()), 250);
-  watch?.unref();
   try {
     if (!index) throw new Error(`search index: ${errors.join('; ')}`);
     let added = 0;

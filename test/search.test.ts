@@ -1,11 +1,11 @@
 // The search index: Pagefind fed from the catalogue, in-process or in a thread
 // of its own, and stopped cleanly when the build that wanted it is gone.
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadContent } from '../src/load.ts';
 import { buildSearchIndex, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
-import { DEMO_CONTENT, tempDir } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -83,6 +83,27 @@ describe('search index', () => {
     while ((children = await pagefindChildren()).length === 0) await new Promise((r) => setTimeout(r, 20));
     process.kill(Number(children[0]!.split(' ')[0]), 'SIGINT');
     expect(await outcome).toMatch(/search index: Pagefind's process \(\d+\) stopped before the index was written/);
+  });
+
+  it("fails a build with its message and exit code 1, rather than end it silently, when Pagefind's process ends as it writes the index (as on a full disk)", async () => {
+    const dir = await tempDir('vc-search-');
+    const [content, out] = [path.join(dir, 'content'), path.join(dir, 'dist')];
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const args = (out: string, cache: string) => ['--content', content, '--out', out, '--cache', cache];
+    expect(runCommand('build', args(out, path.join(dir, 'cache'))).status).toBe(0);
+    const before = await fingerprint(out);
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: "Indexed again"'));
+    // The pages were written by then, and nothing but Pagefind's pipes kept the process alive: it ended as they
+    // closed, with exit code 0 and no word, leaving its temporary files, its staging folder and its lock.
+    const failed = runCommand('build', args(out, path.join(dir, 'cache')), { node: ['--import', path.join(ROOT, 'test', 'fixtures', 'pagefind-dies.mjs')] });
+    expect(failed.stderr).toMatch(/^build: search index: Pagefind's process \(\d+\) stopped before the index was written$/m);
+    expect(failed.status).toBe(1);
+    expect(await fingerprint(out)).toEqual(before);
+    expect((await readdir(dir)).sort()).toEqual(['cache', 'content', 'dist']);
+    expect(runCommand('build', args(out, path.join(dir, 'cache'))).status).toBe(0);
+    expect(runCommand('build', args(path.join(dir, 'clean'), path.join(dir, 'clean-cache'))).status).toBe(0);
+    expect(await contentHashes(out)).toEqual(await contentHashes(path.join(dir, 'clean')));
   });
 
   it('stops when its build is stopped, leaves no Pagefind process behind, and builds the next index', async () => {
