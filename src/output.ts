@@ -19,15 +19,16 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${ownTag()}-${Math.random().toString(36).slice(2)}`);
   const handle = await open(temp, 'w', mode);
   try {
-    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-    else for (const piece of data) await handle.write(piece);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      else for (const piece of data) await handle.write(piece);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, file);
   } catch (err) {
+    // A write cut off (a full disk: ENOSPC) leaves no part of the file behind, which would keep the space it took.
     await rm(temp, { force: true });
     throw err;
   }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWriter, folderId, Patch, recover, recoverPatch, scratchFolder, Staging, tempName } from '../src/output.ts';
+import { FileWriter, folderId, Patch, recover, recoverPatch, scratchFolder, Staging, tempName, writeFileAtomic } from '../src/output.ts';
 import { startOf } from '../src/processes.ts';
 import { tempDir } from './helpers.ts';
 
@@ -77,6 +77,21 @@ describe('Staging', () => {
     new FileWriter(staging.target).write('index.html', 'hi');
     await staging.commit();
     expect(await readFile(path.join(root, 'nested', 'dist', 'index.html'), 'utf8')).toBe('hi');
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('leaves the file as it was, and no temporary file, when its write fails (a full disk)', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'state.v8');
+    await writeFile(file, 'old');
+    function* pieces() {
+      yield new Uint8Array(4096);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }
+    await expect(writeFileAtomic(file, pieces())).rejects.toThrow('ENOSPC');
+    expect(await readdir(root)).toEqual(['state.v8']);
+    expect(await readFile(file, 'utf8')).toBe('old');
   });
 });
 
