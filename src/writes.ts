@@ -234,7 +234,11 @@ export class RecordWriter implements WriteHandler {
     try {
       answer = await this.answer(req, res, Number(idText));
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof HttpError)) {
+        // The client is told no more than that the server failed: the one who runs it is to learn why (a full disk).
+        process.stderr.write(`serve: ${req.method} ${req.url} failed (answered 500): ${err instanceof Error ? err.message : String(err)}\n`);
+        throw err;
+      }
       answer = err.answer;
     }
     const headers = { ...JSON_HEADERS, ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) };

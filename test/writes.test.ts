@@ -273,6 +273,24 @@ describe('writes through the API', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
+  it('says in the terminal why a write failed, where the client is answered 500 and no more (a full disk)', async () => {
+    const file = path.join(content, TALK);
+    const before = await readFile(file);
+    written.seen = (name) => {
+      if (name === file) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const r = await send('PATCH', 12, { title: 'Not Written' });
+      expect([r.status, r.text]).toEqual([500, '{"detail": "Internal server error."}']);
+      expect(said.mock.calls.map(([text]) => String(text))).toEqual(['serve: PATCH /api/v2/video/12 failed (answered 500): ENOSPC: no space left on device, write\n']);
+    } finally {
+      said.mockRestore();
+      written.seen = () => undefined;
+    }
+    expect(await readFile(file)).toEqual(before);
+  });
+
   it('lets go of the output when putting back a refused change fails: no lock is left for other processes to wait on', async () => {
     const file = path.join(content, TALK);
     const before = await readFile(file);
