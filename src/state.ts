@@ -270,8 +270,15 @@ export async function lockState(stateDir: string): Promise<() => Promise<void>> 
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(file, 'wx');
-      await handle.writeFile(`${process.pid} ${startOf(process.pid) ?? ''}`.trim());
-      await handle.close();
+      try {
+        await handle.writeFile(`${process.pid} ${startOf(process.pid) ?? ''}`.trim());
+      } catch (err) {
+        // A lock that could not be written (a full disk) is not left behind, and its file not left open.
+        await rm(file, { force: true });
+        throw err;
+      } finally {
+        await handle.close();
+      }
       return () => rm(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

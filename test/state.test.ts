@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rename, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, symlink, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LoadCache } from '../src/load.ts';
 import { folderId } from '../src/output.ts';
 import { ownTag, startOf } from '../src/processes.ts';
@@ -60,6 +60,21 @@ describe('the state file', () => {
     } finally {
       other.kill();
     }
+  });
+
+  it('leaves no lock file, nor the file open, when it cannot write the lock (a full disk)', async () => {
+    const stateDir = path.join(await tempDir('vc-state-'), 'state');
+    await mkdir(stateDir);
+    const probe = await open(path.join(stateDir, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const full = vi.spyOn(handles, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    try {
+      await expect(lockState(stateDir)).rejects.toThrow('ENOSPC');
+    } finally {
+      full.mockRestore();
+    }
+    expect(await readdir(stateDir)).toEqual(['probe']);
   });
 
   it('is one folder for one output, whichever path names it', async () => {
