@@ -156,6 +156,9 @@ function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean;
   return { baseUrl: checkBaseUrl(values['base-url']), compress: values.compress ?? false, searchShardSize: parseCount('search-shard', values['search-shard']) };
 }
 
+/** The errors of a disk (or the user's quota on it) that is full. */
+const DISK_FULL = ['ENOSPC', 'EDQUOT'];
+
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
   checkFolders(values, '--out');
   const stop = new AbortController();
@@ -174,6 +177,8 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
       // Templates that cannot be used stop the build: they are named as check names them, one a line, and so are those that failed on pages.
       const templates = err instanceof TemplateError ? err : await templateProblems(values.templates);
       if (templates.count > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
+      // A write to a file already open names no file ("ENOSPC: no space left on device, write"): where, and what to do.
+      if (DISK_FULL.includes((err as NodeJS.ErrnoException).code!)) throw new Error(`${(err as Error).message} (writing ${values.out} or the cache ${values.cache}): free some space there and build again`);
       throw err;
     }
     process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);

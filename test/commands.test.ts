@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -77,6 +77,22 @@ describe('build', () => {
       ],
     });
     expect(await fingerprint(values.out)).toEqual(before);
+  });
+});
+
+describe('a build on a full disk', () => {
+  it('says where it could not write and what to do, as the error of a write names no file', async () => {
+    const root = await tempDir();
+    const values = { content: DEMO_CONTENT, out: path.join(root, 'dist'), templates: TEMPLATES, cache: path.join(root, 'cache'), 'base-url': DEFAULT_BASE_URL, 'search-shard': '25000' };
+    const probe = await open(path.join(root, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const full = vi.spyOn(handles, 'writeFile').mockRejectedValue(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    try {
+      await expect(runBuild(values)).rejects.toThrow(`ENOSPC: no space left on device, write (writing ${values.out} or the cache ${values.cache}): free some space there and build again`);
+    } finally {
+      full.mockRestore();
+    }
   });
 });
 
