@@ -181,6 +181,27 @@ function writesSlug(file: string): boolean {
   }
 }
 
+/** The id a talk holds, and when it was added (undefined when not a real date-time): what decides which of two talks with one id keeps it. */
+type IdClaim = Pick<TalkDigest, 'id'> & { added?: string };
+
+/**
+ * The id of a talk file that failed its checks, where its id itself is valid (and its added, if that is): another
+ * talk with that id is said now, not once the file's other errors are fixed. Undefined for a file that cannot be parsed.
+ */
+function idClaimed(file: string, shown: string): IdClaim | undefined {
+  let parsed: ReturnType<typeof parseSource>;
+  try {
+    parsed = parseSource(shown, readFileSync(file));
+  } catch {
+    return undefined;
+  }
+  const fields: unknown = parsed.ok ? parsed.doc.value : undefined;
+  if (fields === null || typeof fields !== 'object') return undefined;
+  const id = talkSchema.shape.id.safeParse((fields as Record<string, unknown>).id);
+  const added = talkSchema.shape.added.safeParse((fields as Record<string, unknown>).added);
+  return id.success ? { id: id.data, added: added.success ? added.data : undefined } : undefined;
+}
+
 const fileNameError = (file: string, stem: string) =>
   new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`);
 
@@ -389,6 +410,8 @@ class FullLoad {
   readonly locateIn: ReturnType<typeof locator>;
   /** The valid talk files' digests, by file name. */
   private readonly digests = new Map<string, Digested>();
+  /** The ids of the talk files that failed their checks, by file name (see idClaimed). */
+  private readonly failedIds = new Map<string, IdClaim>();
   /** Id → the file of the talk that has it. */
   readonly ids = new Map<number, string>();
   /** `<event>/<slug>` → the file of the talk that has it. */
@@ -542,6 +565,8 @@ class FullLoad {
         // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
         const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
         if (!isSlug(stem) && !writesSlug(path.join(this.dir, result.name))) this.errors.push(fileNameError(this.shown(result.name), stem));
+        const claim = idClaimed(path.join(this.dir, result.name), this.shown(result.name));
+        if (claim) this.failedIds.set(result.name, claim);
         continue;
       }
       this.digests.set(result.name, { rev: result.rev, digest: result.digest });
@@ -552,7 +577,7 @@ class FullLoad {
   /** The valid talk files' talks, checked across files in the listing's order; an event folder without a category file is said once, at its first talk. */
   talks(talkFiles: ContentEntry[], eventFiles: ContentFiles['events'], events: Map<string, CatalogueEvent>): CatalogueTalk[] {
     const talks: CatalogueTalk[] = [];
-    const keepers = idKeepers(talkFiles, this.digests);
+    const keepers = idKeepers(talkFiles, (name) => this.idClaim(name));
     const eventsWithoutCategory = new Set<string>();
     for (const { path: name } of talkFiles) {
       const [eventSlug, , fileName] = name.split('/') as [string, string, string];
@@ -561,7 +586,11 @@ class FullLoad {
         this.fileProblem(name, `event folder "${eventSlug}" has no category file; create ${this.shown(`${eventSlug}/category.yaml`)} with at least a title`);
       }
       const loaded = this.digests.get(name);
-      if (!loaded) continue;
+      if (!loaded) {
+        const claim = this.failedIds.get(name);
+        if (claim && keepers.get(claim.id) !== name) this.errors.push(this.idTaken(name, claim, keepers.get(claim.id)!));
+        continue;
+      }
       const talk = this.talk(name, loaded, eventSlug, fileName.replace(DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
       if (talk) talks.push(talk);
     }
@@ -601,11 +630,18 @@ class FullLoad {
     return catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
   }
 
+  /** The id of the talk file `name`, and when it was added, whether or not the file failed its other checks. */
+  private idClaim(name: string): IdClaim | undefined {
+    return this.digests.get(name)?.digest ?? this.failedIds.get(name);
+  }
+
   /** The error of the talk of `name`, whose id the talk of `owner` keeps: one of the two is given an unused id, or is one talk in two formats. */
-  private idTaken(name: string, digest: TalkDigest, owner: string): ContentError {
+  private idTaken(name: string, digest: IdClaim, owner: string): ContentError {
     const first = this.locate(owner, ['id']);
-    this.unused = (this.unused ?? [...this.digests.values()].reduce((highest, d) => Math.max(highest, d.digest.id), 0)) + 1;
-    const later = this.digests.get(owner)!.digest.added < digest.added;
+    const ids = [...[...this.digests.values()].map((d) => d.digest.id), ...[...this.failedIds.values()].map((c) => c.id)];
+    this.unused = (this.unused ?? ids.reduce((highest, id) => Math.max(highest, id), 0)) + 1;
+    const ownerAdded = this.idClaim(owner)!.added;
+    const later = ownerAdded !== undefined && digest.added !== undefined && ownerAdded < digest.added;
     // talk.yaml beside talk.json: a talk being moved to the other format, whose old file is still there.
     const twin = owner.replace(DATA_FILE, '') === name.replace(DATA_FILE, '');
     const fix = twin
@@ -619,13 +655,14 @@ class FullLoad {
  * The talk that keeps each id: the one added first (its addresses have held the id longest), else the
  * first by path. Any other talk with that id is the one to give a new id, whichever file comes first.
  */
-function idKeepers(files: readonly { path: string }[], digests: ReadonlyMap<string, { digest: TalkDigest }>): Map<number, string> {
+function idKeepers(files: readonly { path: string }[], claimOf: (name: string) => IdClaim | undefined): Map<number, string> {
   const keepers = new Map<number, string>();
   for (const { path: name } of files) {
-    const digest = digests.get(name)?.digest;
-    if (!digest) continue;
-    const kept = keepers.get(digest.id);
-    if (kept === undefined || digest.added < digests.get(kept)!.digest.added) keepers.set(digest.id, name);
+    const claim = claimOf(name);
+    if (!claim) continue;
+    const kept = keepers.get(claim.id);
+    const keptAdded = kept === undefined ? undefined : claimOf(kept)!.added;
+    if (kept === undefined || (claim.added !== undefined && keptAdded !== undefined && claim.added < keptAdded)) keepers.set(claim.id, name);
   }
   return keepers;
 }
