@@ -14,9 +14,12 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; errors: Content
  */
 export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields: readonly string[], instead: Readonly<Record<string, string>> = {}): Validated<z.output<S>> {
   const { value } = doc;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const message = value === null || value === undefined ? 'no fields (the file, or its front matter, holds none); write them, one "name: value" a line' : `expected a mapping of fields, got ${describeValue(value)}`;
-    return { ok: false, errors: [new ContentError(doc.file, { line: 1, col: 1 }, '', message)] };
+  if (value === null || value === undefined) {
+    return { ok: false, errors: [new ContentError(doc.file, { line: 1, col: 1 }, '', 'no fields (the file, or its front matter, holds none); write them, one "name: value" a line')] };
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    // Said where the value starts: past the comments above it, and past a page's opening "---".
+    return { ok: false, errors: [new ContentError(doc.file, doc.locate([]), '', `expected a mapping of fields, got ${describeValue(value)}; ${mappingFix(doc.file, value)}`)] };
   }
   const result = schema.safeParse(value);
   const notText = textProblems(value);
@@ -36,4 +39,11 @@ export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields:
     if (!told.has(fieldName(path))) errors.push(new ContentError(doc.file, doc.locate(path), fieldName(path), issue.message));
   }
   return { ok: false, errors };
+}
+
+/** How to write a file's fields, for one whose whole value is another thing: most often a line without its colon (`title About`). */
+function mappingFix(file: string, value: unknown): string {
+  if (file.endsWith('.json')) return 'write an object of fields, {"name": value, …}';
+  if (Array.isArray(value)) return 'write the fields one "name: value" a line, without "- " before them';
+  return 'write the fields one "name: value" a line, with ": " between the name and the value';
 }

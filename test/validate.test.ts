@@ -53,7 +53,7 @@ describe('validate', () => {
 
   it('rejects a file that is not a mapping', () => {
     const result = check('t.yaml', '- 1\n- 2\n');
-    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list']);
+    expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:1:1 expected a mapping of fields, got a list; write the fields one "name: value" a line, without "- " before them']);
     const empty = check('t.yaml', '');
     expect(!empty.ok && empty.errors.map(String)).toEqual(['t.yaml:1:1 no fields (the file, or its front matter, holds none); write them, one "name: value" a line']);
   });
