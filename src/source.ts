@@ -207,7 +207,8 @@ function parseYaml(file: string, text: string): ParseResult {
     return {
       ok: false,
       errors: doc.errors.flatMap((e) => {
-        const pos = positionAt(lines, e.pos[0]);
+        // A field out of line is said at the field, not at the spaces before it that the parser points at.
+        const pos = positionAt(lines, e.code === 'BAD_INDENT' ? past(text, e.pos[0], ' ') : e.pos[0]);
         if (e.code === 'DUPLICATE_KEY') {
           const first = firstOfKey(doc, e.pos[0]);
           const also = first === undefined ? '' : ` (also at line ${positionAt(lines, first).line})`;
@@ -250,6 +251,13 @@ function parseYaml(file: string, text: string): ParseResult {
       },
     },
   };
+}
+
+/** The offset of the first character at or after `offset` that is not `char`. */
+function past(text: string, offset: number, char: string): number {
+  let at = offset;
+  while (text[at] === char) at++;
+  return at;
 }
 
 /** The plain or quoted mapping key written at `offset`. */

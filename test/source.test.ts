@@ -47,6 +47,9 @@ describe('YAML', () => {
     expect(problems('title: Foo: Bar\n')).toEqual(['t.yaml:1:8 YAML syntax error: Nested mappings are not allowed in compact mappings; a value with ": " in it must be quoted (title: "Python: the Good Parts"), and a field starts where the others do']);
     expect(problems('title: {a\n')[0]).toMatch(/; end a mapping written in braces with "}"$/);
     expect(problems('speakers:\n  - x\n  id: 2\n')[0]).toMatch(/All mapping items must start at the same column; start each field where the others beside it start$/);
+    // At the field out of line, not at the spaces before it.
+    expect(problems('speakers:\n  - x\n  id: 2\n')).toEqual(['t.yaml:3:3 YAML syntax error: All mapping items must start at the same column; start each field where the others beside it start']);
+    expect(problems('id: 1\nspeakers:\n  - A\n tags:\n  - x\n')[0]).toMatch(/^t\.yaml:4:2 YAML syntax error: All mapping items/);
     expect(problems('speakers:\n  - A\n - B\n')).toEqual(['t.yaml:3:1 YAML syntax error: A block sequence may not be used as an implicit map key; line the items of a list up under one another']);
     expect(problems('title: "Unclosed\nid: 2\n')).toEqual(['t.yaml:3:1 YAML syntax error: a value opened with " has no closing "; close it, or write it without quotes']);
     expect(problems('title: a\n\tid: 3\n')).toEqual(['t.yaml:2:1 YAML syntax error: Tabs are not allowed as indentation; indent with spaces']);
