@@ -145,7 +145,6 @@ function parseJson(file: string, text: string): ParseResult {
 }
 
 const JSON_ERRORS: Record<string, string> = {
-  InvalidSymbol: 'unexpected character',
   InvalidNumberFormat: 'invalid number',
   PropertyNameExpected: 'expected a quoted property name',
   ValueExpected: 'expected a value',
@@ -170,7 +169,21 @@ function describeJsonError(text: string, lines: number[], error: ParseError): st
     const at = positionAt(lines, before.length - 1);
     return `trailing comma; remove the comma at line ${at.line}, column ${at.col}`;
   }
+  if (code === 'InvalidSymbol') return unexpectedInJson(text, error.offset);
   return JSON_ERRORS[code] ?? code;
+}
+
+/** JSON's words, by how other languages spell them (Python's True and None). */
+const JSON_WORDS: Record<string, string> = { true: 'true', false: 'false', null: 'null', none: 'null' };
+
+/** What to write instead of a character JSON has no place for: most often the quotes, names or words of YAML, JavaScript or Python. */
+function unexpectedInJson(text: string, offset: number): string {
+  if (text[offset] === "'") return `unexpected character '; JSON writes names and strings in double quotes ("…")`;
+  const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(offset))?.[0];
+  const instead = word === undefined ? undefined : JSON_WORDS[word.toLowerCase()];
+  if (word !== undefined && instead !== undefined) return `unexpected word ${word}; JSON writes it ${instead}`;
+  if (word !== undefined && /[{,]$/.test(text.slice(0, offset).trimEnd())) return `a name without quotes; write it in double quotes ("${word}")`;
+  return 'unexpected character; JSON writes text in double quotes ("…")';
 }
 
 function duplicateJsonKeys(file: string, node: Node, lines: number[], path: string[] = []): ContentError[] {

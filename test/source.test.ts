@@ -79,6 +79,18 @@ describe('JSON', () => {
     expect(!dup.ok && dup.errors.map(String)).toEqual(['t.json:1:16 a.b: duplicate key (also at line 1); keep only one']);
   });
 
+  it("says what to write for YAML's, JavaScript's or Python's ways in JSON", () => {
+    const problems = (text: string) => {
+      const parsed = parse('t.json', text);
+      return parsed.ok ? [] : parsed.errors.map(String);
+    };
+    expect(problems("{\n  'id': 4\n}")).toEqual([`t.json:2:3 JSON syntax error: unexpected character '; JSON writes names and strings in double quotes ("…")`]);
+    expect(problems('{"id": 4,\n  title: "x"}')).toEqual(['t.json:2:3 JSON syntax error: a name without quotes; write it in double quotes ("title")']);
+    expect(problems('{"a": True, "b": None}')).toEqual(['t.json:1:7 JSON syntax error: unexpected word True; JSON writes it true']);
+    expect(problems('{"b": None}')).toEqual(['t.json:1:7 JSON syntax error: unexpected word None; JSON writes it null']);
+    expect(problems('{"a": Talk}')).toEqual(['t.json:1:7 JSON syntax error: unexpected character; JSON writes text in double quotes ("…")']);
+  });
+
   it('reads a string of 10 MB, and finds a key repeated after it', () => {
     const long = 'lorem ipsum \\"dolor\\" sit amet '.repeat(350_000);
     expect(parse('t.json', `{"title": "T", "description": "${long}"}`).ok).toBe(true);
