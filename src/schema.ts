@@ -116,14 +116,30 @@ const stringList = z.array(z.string(expecting('a string')), expecting('a list of
  * a decimal fails that in a way that stops the object's own checks, and one run would then not report
  * a length without its URL, or `updated` before `added`, in the same file.
  */
-const wholeNumber = (what: string, least: number) =>
+const wholeNumber = (what: string, least: number, fromText: (text: string) => string | undefined = numeral) =>
   z
-    .number(expecting(what))
+    .number({
+      error: (iss) => {
+        const fix = typeof iss.input === 'string' ? fromText(iss.input.trim()) : undefined;
+        return fix ? `expected ${what}, got "${iss.input as string}"; ${fix}` : expecting(what).error(iss);
+      },
+    })
     .refine((v) => Number.isSafeInteger(v) && v >= least, {
       error: (iss) => `expected ${what}, got ${Number.isSafeInteger(iss.input) ? String(iss.input) : describeValue(iss.input)}`,
     })
     .meta({ type: 'integer' });
-const count = (what: string) => wholeNumber(`${what} or null`, 0);
+const count = (what: string, fromText?: (text: string) => string | undefined) => wholeNumber(`${what} or null`, 0, fromText);
+
+/** The fix for a whole number written as text ("12"). */
+const numeral = (text: string) => (/^\d+$/.test(text) ? 'write it without quotes' : undefined);
+
+/** The fix for a duration written as a clock's or in minutes ("1:30:00", "90 min"): its seconds. */
+function inSeconds(text: string): string | undefined {
+  const clock = /^(\d+):([0-5]\d):([0-5]\d)$/.exec(text);
+  const minutes = /^(\d+)\s*(?:m|mins?|minutes?)$/i.exec(text);
+  const seconds = clock ? Number(clock[1]) * 3600 + Number(clock[2]) * 60 + Number(clock[3]) : minutes ? Number(minutes[1]) * 60 : undefined;
+  return seconds === undefined ? numeral(text) : `write it in seconds, ${seconds}`;
+}
 const bytes = count('a whole number of bytes').nullable().default(null);
 const flag = z.boolean(expecting('true or false')).default(false);
 
@@ -334,7 +350,7 @@ export const talkSchema = z
     copyright_text: text,
     embed: text,
     thumbnail_url: optionalUrl,
-    duration: count('a whole number of seconds').nullable().default(null),
+    duration: count('a whole number of seconds', inSeconds).nullable().default(null),
     ...formatFields,
     source_url: optionalUrl,
     whiteboard: text,
