@@ -170,6 +170,7 @@ function describeJsonError(text: string, lines: number[], error: ParseError): st
     return `trailing comma; remove the comma at line ${at.line}, column ${at.col}`;
   }
   if (code === 'InvalidSymbol') return unexpectedInJson(text, error.offset);
+  if (code === 'ValueExpected' && before === '') return 'the file is empty; write its fields as an object, {"name": value, …}';
   return JSON_ERRORS[code] ?? code;
 }
 

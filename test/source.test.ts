@@ -88,6 +88,8 @@ describe('JSON', () => {
     expect(problems('{"id": 4,\n  title: "x"}')).toEqual(['t.json:2:3 JSON syntax error: a name without quotes; write it in double quotes ("title")']);
     expect(problems('{"a": True, "b": None}')).toEqual(['t.json:1:7 JSON syntax error: unexpected word True; JSON writes it true']);
     expect(problems('{"b": None}')).toEqual(['t.json:1:7 JSON syntax error: unexpected word None; JSON writes it null']);
+    expect(problems('')).toEqual(['t.json:1:1 JSON syntax error: the file is empty; write its fields as an object, {"name": value, …}']);
+    expect(problems(' \n')).toEqual(['t.json:2:1 JSON syntax error: the file is empty; write its fields as an object, {"name": value, …}']);
     expect(problems('{"a": Talk}')).toEqual(['t.json:1:7 JSON syntax error: unexpected character; JSON writes text in double quotes ("…")']);
   });
 
