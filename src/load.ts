@@ -36,7 +36,7 @@ import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from
 import { cached } from './memo.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
 import { fieldName, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
-import { validate, type Validated } from './validate.ts';
+import { checkParsed, validate, type Validated } from './validate.ts';
 import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
 
 export interface Origin {
@@ -195,7 +195,7 @@ function idClaimed(file: string, shown: string): IdClaim | undefined {
   } catch {
     return undefined;
   }
-  const fields: unknown = parsed.ok ? parsed.doc.value : undefined;
+  const fields: unknown = parsed.doc?.value;
   if (fields === null || typeof fields !== 'object') return undefined;
   const id = talkSchema.shape.id.safeParse((fields as Record<string, unknown>).id);
   const added = talkSchema.shape.added.safeParse((fields as Record<string, unknown>).added);
@@ -217,8 +217,7 @@ type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: Conten
 const checked =
   <T>(check: (doc: Parameters<typeof validate>[1]) => Validated<T>) =>
   (shown: string, bytes: Uint8Array): Validated<T> => {
-    const parsed = parseSource(shown, bytes);
-    return parsed.ok ? check(parsed.doc) : parsed;
+    return checkParsed(parseSource(shown, bytes), check);
   };
 
 function readValidated<T>(dir: string, display: string, name: string, parse: (shown: string, bytes: Uint8Array) => Validated<T>): Read<T> {

@@ -9,7 +9,7 @@ import { PAGES_DIR } from './listing.ts';
 import type { NavLink } from './render.ts';
 import { isSlug, PAGE_FIELDS, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
 import { decodeUtf8, parseSource } from './source.ts';
-import { validate, type Validated } from './validate.ts';
+import { checkParsed, validate, type Validated } from './validate.ts';
 
 /** A page file as read: its front matter's fields and its Markdown. Pages are few: the catalogue keeps their text, unlike talks'. */
 export type PageSource = PageFields & { body: string };
@@ -54,9 +54,7 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
   if (!closing) return failure(file, 'the front matter opened on line 1 has no closing "---" line; add one after its fields');
   const end = opening[0].length + closing.index;
   // Parsed from the file's start, its opening line a YAML document marker: the lines and columns of errors are the file's.
-  const parsed = parseSource(file, Buffer.from(text.slice(0, end)));
-  if (!parsed.ok) return parsed;
-  const fields = validate(pageSchema, parsed.doc, PAGE_FIELDS);
+  const fields = checkParsed(parseSource(file, Buffer.from(text.slice(0, end))), (doc) => validate(pageSchema, doc, PAGE_FIELDS));
   if (!fields.ok) return fields;
   return { ok: true, value: { ...fields.value, body: text.slice(end + closing[0].length).replace(/^\n/, '') } };
 }

@@ -18,7 +18,11 @@ export interface SourceDoc {
   locate(path: FieldPath, which?: 'key' | 'value'): Position;
 }
 
-type ParseResult = { ok: true; doc: SourceDoc } | { ok: false; errors: ContentError[] };
+/**
+ * A file whose only mistake is a repeated key still gives its `doc`, read as the parsers read it (the last
+ * one wins): its other problems are told in the same run (see checkParsed in src/validate.ts).
+ */
+export type ParseResult = { ok: true; doc: SourceDoc } | { ok: false; errors: ContentError[]; doc?: SourceDoc };
 
 export function positionAt(lineStarts: number[], offset: number): Position {
   let lo = 0;
@@ -120,28 +124,26 @@ function parseJson(file: string, text: string): ParseResult {
     return [];
   };
   if (!valid) return { ok: false, errors: positions() };
-  if (repeatsKeys(text, value)) {
-    positions();
-    return { ok: false, errors: tree ? duplicateJsonKeys(file, tree, lines!) : [] };
-  }
-  return {
-    ok: true,
-    doc: {
-      file,
-      value,
-      locate(path, which = 'value') {
-        positions();
-        if (!tree) return { line: 1, col: 1 };
-        for (let depth = path.length; depth >= 0; depth--) {
-          const node = findNodeAtLocation(tree, path.slice(0, depth) as (string | number)[]);
-          if (!node) continue;
-          const keyNode = which === 'key' && depth === path.length && node.parent?.type === 'property' ? node.parent.children?.[0] : undefined;
-          return positionAt(lines!, (keyNode ?? node).offset);
-        }
-        return { line: 1, col: 1 };
-      },
+  const doc: SourceDoc = {
+    file,
+    value,
+    locate(path, which = 'value') {
+      positions();
+      if (!tree) return { line: 1, col: 1 };
+      for (let depth = path.length; depth >= 0; depth--) {
+        const node = findNodeAtLocation(tree, path.slice(0, depth) as (string | number)[]);
+        if (!node) continue;
+        const keyNode = which === 'key' && depth === path.length && node.parent?.type === 'property' ? node.parent.children?.[0] : undefined;
+        return positionAt(lines!, (keyNode ?? node).offset);
+      }
+      return { line: 1, col: 1 };
     },
   };
+  if (repeatsKeys(text, value)) {
+    positions();
+    return { ok: false, errors: tree ? duplicateJsonKeys(file, tree, lines!) : [], doc };
+  }
+  return { ok: true, doc };
 }
 
 const JSON_ERRORS: Record<string, string> = {
@@ -232,37 +234,40 @@ function parseYaml(file: string, text: string): ParseResult {
         seen.add(pos.line);
         return [new ContentError(file, pos, '', `YAML syntax error: ${yamlProblem(e.code, firstLine(e.message))}`)];
       }),
+      doc: doc.errors.every((e) => e.code === 'DUPLICATE_KEY') ? sourceDocOf(file, doc, lines) : undefined,
     };
   }
+  return { ok: true, doc: sourceDocOf(file, doc, lines) };
+}
+
+/** A YAML document the parser read, as the checks see it. */
+function sourceDocOf(file: string, doc: Document, lines: number[]): SourceDoc {
   return {
-    ok: true,
-    doc: {
-      file,
-      value: doc.toJS({ maxAliasCount: 100 }),
-      locate(path, which = 'value') {
-        let node: unknown = doc.contents;
-        let found: number | undefined = (doc.contents as YamlNode | null)?.range?.[0];
-        for (let i = 0; i < path.length; i++) {
-          const seg = path[i]!;
-          let next: unknown;
-          let keyOffset: number | undefined;
-          if (isMap(node)) {
-            const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
-            if (pair) {
-              next = pair.value;
-              keyOffset = (pair.key as YamlNode).range?.[0];
-            }
-          } else if (isSeq(node) && typeof seg === 'number') {
-            next = node.items[seg];
+    file,
+    value: doc.toJS({ maxAliasCount: 100 }),
+    locate(path, which = 'value') {
+      let node: unknown = doc.contents;
+      let found: number | undefined = (doc.contents as YamlNode | null)?.range?.[0];
+      for (let i = 0; i < path.length; i++) {
+        const seg = path[i]!;
+        let next: unknown;
+        let keyOffset: number | undefined;
+        if (isMap(node)) {
+          const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+          if (pair) {
+            next = pair.value;
+            keyOffset = (pair.key as YamlNode).range?.[0];
           }
-          if (next === undefined && keyOffset === undefined) break;
-          const last = i === path.length - 1;
-          const valueOffset = (next as YamlNode | null)?.range?.[0];
-          found = last && which === 'key' && keyOffset !== undefined ? keyOffset : (valueOffset ?? keyOffset ?? found);
-          node = next;
+        } else if (isSeq(node) && typeof seg === 'number') {
+          next = node.items[seg];
         }
-        return found === undefined ? { line: 1, col: 1 } : positionAt(lines, found);
-      },
+        if (next === undefined && keyOffset === undefined) break;
+        const last = i === path.length - 1;
+        const valueOffset = (next as YamlNode | null)?.range?.[0];
+        found = last && which === 'key' && keyOffset !== undefined ? keyOffset : (valueOffset ?? keyOffset ?? found);
+        node = next;
+      }
+      return found === undefined ? { line: 1, col: 1 } : positionAt(lines, found);
     },
   };
 }

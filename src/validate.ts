@@ -3,7 +3,7 @@
 import type * as z from 'zod';
 import { ContentError } from './errors.ts';
 import { describeValue, textProblems } from './schema.ts';
-import { fieldName, type SourceDoc } from './source.ts';
+import { fieldName, type ParseResult, type SourceDoc } from './source.ts';
 import { closest } from './suggest.ts';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ContentError[] };
@@ -39,6 +39,18 @@ export function validate<S extends z.ZodType>(schema: S, doc: SourceDoc, fields:
     if (!told.has(fieldName(path))) errors.push(new ContentError(doc.file, doc.locate(path), fieldName(path), issue.message));
   }
   return { ok: false, errors };
+}
+
+/**
+ * `check` on a parsed file. A file whose only mistake is a repeated key is checked too, so that one run tells
+ * its other problems; the repeated field's own are left out, as which of its values was meant is not known.
+ */
+export function checkParsed<T>(parsed: ParseResult, check: (doc: SourceDoc) => Validated<T>): Validated<T> {
+  if (parsed.ok) return check(parsed.doc);
+  const checked = parsed.doc ? check(parsed.doc) : undefined;
+  const repeated = parsed.errors.map((e) => e.field);
+  const others = checked && !checked.ok ? checked.errors.filter((e) => !repeated.some((field) => e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`))) : [];
+  return { ok: false, errors: [...parsed.errors, ...others] };
 }
 
 /** How to write a file's fields, for one whose whole value is another thing: most often a line without its colon (`title About`). */
