@@ -110,7 +110,15 @@ const mediaUrl = z
   .default(null)
   .meta({ format: 'uri' });
 const text = z.string(expecting('a string')).default('');
-const stringList = z.array(z.string(expecting('a string')), expecting('a list of strings')).default([]);
+const stringList = z
+  .array(z.string(expecting('a string')), {
+    // One speaker or tag written as the field's value, where a list of one belongs.
+    error: (iss) =>
+      typeof iss.input === 'string'
+        ? 'expected a list of strings, got a string; write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])'
+        : expecting('a list of strings').error(iss),
+  })
+  .default([]);
 /**
  * A whole number from `least` up, given the JSON Schema type `integer` for OPTIONS. Not zod's z.int():
  * a decimal fails that in a way that stops the object's own checks, and one run would then not report
