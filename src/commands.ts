@@ -429,7 +429,8 @@ export const importCommand = {
   summary:
     'Import a checkout (or unpacked snapshot) of pyvideo/data into the content folder.\nIds are kept forever: talks already imported keep their id, slug and dates; new talks get new ids above the highest ever given.\nNothing is written when any record cannot be converted; files whose bytes would not change are not touched.',
   options: { content: { type: 'string', value: 'DIR', description: 'content folder to write', default: 'content' } },
-  notes: 'Exit code: 0 on success, 1 when a record cannot be converted (nothing written), 2 for bad arguments or a source folder that is not a checkout of pyvideo/data.',
+  notes:
+    'SIGINT (Ctrl+C) or SIGTERM stops it before it writes; once it writes, it finishes (a second signal ends it at once).\nExit code: 0 on success, 1 when a record cannot be converted (nothing written), 2 for bad arguments or a source folder that is not a checkout of pyvideo/data, 130 or 143 when stopped by SIGINT or SIGTERM (nothing written).',
 } as const;
 
 export async function runImport(values: { content: string; _: string[] }): Promise<number> {
@@ -438,7 +439,17 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   if (kind !== 'pyvideo' || !source || rest.length > 0) throw new OptionError('expected "pyvideo <path-to-pyvideo-data>"');
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
-  const report = await importPyvideo({ source, content: values.content, progress: terminalProgress() });
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const off = onStopSignal((signal) => {
+    signalled = signal;
+    stop.abort();
+  });
+  const report = await importPyvideo({ source, content: values.content, progress: terminalProgress(), signal: stop.signal }).finally(off);
+  if (report.stopped) {
+    process.stderr.write(`import: stopped by ${signalled}; nothing was written\n`);
+    return signalled === 'SIGINT' ? 130 : 143;
+  }
   if (report.unusable) {
     process.stderr.write(`import: ${source}: ${report.unusable}; nothing was written\n`);
     return 2;
@@ -456,6 +467,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   process.stdout.write(
     `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${counted(report.keptIds, 'kept id')}, ${counted(report.newIds, 'new id')}, ${report.changed} changed, ${report.removed} removed; ${counted(report.written, 'file')} written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
   );
+  if (signalled) process.stderr.write(`import: ${signalled} came while the files were being written: the import was finished, not left half written (a second signal ends it at once)\n`);
   return 0;
 }
 

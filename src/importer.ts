@@ -60,6 +60,8 @@ interface ImportReport {
   ok: boolean;
   /** Why the source folder as a whole is not one to import (nothing else is looked at then). */
   unusable?: string;
+  /** Stopped by the signal before any file was written (nothing was). */
+  stopped?: true;
   errors: ImportError[];
   events: number;
   talks: number;
@@ -75,9 +77,13 @@ interface ImportReport {
 
 type Dates = ReturnType<typeof timestamps>;
 
-/** Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted. */
-export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress }): Promise<ImportReport> {
-  const { source, content, progress } = options;
+/**
+ * Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted.
+ * `signal` stops it until it writes; once it has begun writing, it finishes, as a content folder left half written
+ * (talks without the state that names them) could be imported into again only once emptied.
+ */
+export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress; signal?: AbortSignal }): Promise<ImportReport> {
+  const { source, content, progress, signal } = options;
   const now = timestamps(options.now ?? new Date());
   const report = emptyReport();
   if (!statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
@@ -101,7 +107,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   const claimOrder = pageClaimOrder(events.files);
   noteAll(report, addLegacyAliases(events, claimOrder, await readRedirectsTxt(source, report.errors)));
 
-  const records = await readTalkRecords(source, talkFiles, events.slugs, report, progress);
+  const records = await readTalkRecords(source, talkFiles, events.slugs, report, progress, signal);
   const byHand = await handWritten(content, state);
   const ids = idBook(state, records, byHand.ids);
   const slugs = slugBook(state, [...records.keys()], byHand.slugs, events.slugs, ids.earlier);
@@ -111,6 +117,11 @@ export async function importPyvideo(options: { source: string; content: string; 
 
   const { outputs, nextState } = importedFiles(talks, events, ids, now, report);
   report.events = events.files.size;
+  // Checked last before writing: a record read or not read once the signal came is no error of the snapshot.
+  if (signal?.aborted) {
+    report.stopped = true;
+    return report;
+  }
   if (report.errors.length > 0) return report;
   const removals = leftFiles(state, nextState, outputs, events);
   await writeFiles(content, outputs, toJson(nextState), report, progress);
@@ -289,11 +300,12 @@ interface TalkRecord {
 }
 
 /** Every talk record read once, in the order of their files: all their ids are known before any is given, so that new ids follow the highest of all. */
-async function readTalkRecords(source: string, talkFiles: string[], folderSlugs: Map<string, string>, report: ImportReport, progress?: Progress): Promise<Map<string, TalkRecord>> {
+async function readTalkRecords(source: string, talkFiles: string[], folderSlugs: Map<string, string>, report: ImportReport, progress?: Progress, signal?: AbortSignal): Promise<Map<string, TalkRecord>> {
   const records = new Map<string, TalkRecord>();
   const named = new Map<number, string>();
   progress?.start('talks read:');
   for (const file of talkFiles) {
+    if (signal?.aborted) break;
     progress?.tick();
     const { folder } = recordName(file);
     const read = folderSlugs.has(folder) ? await readRecord(source, file) : { error: `the event folder "${folder}" has no category.json` };

@@ -578,6 +578,26 @@ describe('importing hand-made snapshots', () => {
       }
     }));
 
+  it('stops at SIGINT or SIGTERM before it writes, writing nothing; once it writes, it finishes, so that a re-import finds no talk it half wrote', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/named.json', { id: 7, title: 'Named' });
+      await write('conf/videos/unnamed.json', { title: 'Unnamed' });
+      const stopped = await importPyvideo({ source, content, now: FIRST, signal: AbortSignal.abort() });
+      expect(stopped.stopped).toBe(true);
+      expect(stopped.ok).toBe(false);
+      expect(existsSync(content)).toBe(false);
+
+      const stop = new AbortController();
+      const progress = { start: (label: string) => label.startsWith('files') && stop.abort(), tick: () => undefined, done: () => undefined };
+      const finished = await importPyvideo({ source, content, now: FIRST, progress, signal: stop.signal });
+      expect(stop.signal.aborted).toBe(true);
+      expect([finished.ok, finished.stopped, finished.written]).toEqual([true, undefined, 5]);
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect(again.errors).toEqual([]);
+      expect([again.written, again.keptIds, again.newIds]).toEqual([0, 2, 0]);
+    }));
+
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
