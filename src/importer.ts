@@ -115,7 +115,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   const talks = [...records].flatMap(([file, record]) => importTalk(file, record, run, report) ?? []);
   noteAll(report, claimAliases(claimOrder, events.sources, talks));
 
-  const { outputs, nextState } = importedFiles(talks, events, ids, now, report);
+  const { outputs, nextState, asLeft } = importedFiles(talks, events, ids, now, report);
   report.events = events.files.size;
   // Checked last before writing: a record read or not read once the signal came is no error of the snapshot.
   if (signal?.aborted) {
@@ -124,7 +124,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   if (report.errors.length > 0) return report;
   const removals = leftFiles(state, nextState, outputs, events);
-  await writeFiles(content, outputs, toJson(nextState), report, progress);
+  await writeFiles(content, outputs, asLeft, toJson(nextState), report, progress);
   await removeFiles(content, removals, report);
   report.ok = true;
   return report;
@@ -534,9 +534,13 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
   return notes;
 }
 
-/** The files the import writes, by their paths in the content folder, and the state it leaves; counts the talks, drafts and talks changed. */
-function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState } {
+/**
+ * The files the import writes, by their paths in the content folder, and the state it leaves; counts the talks, drafts and talks changed.
+ * `asLeft`: the talk files the last import wrote as they are now written again, their records unchanged.
+ */
+function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState; asLeft: Set<string> } {
   const outputs = new Map<string, string>();
+  const asLeft = new Set<string>();
   const nextState: ImportState = {
     highestId: ids.highest,
     retired: [...ids.retired].sort((a, b) => a - b),
@@ -553,6 +557,7 @@ function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now:
     if (draft) report.drafts++;
     report.talks++;
     const rel = talkFile(event, slug);
+    if (talk.previous && !changed && talkFile(talk.previous.event, talk.previous.slug) === rel) asLeft.add(rel);
     if (outputs.has(rel)) report.errors.push({ file, reason: `its talk file ${rel} was given to another talk as well` });
     outputs.set(rel, toJson(value satisfies TalkFile));
     nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) };
@@ -561,7 +566,7 @@ function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now:
   const sitePages = siteRedirects(talks.map((talk) => talk.value));
   outputs.set(REDIRECTS_FILE, toJson(sitePages));
   report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
-  return { outputs, nextState };
+  return { outputs, nextState, asLeft };
 }
 
 /** A talk's dates: an earlier import's while what its record says is unchanged; and the hash that tells it next time. */
@@ -586,8 +591,11 @@ function leftFiles(state: ImportState, nextState: ImportState, outputs: Map<stri
   return removals;
 }
 
-/** Writes each file whose bytes change, atomically, and the state file last; counts the files written and unchanged. */
-async function writeFiles(content: string, outputs: Map<string, string>, stateText: string, report: ImportReport, progress?: Progress): Promise<void> {
+/**
+ * Writes each file whose bytes change, atomically, and the state file last; counts the files written and unchanged.
+ * One of `asLeft` that changes was edited (by hand, or through the API) or removed since: the snapshot is what the import writes, which is said.
+ */
+async function writeFiles(content: string, outputs: Map<string, string>, asLeft: Set<string>, stateText: string, report: ImportReport, progress?: Progress): Promise<void> {
   await mkdir(content, { recursive: true });
   const write = async ([rel, text]: [string, string]) => {
     progress?.tick();
@@ -597,6 +605,7 @@ async function writeFiles(content: string, outputs: Map<string, string>, stateTe
       report.unchanged++;
       return;
     }
+    if (asLeft.has(rel)) noteAll(report, [{ kind: current === undefined ? 'talk file removed since the last import: written again' : 'talk file edited since the last import: replaced by its record', source: rel }]);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, text);
     report.written++;

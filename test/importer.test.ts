@@ -598,6 +598,27 @@ describe('importing hand-made snapshots', () => {
       expect([again.written, again.keptIds, again.newIds]).toEqual([0, 2, 0]);
     }));
 
+  it('says which imported talk files it writes again that were edited (by hand, or through the API) or removed since the last import', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      for (const name of ['edited', 'removed', 'left-alone', 'changed']) await write(`conf/videos/${name}.json`, { title: name });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const edited = path.join(content, 'conf', 'videos', 'edited.json');
+      const imported = await readFile(edited, 'utf8');
+      await writeFile(edited, imported.replace('"title": "edited"', '"title": "Edited by hand"'));
+      await rm(path.join(content, 'conf', 'videos', 'removed.json'));
+      await writeFile(path.join(content, 'conf', 'videos', 'changed.json'), '{}');
+      await write('conf/videos/changed.json', { title: 'changed in the snapshot' });
+
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect(again.errors).toEqual([]);
+      expect(await readFile(edited, 'utf8')).toBe(imported);
+      expect((await talkIn(content, 'conf', 'removed')).title).toBe('removed');
+      expect(again.notes.get('talk file edited since the last import: replaced by its record')).toEqual({ count: 1, example: path.join('conf', 'videos', 'edited.json') });
+      expect(again.notes.get('talk file removed since the last import: written again')).toEqual({ count: 1, example: path.join('conf', 'videos', 'removed.json') });
+      expect(again.written).toBe(4);
+    }));
+
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
