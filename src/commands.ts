@@ -437,6 +437,8 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   const [kind, typed, ...rest] = values._;
   const source = typed && typedPath(typed, importCommand.name);
   if (kind !== 'pyvideo' || !source || rest.length > 0) throw new OptionError('expected "pyvideo <path-to-pyvideo-data>"');
+  // Said before the snapshot is read, not after, as a content folder that went missing.
+  if (existsSync(values.content) && !isFolder(values.content)) throw new OptionError(`--content ${values.content}: ${notAFolder(values.content)}`);
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
   const stop = new AbortController();

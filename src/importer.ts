@@ -87,7 +87,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   const now = timestamps(options.now ?? new Date());
   const report = emptyReport();
   if (!statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
-    report.unusable = 'no such folder';
+    report.unusable = existsSync(source) ? 'is a file, not a folder' : 'no such folder';
     return report;
   }
   const noPublish = await readNoPublish(source, report.errors);

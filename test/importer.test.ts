@@ -619,6 +619,19 @@ describe('importing hand-made snapshots', () => {
       expect(again.written).toBe(4);
     }));
 
+  it('says of a file given as the snapshot or as the content folder that it is a file, before it reads the snapshot', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      const file = path.join(source, 'conf', 'category.json');
+      const importer = (snapshot: string, folder: string) =>
+        spawnSync(process.execPath, [path.join(import.meta.dirname, '..', 'scripts', 'run.mjs'), 'import', 'pyvideo', snapshot, '--content', folder], { encoding: 'utf8' });
+      const asSnapshot = importer(file, content);
+      expect([asSnapshot.status, asSnapshot.stderr]).toEqual([2, `import: ${file}: is a file, not a folder; nothing was written\n`]);
+      const asContent = importer(source, file);
+      expect([asContent.status, asContent.stderr.split('\n')[0]]).toEqual([2, `import: --content ${file}: is a file, not a folder`]);
+      expect(existsSync(content)).toBe(false);
+    }));
+
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
