@@ -48,6 +48,8 @@ export interface ImportState {
    * given, so that a folder new in a later snapshot cannot take it (`python-porto` beside `python_porto`).
    */
   folders: Record<string, string>;
+  /** Written before the files, then again without it after: the import that wrote it stopped part way, so its files may be missing. */
+  unfinished?: true;
 }
 
 /** A record the import could not convert: its path inside the source, and why. */
@@ -124,8 +126,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   if (report.errors.length > 0) return report;
   const removals = leftFiles(state, nextState, outputs, events);
-  await writeFiles(content, outputs, asLeft, toJson(nextState), report, progress);
-  await removeFiles(content, removals, report);
+  await writeFiles(content, outputs, state.unfinished ? new Set() : asLeft, removals, nextState, report, progress);
   report.ok = true;
   return report;
 }
@@ -592,38 +593,60 @@ function leftFiles(state: ImportState, nextState: ImportState, outputs: Map<stri
 }
 
 /**
- * Writes each file whose bytes change, atomically, and the state file last; counts the files written and unchanged.
+ * Writes each file whose bytes change, atomically, removes those of talks and events that left, and counts them.
  * One of `asLeft` that changes was edited (by hand, or through the API) or removed since: the snapshot is what the import writes, which is said.
  */
-async function writeFiles(content: string, outputs: Map<string, string>, asLeft: Set<string>, stateText: string, report: ImportReport, progress?: Progress): Promise<void> {
-  await mkdir(content, { recursive: true });
-  const write = async ([rel, text]: [string, string]) => {
+async function writeFiles(content: string, outputs: Map<string, string>, asLeft: Set<string>, removals: string[], nextState: ImportState, report: ImportReport, progress?: Progress): Promise<void> {
+  const changed: [string, string][] = [];
+  progress?.start('files compared:');
+  await forEachLimit([...outputs], 32, async ([rel, text]) => {
     progress?.tick();
-    const file = path.join(content, rel);
-    const current = await readFile(file, 'utf8').catch(() => undefined);
-    if (current === text) {
-      report.unchanged++;
-      return;
-    }
+    const current = await readFile(path.join(content, rel), 'utf8').catch(() => undefined);
+    if (current === text) return void report.unchanged++;
     if (asLeft.has(rel)) noteAll(report, [{ kind: current === undefined ? 'talk file removed since the last import: written again' : 'talk file edited since the last import: replaced by its record', source: rel }]);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomic(file, text);
-    report.written++;
-  };
-  progress?.start('files compared and written:');
-  await forEachLimit([...outputs], 32, write);
-  // The state file goes last: until it is written, a re-run sees the previous import.
-  await write([STATE_FILE, stateText]);
+    changed.push([rel, text]);
+  });
   progress?.done();
+  await mkdir(content, { recursive: true });
+  if (changed.length > 0 || removals.length > 0) {
+    // The state goes first too: talk files written before it, by an import that then failed (a folder it may not write, a full disk)
+    // or was killed, were taken for talks written by hand, and every import after it refused. With it, the next one finishes.
+    await writeFileAtomic(path.join(content, STATE_FILE), toJson({ ...nextState, unfinished: true }));
+    await removeFiles(content, removals, report);
+    progress?.start('files written:');
+    await forEachLimit(changed, 32, async ([rel, text]) => {
+      progress?.tick();
+      await writeOne(content, rel, text, report);
+    });
+    progress?.done();
+  }
+  const stateText = toJson(nextState);
+  if ((await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText) report.unchanged++;
+  else await writeOne(content, STATE_FILE, stateText, report);
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time. */
+async function writeOne(content: string, rel: string, text: string, report: ImportReport): Promise<void> {
+  const file = path.join(content, rel);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, text);
+  report.written++;
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time; the first to fail stops the others taking more, and is thrown once those running are done. */
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (!failed && next < items.length) {
+      await fn(items[next++]!).catch((err: unknown) => {
+        failed = true;
+        throw err;
+      });
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const workers = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failure = workers.find((w) => w.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 async function removeFiles(content: string, removals: string[], report: ImportReport): Promise<void> {

@@ -632,6 +632,31 @@ describe('importing hand-made snapshots', () => {
       expect(existsSync(content)).toBe(false);
     }));
 
+  it('finishes, when imported into again, an import whose writing failed part way, keeping the ids it gave', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/named.json', { id: 7, title: 'Named' });
+      await write('conf/videos/unnamed.json', { title: 'Unnamed' });
+      await write('later/category.json', { title: 'Later' });
+      await write('later/videos/talk.json', { title: 'Talk' });
+      // A file where the import needs a folder: its talk cannot be written, those of the other event are.
+      await mkdir(path.join(content, 'later'), { recursive: true });
+      await writeFile(path.join(content, 'later', 'videos'), '');
+      await expect(importPyvideo({ source, content, now: FIRST })).rejects.toThrow();
+      expect((await talkIn(content, 'conf', 'named')).id).toBe(7);
+
+      await rm(path.join(content, 'later', 'videos'));
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect(again.errors).toEqual([]);
+      expect([again.keptIds, again.newIds]).toEqual([3, 0]);
+      expect(again.notes.has('talk file removed since the last import: written again')).toBe(false);
+      expect((await fg('*/videos/*.json', { cwd: content })).sort()).toEqual(['conf/videos/named.json', 'conf/videos/unnamed.json', 'later/videos/talk.json']);
+      expect([(await talkIn(content, 'conf', 'unnamed')).id, (await talkIn(content, 'later', 'talk')).id]).toEqual([8, 9]);
+      expect((await talkIn(content, 'later', 'talk')).added).toBe('2026-01-02T03:04:05');
+      expect(JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')).unfinished).toBeUndefined();
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
   it('gives new ids above those of talks written by hand beside the imported ones, and no record takes one', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
