@@ -81,8 +81,8 @@ type Dates = ReturnType<typeof timestamps>;
 
 /**
  * Imports `source` (a pyvideo/data checkout) into `content`. Writes nothing when any record cannot be converted.
- * `signal` stops it until it writes; once it has begun writing, it finishes, as a content folder left half written
- * (talks without the state that names them) could be imported into again only once emptied.
+ * `signal` stops it until it writes; once it has begun writing, it finishes: a folder left half written is a half
+ * catalogue to every build until the next import finishes it.
  */
 export async function importPyvideo(options: { source: string; content: string; now?: Date; progress?: Progress; signal?: AbortSignal }): Promise<ImportReport> {
   const { source, content, progress, signal } = options;
