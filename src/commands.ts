@@ -161,18 +161,14 @@ const DISK_FULL = ['ENOSPC', 'EDQUOT'];
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
   checkFolders(values, '--out');
-  const stop = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
-  const off = onStopSignal((signal) => {
-    signalled = signal;
-    stop.abort();
-  });
+  const stop = stopSignals();
   try {
     const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
     const templates = result.ok ? undefined : await templateProblems(values.templates);
     return reportBuild(result, values, templates);
   } catch (err) {
+    const signalled = stop.by();
     if (!signalled) {
       // Templates that cannot be used stop the build: they are named as check names them, one a line, and so are those that failed on pages.
       const templates = err instanceof TemplateError ? err : await templateProblems(values.templates);
@@ -182,10 +178,24 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
       throw err;
     }
     process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
-    return signalled === 'SIGINT' ? 130 : 143;
+    return exitCodeOf(signalled);
   } finally {
-    off();
+    stop.off();
   }
+}
+
+/** The exit code of a command that a signal stopped, as shells report it. */
+const exitCodeOf = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
+
+/** A signal that the first SIGINT or SIGTERM aborts (see onStopSignal), and which of the two it was. */
+function stopSignals(): { signal: AbortSignal; by: () => NodeJS.Signals | undefined; off: () => void } {
+  const stop = new AbortController();
+  let by: NodeJS.Signals | undefined;
+  const off = onStopSignal((signal) => {
+    by = signal;
+    stop.abort();
+  });
+  return { signal: stop.signal, by: () => by, off };
 }
 
 /**
@@ -195,7 +205,7 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
 function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+    if (stopping) process.exit(exitCodeOf(signal));
     stopping = true;
     stop(signal);
   };
@@ -441,16 +451,12 @@ export async function runImport(values: { content: string; _: string[] }): Promi
   if (existsSync(values.content) && !isFolder(values.content)) throw new OptionError(`--content ${values.content}: ${notAFolder(values.content)}`);
   const started = performance.now();
   const { importPyvideo } = await import('./importer.ts');
-  const stop = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
-  const off = onStopSignal((signal) => {
-    signalled = signal;
-    stop.abort();
-  });
-  const report = await importPyvideo({ source, content: values.content, progress: terminalProgress(), signal: stop.signal }).finally(off);
-  if (report.stopped) {
+  const stop = stopSignals();
+  const report = await importPyvideo({ source, content: values.content, progress: terminalProgress(), signal: stop.signal }).finally(stop.off);
+  const signalled = stop.by();
+  if (report.stopped && signalled) {
     process.stderr.write(`import: stopped by ${signalled}; nothing was written\n`);
-    return signalled === 'SIGINT' ? 130 : 143;
+    return exitCodeOf(signalled);
   }
   if (report.unusable) {
     process.stderr.write(`import: ${source}: ${report.unusable}; nothing was written\n`);
@@ -486,8 +492,7 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
   const values = await servedAt(given);
   const { startDev } = await import('./dev.ts');
   // From the start: a Ctrl+C during the first build (seconds on a large catalogue) stops it as it stops the builds after it.
-  const stop = new AbortController();
-  onStopSignal(() => stop.abort());
+  const stop = stopSignals();
   const dev = await startDev({
     ...siteSettings(values),
     content: values.content,
