@@ -13,6 +13,7 @@ import fg from 'fast-glob';
 import fse from 'fs-extra';
 import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
+import { checkContent } from './locks.ts';
 import { contentSignature, countStale, listContent, type ContentEntry, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, finishPatch, folderId, notTheBuildsGlobs, outputId, outputReplaced, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
@@ -881,6 +882,8 @@ class BuildRun {
   /** The code's fingerprint, the content's listing, the theme and the options, and their signature. */
   async readInputs(): Promise<Inputs | Failure> {
     const { options, stateDir, workers } = this;
+    const unfinished = this.contentFailure();
+    if (unfinished) return unfinished;
     const code = await (codeFingerprint ??= fingerprintCode());
     const entries = options.memory?.listing ? await options.memory.listing.current() : await listContent(options.content);
     this.mark(`list content (${entries.length} files)`);
@@ -896,6 +899,15 @@ class BuildRun {
     const shardSize = options.searchShardSize ?? SEARCH_SHARD_SIZE;
     const signature = hash(`${code}\n${baseUrl}\n${compress}\n${shardSize}\n${hash(JSON.stringify(theme.templates))}\n${assetKeys.map((a) => `${a.path}:${a.key}`).join('\n')}\n${contentSignature(entries)}`);
     return { ok: true, code, entries, theme, compress, assetKeys, baseUrl, shardSize, signature };
+  }
+
+  /**
+   * Why the content cannot be built, when an import stopped part way through writing it; throws while one writes it,
+   * which would have half a catalogue built (the build waits for it, as for another build).
+   */
+  contentFailure(): Failure | undefined {
+    const unfinished = checkContent(this.options.content);
+    return unfinished && { ok: false, errors: [unfinished] };
   }
 
   /** The answer of a build that has nothing to do, from the last build's no-op record: neither its state nor the content is read. */
@@ -1258,6 +1270,9 @@ async function buildOnce(options: BuildOptions): Promise<BuildResult> {
     run.mark('theme and modules');
     const { previous, inMemory } = run.readPrevious(inputs);
     const loaded = await run.load(w, inputs, previous);
+    // An import that began writing while the content was read: what was read may be half of it.
+    const unfinished = run.contentFailure();
+    if (unfinished) return unfinished;
     if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors };
     const site = run.prepareSite(w, inputs, loaded.catalogue);
     if (!site.ok) return site;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
+import { checkContent } from './locks.ts';
 import { notTheBuilds } from './output.ts';
 import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
@@ -320,10 +321,12 @@ export async function runCheck(values: BuildValues): Promise<number> {
     import('./redirects.ts'),
     import('./catalogue-index.ts'),
   ]);
+  // Half a catalogue, which an import that stopped part way left, is told alone, as the build tells it.
+  const unfinished = checkContent(values.content);
   const loaded = await loadContent(values.content);
   const { catalogue, files } = loaded;
   // Where redirects lead is checked against the pages of a catalogue without errors, as the build checks it.
-  const errors = loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
+  const errors = unfinished ? [unfinished] : loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
   const problems: unknown[] = [...errors, ...(await templateProblems(values.templates)).problems];
   for (const problem of problems) process.stderr.write(`${problem}\n`);

@@ -12,7 +12,7 @@ import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type
 import { WatchedListing } from './listing.ts';
 import { folderId } from './output.ts';
 import { startServer, type RunningServer } from './server.ts';
-import { OutputLocked } from './state.ts';
+import { Locked } from './locks.ts';
 import { TemplateError } from './template-errors.ts';
 
 export const DEV_EVENTS = '/__dev/events';
@@ -208,6 +208,8 @@ class Builds {
   private retry: NodeJS.Timeout | undefined;
   /** A build was refused: another process held the output. */
   private locked = false;
+  /** What the last refusal said, which the builds tried again while the same process holds the lock do not say again. */
+  private lockTold: string | undefined;
 
   constructor(
     private readonly options: DevOptions,
@@ -257,13 +259,16 @@ class Builds {
   /** One build, its result told to the terminal and the pages. True when the search index is left for the next build. */
   private async rebuild(deferSearch: boolean, signal: AbortSignal): Promise<boolean> {
     const result: DevResult = await build({ ...this.buildOptions, clean: this.clean, deferSearch, signal }).catch((err: unknown) => {
-      this.locked ||= err instanceof OutputLocked;
+      this.locked ||= err instanceof Locked;
       return thrown(err);
     });
     if (signal.aborted) return false;
     // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
     // that follows for them has the last word, and the page is not shown an error that is already gone.
     if (!result.ok && (this.again || this.waiting)) return false;
+    const told = this.locked && !result.ok ? String(result.errors[0]) : undefined;
+    if (told !== undefined && told === this.lockTold) return false;
+    this.lockTold = told;
     this.options.log(result);
     if (!result.ok) {
       this.pages.failed(result.errors);

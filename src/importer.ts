@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { listContent, REDIRECTS_DIR } from './listing.ts';
+import { checkContent, lockContent } from './locks.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
@@ -48,8 +49,6 @@ export interface ImportState {
    * given, so that a folder new in a later snapshot cannot take it (`python-porto` beside `python_porto`).
    */
   folders: Record<string, string>;
-  /** Written before the files, then again without it after: the import that wrote it stopped part way, so its files may be missing. */
-  unfinished?: true;
 }
 
 /** A record the import could not convert: its path inside the source, and why. */
@@ -92,6 +91,8 @@ export async function importPyvideo(options: { source: string; content: string; 
     report.unusable = existsSync(source) ? 'is a file, not a folder' : 'no such folder';
     return report;
   }
+  // Throws while another import writes the folder. One that stopped part way left files this one finishes: they are not edits by hand.
+  const unfinished = checkContent(content) !== undefined;
   const noPublish = await readNoPublish(source, report.errors);
   const state = await readState(content);
   // Not only files: a link to nothing, or a folder so named, is a record that cannot be read, not one that left the snapshot.
@@ -126,7 +127,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   if (report.errors.length > 0) return report;
   const removals = leftFiles(state, nextState, outputs, events);
-  await writeFiles(content, outputs, state.unfinished ? new Set() : asLeft, removals, nextState, report, progress);
+  await writeFiles(content, outputs, unfinished ? new Set() : asLeft, removals, nextState, report, progress);
   report.ok = true;
   return report;
 }
@@ -608,10 +609,13 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
   });
   progress?.done();
   await mkdir(content, { recursive: true });
+  const stateText = toJson(nextState);
   if (changed.length > 0 || removals.length > 0) {
-    // The state goes first too: talk files written before it, by an import that then failed (a folder it may not write, a full disk)
-    // or was killed, were taken for talks written by hand, and every import after it refused. With it, the next one finishes.
-    await writeFileAtomic(path.join(content, STATE_FILE), toJson({ ...nextState, unfinished: true }));
+    // Not taken back when a write fails (a folder it may not write, a full disk), nor when the process is killed: the
+    // lock left tells builds that the folder holds half a catalogue, and the next import that it has this one to finish.
+    const unlock = await lockContent(content);
+    // The state goes first: talk files written before it were taken for talks written by hand, and every import after refused.
+    await writeOne(content, STATE_FILE, stateText, report);
     await removeFiles(content, removals, report);
     progress?.start('files written:');
     await forEachLimit(changed, 32, async ([rel, text]) => {
@@ -619,9 +623,8 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
       await writeOne(content, rel, text, report);
     });
     progress?.done();
-  }
-  const stateText = toJson(nextState);
-  if ((await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText) report.unchanged++;
+    await unlock();
+  } else if ((await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText) report.unchanged++;
   else await writeOne(content, STATE_FILE, stateText, report);
 }
 

@@ -5,13 +5,14 @@
 // build at work and the record of the last no-op build.
 import { hash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
 import { folderId, writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
-import { startOf, stillRuns, tagRuns } from './processes.ts';
+import { Locked, takeLock } from './locks.ts';
+import { tagRuns } from './processes.ts';
 
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
@@ -242,53 +243,8 @@ export async function forgetState(stateDir: string): Promise<void> {
   for (const name of await readdir(stateDir).catch(() => [])) if (ANY_STATE_FILE.test(name) || name === UNCHANGED_FILE) await rm(path.join(stateDir, name), { force: true });
 }
 
-/** Another live process's build holds the output's lock. */
-export class OutputLocked extends Error {
-  constructor(readonly pid: number) {
-    super(`another build (process ${pid}) is writing this output; wait for it to finish`);
-  }
-}
-
-/** The process whose build holds the lock of `stateDir`, if one does that is alive and not this one. */
-function lockHolder(stateDir: string): number | undefined {
-  let pid: number;
-  let start: string | undefined;
-  try {
-    const [holder, started] = readFileSync(path.join(stateDir, 'lock'), 'utf8').split(' ');
-    pid = Number(holder);
-    start = started;
-  } catch {
-    return undefined;
-  }
-  return pid && pid !== process.pid && stillRuns(pid, start) ? pid : undefined;
-}
-
 /** Holds the state folder for one build at a time; a lock left by a dead process is taken over. */
-export async function lockState(stateDir: string): Promise<() => Promise<void>> {
-  await mkdir(stateDir, { recursive: true });
-  const file = path.join(stateDir, 'lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      try {
-        await handle.writeFile(`${process.pid} ${startOf(process.pid) ?? ''}`.trim());
-      } catch (err) {
-        // A lock that could not be written (a full disk) is not left behind, and its file not left open.
-        await rm(file, { force: true });
-        throw err;
-      } finally {
-        await handle.close();
-      }
-      return () => rm(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = lockHolder(stateDir);
-      if (holder) throw new OutputLocked(holder);
-      await rm(file, { force: true });
-    }
-  }
-  throw new Error(`cannot lock ${file}`);
-}
+export const lockState = (stateDir: string): Promise<() => Promise<void>> => takeLock(path.join(stateDir, 'lock'), (pid) => new Locked(pid, 'build', 'this output'));
 
 /** What a no-op build reports: the counts of the build that is still in place. */
 export interface Totals {

@@ -16,7 +16,8 @@ import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, 
 import { DEFAULT_SITE, isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
-import { lockState, OutputLocked, stateDirFor } from './state.ts';
+import { Locked } from './locks.ts';
+import { lockState, stateDirFor } from './state.ts';
 import { API_FIELDS, inertJson, serialiseRecord } from './record.ts';
 import { talkSchema, TALK_FIELDS, TALK_INSTEAD, timestamps } from './schema.ts';
 import { editSource, newSource, type FieldChanges } from './source-edit.ts';
@@ -38,8 +39,8 @@ const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW 
 const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
 const CHALLENGE = { 'WWW-Authenticate': 'Token' };
 
-/** Another process builds the output: a write waits for it, as it would for a write before it. */
-const busy = (pid: number) => fail(503, `Another build of this site (process ${pid}) is running: try again when it is done.`, { 'Retry-After': '10' });
+/** Another process builds the output or imports into the content: a write waits for it, as it would for a write before it. */
+const busy = ({ pid, by }: Locked) => fail(503, `Another ${by} of this site (process ${pid}) is running: try again when it is done.`, { 'Retry-After': '10' });
 
 /** The catalogue cannot be built as the content files are, whatever the write: they must be fixed first. */
 const conflict = (errors: readonly ContentError[]) => fail(409, `The catalogue has content errors; fix them first: ${errors.slice(0, 5).join('; ')}`);
@@ -305,7 +306,7 @@ export class RecordWriter implements WriteHandler {
     try {
       await saveState(this.memory);
     } catch (err) {
-      if (retry && err instanceof OutputLocked) this.saveSoon();
+      if (retry && err instanceof Locked) this.saveSoon();
       else process.stderr.write(`serve: could not save the build state: ${String(err)}\n`);
     }
   }
@@ -378,7 +379,7 @@ export class RecordWriter implements WriteHandler {
     try {
       return await work;
     } catch (err) {
-      if (err instanceof OutputLocked) return busy(err.pid);
+      if (err instanceof Locked) return busy(err);
       throw err;
     }
   }

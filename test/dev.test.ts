@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevResult, type DevServer } from '../src/dev.ts';
+import { CONTENT_LOCK } from '../src/locks.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
 import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 import { raw } from './http.ts';
@@ -398,19 +399,25 @@ describe('npm run dev', () => {
     expect(await contentHashes(path.join(root, 'dist'))).toEqual(await contentHashes(clean));
   });
 
-  it('tries a build again once another process lets go of the output, rather than leave the edit for the next save', async () => {
+  // A live process that holds the output's lock, as a build by hand or a write through the API would, or the content's, as an import.
+  it.each([
+    ['the output', (root: string) => path.join(stateDirFor(path.join(root, 'cache'), path.join(root, 'dist')), 'lock'), 'another build (process PID) is writing this output'],
+    ['the content', (root: string) => path.join(root, 'content', CONTENT_LOCK), 'another import (process PID) is writing ROOT/content'],
+  ])('tries a build again once another process lets go of %s, rather than leave the edit for the next save, and says so once', async (_, lockOf, said) => {
     const { server, root, content, results } = await devOnDemo();
     await server.idle();
-    // A live process that holds the output's lock, as a build by hand or a write through the API would.
     const holder = spawn('sleep', ['60']);
-    const lock = path.join(stateDirFor(path.join(root, 'cache'), path.join(root, 'dist')), 'lock');
+    const lock = lockOf(root);
     await writeFile(lock, String(holder.pid));
     try {
       const built = results.length;
       const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
       await writeFile(file, (await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: Saved while locked'));
       while (results.length === built) await new Promise((r) => setTimeout(r, 20));
-      expect(results[built]).toMatchObject({ ok: false, errors: [expect.stringContaining(`another build (process ${holder.pid}) is writing this output`)] });
+      expect(results[built]).toMatchObject({ ok: false, errors: [expect.stringContaining(said.replace('PID', String(holder.pid)).replace('ROOT', root))] });
+      // Tried again every half second, and not said again.
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(results.length).toBe(built + 1);
     } finally {
       holder.kill();
     }

@@ -13,6 +13,7 @@ import { build } from '../src/build.ts';
 import { RECORD_FILE } from '../src/headers.ts';
 import { importPyvideo, STATE_FILE, type ImportState } from '../src/importer.ts';
 import { loadContent } from '../src/load.ts';
+import { checkContent } from '../src/locks.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { fragmentFiles } from '../src/search.ts';
 import { fingerprint, PYVIDEO_SNAPSHOT, TEMPLATES, unlikeSanitised } from './helpers.ts';
@@ -644,6 +645,8 @@ describe('importing hand-made snapshots', () => {
       await writeFile(path.join(content, 'later', 'videos'), '');
       await expect(importPyvideo({ source, content, now: FIRST })).rejects.toThrow();
       expect((await talkIn(content, 'conf', 'named')).id).toBe(7);
+      // Builds refuse the half catalogue until the import is finished.
+      expect(String(checkContent(content))).toMatch(/^.*\.import\.lock:1:1 an import into this folder stopped before it had written every file/);
 
       await rm(path.join(content, 'later', 'videos'));
       const again = await importPyvideo({ source, content, now: SECOND });
@@ -653,7 +656,7 @@ describe('importing hand-made snapshots', () => {
       expect((await fg('*/videos/*.json', { cwd: content })).sort()).toEqual(['conf/videos/named.json', 'conf/videos/unnamed.json', 'later/videos/talk.json']);
       expect([(await talkIn(content, 'conf', 'unnamed')).id, (await talkIn(content, 'later', 'talk')).id]).toEqual([8, 9]);
       expect((await talkIn(content, 'later', 'talk')).added).toBe('2026-01-02T03:04:05');
-      expect(JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')).unfinished).toBeUndefined();
+      expect(checkContent(content)).toBeUndefined();
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
