@@ -42,6 +42,8 @@ const notAllowed = (method: string) => detailJson('Method "METHOD" not allowed.'
 /** A kind's headers, Content-Type aside: hosts set that one their own way. */
 const headerEntries = (kind: FileKind) => Object.entries(HEADERS[kind]).filter(([name]) => name !== 'Content-Type');
 const contentTypeOf = (kind: FileKind): string | undefined => HEADERS[kind]['Content-Type'];
+/** What every answer says, files or not (our server's redirects and 204s too). */
+const NOSNIFF = HEADERS.record['X-Content-Type-Options']!;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The files a host should never send: its own configuration and the precompressed copies. */
@@ -136,7 +138,7 @@ function nginxApiJsonHeaders(allow: string | undefined): string[] {
     '        default_type application/json;',
     ...(allow ? [`        add_header Vary ${nginxString(HEADERS.record.Vary!)} always;`, `        add_header Allow ${allow} always;`] : []),
     `        add_header Cache-Control ${nginxString(HEADERS.record['Cache-Control']!)} always;`,
-    `        add_header X-Content-Type-Options ${nginxString(HEADERS.record['X-Content-Type-Options']!)} always;`,
+    `        add_header X-Content-Type-Options ${nginxString(NOSNIFF)} always;`,
   ];
 }
 
@@ -170,7 +172,7 @@ function nginxApiErrors(): string[] {
     // Headers set in the if block replace the location's: OPTIONS gets none of the JSON answer's.
     '        if ($request_method = OPTIONS) {',
     `            add_header Allow ${nginxString(READ_ALLOW)} always;`,
-    `            add_header X-Content-Type-Options ${nginxString(HEADERS.record['X-Content-Type-Options']!)} always;`,
+    `            add_header X-Content-Type-Options ${nginxString(NOSNIFF)} always;`,
     '            return 204;',
     '        }',
     refuse,
@@ -403,7 +405,7 @@ function caddyApiJsonHeaders(indent: string, allow: string | undefined, matcher 
     `${indent}\tContent-Type application/json`,
     ...(allow ? [`${indent}\tVary ${caddyString(HEADERS.record.Vary!)}`, `${indent}\tAllow ${caddyString(allow)}`] : []),
     `${indent}\tCache-Control ${caddyString(HEADERS.record['Cache-Control']!)}`,
-    `${indent}\tX-Content-Type-Options ${caddyString(HEADERS.record['X-Content-Type-Options']!)}`,
+    `${indent}\tX-Content-Type-Options ${caddyString(NOSNIFF)}`,
     // Set by the endpoint's file headers above: the policy is for the files, not for these answers.
     `${indent}\t-Content-Security-Policy`,
     `${indent}}`,
@@ -482,6 +484,13 @@ function caddySite(comment: string, name: string, matcher: string, kind: FileKin
   return [`\t# ${comment}`, `\t@${name} ${matcher}`, `\thandle @${name} {`, ...caddyHeaders(kind, '\t\t'), ...caddyFileServer(kind, '\t\t'), '\t}'];
 }
 
+/**
+ * A request path (as the client wrote it, before its query) that is a folder's only once its empty or dot
+ * segments are resolved, or with a slash or backslash written as an escape: the file matcher cleans it
+ * (`//evil.example/../talks` is /talks), but a Location made of it would take a browser elsewhere.
+ */
+const UNCLEAN_PATH = '^[^?]*(?://|\\\\|%5[cC]|%2[fF]|/(?:\\.|%2[eE]){1,2}(?:/|\\?|$))';
+
 /** The request headers that make file_server answer with less than the whole file (a 304, a 412, a 206). */
 const CONDITIONAL_HEADERS = ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'If-Range', 'Range'];
 
@@ -534,7 +543,10 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       "\t# The site accepts no writes: our server's 405 with its Allow, and OPTIONS its 204.",
       '\t@site_write not method GET HEAD',
       '\thandle @site_write {',
-      `\t\theader Allow ${caddyString(READ_ALLOW)}`,
+      '\t\theader {',
+      `\t\t\tAllow ${caddyString(READ_ALLOW)}`,
+      `\t\t\tX-Content-Type-Options ${caddyString(NOSNIFF)}`,
+      '\t\t}',
       '\t\t@site_options method OPTIONS',
       '\t\trespond @site_options 204',
       '\t\t@site_refused not method OPTIONS',
@@ -543,14 +555,19 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       '\t}',
       '',
       "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",
+      '\t# The Location is the path as the client wrote it ({uri}: {path} is decoded, a Location is ASCII), with its query.',
+      "\t# A path the file matcher finds a folder at only once cleaned (//evil.example/../talks) gets file_server's 308 to the",
+      '\t# folder itself: a Location made of it would send a browser to another site.',
       '\t@folder {',
       '\t\tnot path */',
       '\t\tfile {path}/index.html',
+      `\t\tnot vars_regexp {http.request.uri} ${caddyString(UNCLEAN_PATH)}`,
+      // From its slash: Caddy 2.6 first matches a variable of the placeholder's name, which is none, as the text `<nil>`.
+      `\t\tvars_regexp folder {http.request.uri} ${caddyString('^(/[^?]*)(.*)$')}`,
       '\t}',
       '\thandle @folder {',
-      '\t\t@bare expression {http.request.uri.query} == ""',
-      '\t\tredir @bare {http.request.uri.path}/ 301',
-      '\t\tredir * {http.request.uri.path}/?{http.request.uri.query} 301',
+      `\t\theader X-Content-Type-Options ${caddyString(NOSNIFF)}`,
+      '\t\tredir {re.folder.1}/{re.folder.2} 301',
       '\t}',
       '',
       '\t# The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html.',
@@ -578,6 +595,8 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     ...caddyHeaders('page', '\t\t\t'),
     '\t\t\tfile_server {',
     '\t\t\t\tstatus 404',
+    // Not its redirect of /404.html/ (a name it finds both before and after the rewrite) to the page's own address.
+    '\t\t\t\tdisable_canonical_uris',
     '\t\t\t}',
     '\t\t}',
     '\t\trespond {err.status_code}',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -72,7 +72,8 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
       expect([folder.status, folder.headers.location]).toEqual([301, location]);
     }
     // A name too long for the file system is no page either.
-    for (const missingPath of ['/no/such/page/', `/${'a'.repeat(256)}`, `/talks/${'é'.repeat(200)}/`, '/assets/']) {
+    // The 404 page's own name with a slash too: the status is the answer, not a redirect to the page (`/404.html`).
+    for (const missingPath of ['/no/such/page/', `/${'a'.repeat(256)}`, `/talks/${'é'.repeat(200)}/`, '/assets/', '/404.html/', '/talks/404.html/']) {
       const missing = await get(missingPath);
       expect(missing.status, missingPath).toBe(404);
       expect(missing.body.equals(await file('404.html'))).toBe(true);
@@ -89,6 +90,10 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
       expect((await get(`/${rel}`)).status, rel).toBe(404);
     }
   });
+
+  it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
+
+  it('never redirects to another host, whatever empty or dot segments the path has', () => expectNoOpenRedirect(served));
 
   it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
 

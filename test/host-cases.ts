@@ -3,7 +3,7 @@
 // and by ours, the API requests the host must answer as ours does, and what of
 // each answer is compared.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -93,7 +93,7 @@ export async function bothAnswers(host: string, ours: string, cases: ApiCase[], 
   const answers = [];
   for (const [method, pathname, headers] of cases) {
     const [theirs, mine] = await Promise.all([raw(host, method, pathname, headers), raw(ours, method, pathname, headers)]);
-    const names = ['vary', 'allow', 'cache-control', 'content-range', 'accept-ranges', ...(typed(method, theirs.status) ? ['content-type', 'content-security-policy'] : [])];
+    const names = ['vary', 'allow', 'cache-control', 'content-range', 'accept-ranges', 'location', 'x-content-type-options', ...(typed(method, theirs.status) ? ['content-type', 'content-security-policy'] : [])];
     const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, body: res.text, ...pick(res, names) });
     answers.push({ theirs: seen(theirs), mine: seen(mine) });
   }
@@ -183,6 +183,45 @@ export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<vo
     const res = await get(`/${rel.replace(/^api\/v2\/(video|category|speaker)\/page\.(\d+|last)$/, 'api/v2/$1?page=$2')}`);
     expect(res.status, rel).toBe(200);
     expect({ rel, headers: pick(res, Object.keys(expected(kind))) }).toEqual({ rel, headers: expected(kind) });
+  }
+}
+
+/** A folder of the site whose name is not ASCII, as a redirect from `_redirects` makes one (`/über/uns/`). */
+const UNICODE_FOLDER = 'über';
+
+/**
+ * A folder asked for without its slash is redirected to it as ours redirects it: 301, the path as
+ * the client wrote it with its letters percent-encoded (a Location is ASCII), the query kept.
+ */
+export async function expectFolderRedirectsAsOurs({ dist, host, ours }: Served): Promise<void> {
+  await cp(path.join(dist, 'events/index.html'), path.join(dist, UNICODE_FOLDER, 'index.html'));
+  const encoded = encodeURIComponent(UNICODE_FOLDER);
+  const cases: ApiCase[] = [
+    ['GET', '/talks'],
+    ['HEAD', '/events/tidewater-python-2024?x=1&y=%C3%BC'],
+    ['GET', `/${encoded}`],
+    ['GET', `/${encoded.toLowerCase()}?page=2`],
+  ];
+  for (const [method, pathname] of cases) {
+    const [theirs, mine] = await Promise.all([raw(host!.url, method, pathname), raw(ours!.url, method, pathname)]);
+    // An escape's hex digits in either case are one URL.
+    const location = (res: RawResponse) => (res.headers.location as string | undefined)?.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+    const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, location: location(res), nosniff: res.headers['x-content-type-options'] });
+    expect(seen(theirs)).toEqual(seen(mine));
+  }
+}
+
+/**
+ * A path that names a folder only once its empty and dot segments are resolved (which browsers never
+ * send, and ours answers 404) is not sent anywhere else: a Location of `//evil.example/../talks/` would
+ * take a browser to evil.example.
+ */
+export async function expectNoOpenRedirect({ host }: Served): Promise<void> {
+  for (const pathname of ['//evil.example/../talks', '//evil.example/%2e%2e/talks', '/%2Fevil.example/../talks', '/\\evil.example/../talks', '//talks', '///events']) {
+    const res = await raw(host!.url, 'GET', pathname);
+    const location = res.headers.location as string | undefined;
+    if (location === undefined) continue;
+    expect({ pathname, location, host: new URL(location, host!.url).host }).toEqual({ pathname, location, host: new URL(host!.url).host });
   }
 }
 
