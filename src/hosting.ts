@@ -99,6 +99,9 @@ function nginxHeaders(kind: FileKind, indent: string): string[] {
   return lines;
 }
 
+/** What is not a GET or HEAD is refused (405, which error_page answers as our server does) before the path is looked at. */
+const REFUSE_WRITES = 'if ($vc_read = 0) { return 405; }';
+
 /** An API location: OPTIONS answered in place, writes refused, GET and HEAD the file or a JSON 404. */
 function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoint: Endpoint, guard?: string): string[] {
   return [
@@ -113,7 +116,7 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
     // Sent whole whatever the Range, as Django REST framework and our server send it, and without nginx's Accept-Ranges.
     '        max_ranges 0;',
     `        if ($request_method = OPTIONS) { return 200 ${nginxString(endpoint.options)}; }`,
-    '        if ($vc_read = 0) { return 405; }',
+    `        ${REFUSE_WRITES}`,
     // After OPTIONS and writes: a list's ?page= is read by GET and HEAD alone, as Django REST framework reads it in list().
     ...(guard ? [`        ${guard}`] : []),
     `        try_files ${file} =404;`,
@@ -124,7 +127,7 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
 /** A site location: the headers of one kind of file. */
 function nginxFileLocation(comment: string, location: string, kind: FileKind): string[] {
   // nginx's static module refuses a POST only once it has found the file: to a missing one, its 404 where ours is a 405.
-  return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), '        if ($vc_read = 0) { return 405; }', '    }'];
+  return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), `        ${REFUSE_WRITES}`, '    }'];
 }
 
 /**
@@ -274,8 +277,8 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     ...nginxApiErrors(),
     '',
     '    # Host configuration and the precompressed copies are in the folder but are not the site.',
-    `    location ~ ${HIDDEN_FILES} { return 404; }`,
-    `    location ~ ${COPY_SUFFIXES} { return 404; }`,
+    `    location ~ ${HIDDEN_FILES} { ${REFUSE_WRITES} return 404; }`,
+    `    location ~ ${COPY_SUFFIXES} { ${REFUSE_WRITES} return 404; }`,
     '',
     '    # The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html;',
     '    # a folder asked for without its slash is redirected to it (301).',
@@ -535,11 +538,6 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       `\t\trespond ${caddyString(NOT_FOUND)} 404`,
       '\t}',
       '',
-      // After the API: a copy's name under /api/v2 gets the API's JSON 404, as our server answers it.
-      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
-      `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
-      '\terror @hidden 404',
-      '',
       "\t# The site accepts no writes: our server's 405 with its Allow, and OPTIONS its 204.",
       '\t@site_write not method GET HEAD',
       '\thandle @site_write {',
@@ -553,6 +551,11 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       ...caddyApiJsonHeaders('\t\t', undefined, '@site_refused'),
       `\t\trespond ${caddyString(notAllowed('{method}'))} 405`,
       '\t}',
+      '',
+      // After the API (a copy's name under /api/v2 gets the API's JSON 404) and the writes (refused whatever the path), as on our server.
+      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
+      `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
+      '\terror @hidden 404',
       '',
       "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",
       '\t# The Location is the path as the client wrote it ({uri}: {path} is decoded, a Location is ASCII), with its query.',

@@ -239,6 +239,11 @@ export const SITE_METHOD_CASES: ApiCase[] = [
   ['OPTIONS', '/'],
   ['OPTIONS', '/assets/style.css'],
   ['OPTIONS', '/no-such-page/'],
+  // Methods are refused before the path is looked at: the host files and the compressed copies too.
+  ['POST', '/nginx.conf'],
+  ['OPTIONS', '/Caddyfile'],
+  ['PUT', '/talks/index.html.br'],
+  ['DELETE', '/index.html.gz'],
 ];
 
 /**

@@ -93,7 +93,8 @@ describe('nginx.conf', () => {
     const found: Location[] = [];
     let current: Location | undefined;
     for (const line of conf.split('\n')) {
-      const open = /^ {4}location (.+?) \{( return 404; \})?$/.exec(line);
+      // A location on one line (writes refused, then 404) is one that hides what it matches.
+      const open = /^ {4}location (.+?) \{( (?:if \(\$vc_read = 0\) \{ return 405; \} )?return 404; \})?$/.exec(line);
       if (open) found.push((current = { match: open[1]!, hidden: open[2] !== undefined, headers: {}, gzipStatic: false, gzip: false }));
       if (open?.[2]) current = undefined;
       if (!current) continue;
