@@ -766,6 +766,11 @@ class Handler {
   private readonly files: FileSender;
   /** The writes handed to `options.writes` that have not finished yet. */
   private readonly writes = new Set<Promise<void>>();
+  /**
+   * The PUT or PATCH each connection is running. Only safe requests may be answered side by side (RFC 9112 9.3.2):
+   * one pipelined after a write on its connection waits for it, so that a GET sees what the write made.
+   */
+  private readonly writing = new WeakMap<Socket, Promise<void>>();
 
   constructor(private readonly options: ServerOptions) {
     const root = path.resolve(options.dir);
@@ -777,6 +782,8 @@ class Handler {
     try {
       // Node's parser stops reading a connection after a request that asks to upgrade it; we never upgrade, so end it instead of leaving it stuck.
       if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
+      const before = this.writing.get(req.socket);
+      if (before) await before.catch(() => undefined);
       const pathname = safePath(req.url);
       if (pathname === null) return await this.files.notFound(req, res);
       if (this.options.routes?.(req, res, pathname)) return;
@@ -816,8 +823,13 @@ class Handler {
     if (file === null && !target.paged) return sendJson(res, 404, target.missing, headers);
     if (id !== undefined && this.options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
       const write = this.options.writes.handle(req, res, id);
+      const { socket } = req;
       this.writes.add(write);
-      return write.finally(() => this.writes.delete(write));
+      if (method !== 'OPTIONS') this.writing.set(socket, write);
+      return write.finally(() => {
+        this.writes.delete(write);
+        if (this.writing.get(socket) === write) this.writing.delete(socket);
+      });
     }
     switch (method) {
       case 'GET':

@@ -1046,6 +1046,37 @@ describe('server options', () => {
     expect(calls).toEqual(['PUT 2', 'OPTIONS 7', 'PATCH 3']);
   });
 
+  it('answers a request pipelined after a write on its connection once the write is done: a GET sees what the write made', async () => {
+    const dir = path.join(root, 'pipelined');
+    await writeOutput(dir);
+    const written = '{"id": 3, "title": "Written"}';
+    const server = await startServer({
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      quiet: true,
+      writes: {
+        refusal: () => undefined,
+        handle: async (req, res) => {
+          for await (const chunk of req) void chunk;
+          // As writes.ts: the build it runs takes a while, and the answer goes out once the output is written.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await writeFile(path.join(dir, 'api', 'v2', 'video', '3'), written);
+          res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(written.length) });
+          res.end(written);
+        },
+      },
+    });
+    try {
+      const patch = 'PATCH /api/v2/video/3 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+      const answers = await exchange(Number(new URL(server.url).port), `${patch}GET /api/v2/video/3 HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect([...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '200']);
+      expect(answers.endsWith(`\r\n\r\n${written}`)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('close() resolves after the log lines of the responses it cut off: the process may end right after it', async () => {
     const lines: string[] = [];
     // A response that never ends, as a dev server's event stream.
