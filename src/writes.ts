@@ -134,12 +134,15 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   return value as Record<string, unknown>;
 }
 
-/** Content errors as Django REST framework's validation body: messages by field. */
-function fieldErrors(errors: readonly ContentError[]): Record<string, string[]> {
+/**
+ * Content errors as Django REST framework's validation body: messages by field. `given` are the names a body
+ * gave, which may hold "." or "[" themselves (`tags[]`): an error about one is its own, not a part of another field's.
+ */
+function fieldErrors(errors: readonly ContentError[], given: ReadonlySet<string> = new Set()): Record<string, string[]> {
   // Without a prototype: a field may be named `toString` or `__proto__`.
   const out: Record<string, string[]> = Object.create(null);
   for (const error of errors) {
-    const top = /^[^.[]*/.exec(error.field)?.[0] || 'non_field_errors';
+    const top = given.has(error.field) ? error.field : /^[^.[]*/.exec(error.field)?.[0] || 'non_field_errors';
     const message = error.field && error.field !== top ? `${error.field.slice(top.length).replace(/^\./, '')}: ${error.message}` : error.message;
     (out[top] ??= []).push(message);
   }
@@ -424,7 +427,7 @@ export class RecordWriter implements WriteHandler {
   private invalid(file: string, fields: Record<string, unknown>): Status | undefined {
     const doc = { file: path.join(this.options.content, file), value: fields, locate: () => ({ line: 1, col: 1 }) };
     const checked = validate(talkSchema, doc, TALK_FIELDS, TALK_INSTEAD);
-    return checked.ok ? undefined : { status: 400, body: inertJson(fieldErrors(checked.errors)) };
+    return checked.ok ? undefined : { status: 400, body: inertJson(fieldErrors(checked.errors, new Set(Object.keys(fields)))) };
   }
 
   /** Validates the new file as the build will, writes it, builds; on any failure puts the old file back. */

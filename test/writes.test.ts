@@ -505,6 +505,17 @@ describe('writes through the API', () => {
     expect([r.status, json(r)]).toEqual([400, { durration: ['unknown field; did you mean `duration`?'] }]);
     expect(await fingerprint(content)).toEqual(before);
   });
+
+  it('names an unknown field whose name holds "." or "[" by its whole name, not as a part of the field it starts with', async () => {
+    const before = await fingerprint(content);
+    for (const [method, id] of [['PATCH', 12], ['PUT', 4702]] as const) {
+      const r = await send(method, id, { title: 'Odd Names', category: 'Tidewater Python 2024', 'tags[]': ['a'], 'speakers.0': 'x', '': 1 });
+      expect(r.status).toBe(400);
+      expect(Object.keys(json(r)).sort()).toEqual(['', 'speakers.0', 'tags[]']);
+      expect(json(r)['tags[]']).toEqual(['unknown field; did you mean `tags`?']);
+    }
+    expect(await fingerprint(content)).toEqual(before);
+  });
 });
 
 describe('serve --tokens', () => {
