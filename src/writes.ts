@@ -63,7 +63,6 @@ class HttpError extends Error {
 /** Django REST framework's names for JSON types, as its "Expected a dictionary" message uses them. */
 function pythonType(value: unknown): string {
   if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
   if (typeof value === 'string') return 'str';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
   return typeof value === 'boolean' ? 'bool' : typeof value;
@@ -128,7 +127,9 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
     throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
   }
   if (nestsDeeper(value, MAX_DEPTH)) throw new HttpError(fail(400, `JSON parse error - nested more than ${MAX_DEPTH} levels deep`));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  // Django REST framework's serializer takes null for no data at all, before it asks for a dictionary.
+  if (value === null) throw new HttpError({ status: 400, body: inertJson({ non_field_errors: ['No data provided'] }) });
+  if (typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError({ status: 400, body: inertJson({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`] }) });
   }
   return value as Record<string, unknown>;

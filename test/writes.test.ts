@@ -506,6 +506,16 @@ describe('writes through the API', () => {
     expect(await fingerprint(content)).toEqual(before);
   });
 
+  it('answers a body of null as Django REST framework does: no data provided, not a dictionary it did not get', async () => {
+    const before = await fingerprint(content);
+    for (const method of ['PATCH', 'PUT']) {
+      const r = await send(method, 12, 'null');
+      expect([r.status, json(r)]).toEqual([400, { non_field_errors: ['No data provided'] }]);
+    }
+    expect(json(await send('PATCH', 12, 'true'))).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got bool.'] });
+    expect(await fingerprint(content)).toEqual(before);
+  });
+
   it('names an unknown field whose name holds "." or "[" by its whole name, not as a part of the field it starts with', async () => {
     const before = await fingerprint(content);
     for (const [method, id] of [['PATCH', 12], ['PUT', 4702]] as const) {
