@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { finished } from 'node:stream/promises';
 import * as z from 'zod';
 import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
 import { slugFromTitle } from './collections.ts';
@@ -25,7 +26,7 @@ import { parseSource } from './source.ts';
 import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
 import { validate } from './validate.ts';
 
-/** Bodies above this are refused before they are read to the end. */
+/** Bodies above this are refused: what is left of one is read only to be dropped (see dropBody), never kept. */
 const MAX_BODY = 1024 * 1024;
 /** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
 const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
@@ -94,6 +95,22 @@ function nestsDeeper(value: unknown, max: number): boolean {
   return false;
 }
 
+const waitsToContinue = (req: IncomingMessage) => /(?:^|\W)100-continue(?:$|\W)/i.test(req.headers.expect ?? '');
+
+/**
+ * `refusal`, once the rest of the body it refuses has come and been dropped: a client that sends the whole of its
+ * body before it reads an answer (fetch, Python's http.client) lost the answer to the reset that a close with
+ * megabytes unread makes. The server's time limit on a request bounds how long this reads. A client that waits
+ * for `100 Continue`, and has not been sent it, sends no body (`coming` false): it is answered at once.
+ */
+async function dropBody(req: IncomingMessage, refusal: HttpError, coming = !waitsToContinue(req)): Promise<HttpError> {
+  if (coming) {
+    req.resume();
+    await finished(req).catch(() => undefined);
+  }
+  return refusal;
+}
+
 /**
  * The request body as a JSON object, or the error Django REST framework would answer with. A client
  * that waits for `100 Continue` (the server takes such requests itself, see server.ts) is told to go
@@ -103,21 +120,25 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   const length = Number(req.headers['content-length'] ?? 0);
   // No body is no data, whatever its type, as Django REST framework reads it: a PATCH of nothing, a PUT of nothing.
   if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
-  if (length > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
+  const tooLarge = () => new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
+  if (length > MAX_BODY) throw await dropBody(req, tooLarge());
   const type = req.headers['content-type'] ?? '';
   const unsupported = () => new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
   const json = /^application\/json\s*(;|$)/i.test(type);
   // A chunked body may turn out to be none, which is no data too: its type is known wrong once a byte comes.
-  if (!json && length > 0) throw unsupported();
-  if (/(?:^|\W)100-continue(?:$|\W)/i.test(req.headers.expect ?? '')) res.writeContinue();
+  if (!json && length > 0) throw await dropBody(req, unsupported());
+  if (waitsToContinue(req)) res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  let refused: HttpError | undefined;
+  // Not destroyed when left part way, as a refusal leaves it: the rest is for dropBody.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
-    if (size > MAX_BODY) throw new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
-    if (!json && size > 0) throw unsupported();
+    refused = size > MAX_BODY ? tooLarge() : !json && size > 0 ? unsupported() : undefined;
+    if (refused) break;
     chunks.push(chunk);
   }
+  if (refused) throw await dropBody(req, refused, true);
   if (size === 0) return {};
   let value: unknown;
   try {
@@ -251,8 +272,6 @@ export class RecordWriter implements WriteHandler {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.writeHead(answer.status);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
-    // A refused body may still be arriving: do not read megabytes nobody will use.
-    if (answer.status === 413) req.destroy();
   };
 
   /** Django REST framework authenticates every request, OPTIONS and GET too: credentials given but wrong are 401 whatever is asked for. */

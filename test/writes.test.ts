@@ -331,6 +331,35 @@ describe('writes through the API', () => {
     }
   });
 
+  it('answers a body far over the limit with 413 to a client that sends it all before it reads, not with a reset connection', async () => {
+    const before = await fingerprint(content);
+    // A client in a process of its own, which reads only once its whole request is sent (or cannot be), as fetch and
+    // Python's http.client do: a close with megabytes of the body unread was a reset that took the answer with it.
+    const client = `
+      const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
+      const body = JSON.stringify({ description: 'x'.repeat(32 * 1024 * 1024) });
+      const head = 'PATCH /api/v2/video/12 HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Token ' + process.argv[2] + '\\r\\nContent-Type: application/json\\r\\nConnection: close\\r\\n';
+      const request = process.argv[3] === 'chunked'
+        ? head + 'Transfer-Encoding: chunked\\r\\n\\r\\n' + body.length.toString(16) + '\\r\\n' + body + '\\r\\n0\\r\\n\\r\\n'
+        : head + 'Content-Length: ' + body.length + '\\r\\n\\r\\n' + body;
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('error', () => undefined);
+      socket.on('close', () => process.stdout.write(data));
+      socket.pause();
+      socket.end(request, () => socket.resume());
+    `;
+    for (const framing of ['length', 'chunked']) {
+      const child = spawn(process.execPath, ['-e', client, new URL(server.url).port, token, framing]);
+      let answer = '';
+      child.stdout.on('data', (chunk: Buffer) => (answer += chunk));
+      await new Promise((resolve) => child.on('close', resolve));
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer.endsWith('\r\n\r\n{"detail": "Request body is larger than 1 MiB."}')).toBe(true);
+    }
+    expect(await fingerprint(content)).toEqual(before);
+  });
+
   it('If-Match with the current tag lets the write through', async () => {
     const { headers } = await get('/api/v2/video/12');
     const r = await send('PATCH', 12, { whiteboard: 'checked' }, { 'If-Match': headers.etag as string });
