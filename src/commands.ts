@@ -15,6 +15,7 @@ import type { RunningServer } from './server.ts';
 import { SEARCH_SHARD_SIZE } from './search-shards.ts';
 import { TemplateError } from './template-errors.ts';
 import { loadTheme, ThemeError, type Templates } from './theme.ts';
+import type { TokenEntry } from './tokens.ts';
 import type { RecordWriter } from './writes.ts';
 
 const contentOptions = {
@@ -520,15 +521,28 @@ function mustExist(tokens: string): void {
   if (!existsSync(tokens)) throw new Error(`${tokens}: no such file; make one with npm run token -- add NAME --tokens ${tokens}`);
 }
 
-/** The write side of the server: refuses a tokens file it would serve, or one with no token in it. */
+/** The tokens the server takes writes with: refuses a tokens file it would serve, or one with no token in it. */
+async function serverTokens(tokens: string, dir: string): Promise<TokenEntry[]> {
+  if (within(tokens, dir)) throw new OptionError(`--tokens ${tokens} is inside the served folder (--dir ${dir}); keep it outside`);
+  mustExist(tokens);
+  const { readTokens } = await import('./tokens.ts');
+  const entries = await readTokens(tokens);
+  if (entries.length === 0) throw new Error(`${tokens} holds no token; add one with npm run token -- add NAME --tokens ${tokens}`);
+  return entries;
+}
+
+/** What `start` checks before it builds, so that its build is not wasted: the server's options and tokens file. */
+export async function checkServer(values: ServerValues & { tokens?: string; out: string }): Promise<void> {
+  serverSettings(values);
+  if (values.tokens) await serverTokens(values.tokens, values.out);
+}
+
+/** The write side of the server. */
 async function openWriter(values: { dir: string; tokens: string; content: string; templates: string; cache: string } & SiteValues): Promise<RecordWriter> {
-  if (within(values.tokens, values.dir)) throw new OptionError(`--tokens ${values.tokens} is inside the served folder (--dir ${values.dir}); keep it outside`);
+  const tokens = await serverTokens(values.tokens, values.dir);
   // A write rebuilds the served folder from the content folder.
   checkFolders({ content: values.content, templates: values.templates, out: values.dir, cache: values.cache }, '--dir');
-  const [{ readTokens }, { RecordWriter }] = await Promise.all([import('./tokens.ts'), import('./writes.ts')]);
-  mustExist(values.tokens);
-  const tokens = await readTokens(values.tokens);
-  if (tokens.length === 0) throw new Error(`${values.tokens} holds no token; add one with npm run token -- add NAME --tokens ${values.tokens}`);
+  const { RecordWriter } = await import('./writes.ts');
   return RecordWriter.open({ content: values.content, out: values.dir, templates: values.templates, cache: values.cache, ...siteSettings(values), tokens });
 }
 

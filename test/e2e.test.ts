@@ -409,4 +409,19 @@ describe('serve and start', () => {
     first.child.kill('SIGTERM');
     await first.exited;
   });
+
+  it('start: a tokens file that is missing, holds no token or is inside --out is refused before it builds, as serve refuses it', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const empty = path.join(root, 'empty.txt');
+    await writeFile(empty, '# no tokens yet\n');
+    const refused = (tokens: string) => cli('start', [...buildArgs(out), '--port', '0', '--tokens', tokens]);
+    const missing = refused(path.join(root, 'nope.txt'));
+    expect([missing.status, missing.stdout, missing.stderr]).toEqual([1, '', expect.stringContaining('nope.txt: no such file; make one with npm run token -- add NAME')]);
+    const none = refused(empty);
+    expect([none.status, none.stdout, none.stderr]).toEqual([1, '', expect.stringContaining('empty.txt holds no token; add one with npm run token -- add NAME')]);
+    const inside = refused(path.join(out, 'tokens.txt'));
+    expect([inside.status, inside.stdout, inside.stderr]).toEqual([2, '', expect.stringContaining(`--tokens ${path.join(out, 'tokens.txt')} is inside the served folder (--dir ${out}); keep it outside`)]);
+    expect(fg.sync('*', { cwd: root, onlyDirectories: true })).toEqual([]);
+  });
 });
