@@ -47,8 +47,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.args !== undefined }));
   } catch (err) {
-    process.stderr.write(`${spec.name}: ${parseFailure(err as Error & { code?: string }, spec.options)}\nRun "npm run ${spec.name} -- --help" for the options.\n`);
-    process.exit(2);
+    refuse(spec.name, parseFailure(err as Error & { code?: string }, spec.options));
   }
   if (values.help) {
     process.stdout.write(helpText(spec));
@@ -56,11 +55,22 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   }
   for (const [name, o] of Object.entries(spec.options)) {
     const given = values[name];
-    if (typeof given === 'string' && PATH_VALUES.has(o.value ?? '')) values[name] = typedPath(given, spec.name);
-    else if (given === undefined && o.default !== undefined) values[name] = o.default;
+    if (typeof given === 'string' && PATH_VALUES.has(o.value ?? '')) {
+      // An empty path (`--tokens "$TOKENS"` with TOKENS unset) names no file: a server without writes, a build without its cache and lock.
+      if (given === '') refuse(spec.name, needsValue(name, spec.options));
+      values[name] = typedPath(given, spec.name);
+    } else if (given === undefined && o.default !== undefined) values[name] = o.default;
   }
   return { ...(values as Values<O>), _: positionals };
 }
+
+/** A command line the command cannot take: why, on stderr, and exit code 2. */
+function refuse(command: string, why: string): never {
+  process.stderr.write(`${command}: ${why}\nRun "npm run ${command} -- --help" for the options.\n`);
+  process.exit(2);
+}
+
+const needsValue = (name: string, options: Record<string, OptionSpec>) => `--${name} needs a value: --${name} ${options[name]?.value ?? 'VALUE'}`;
 
 /** The options whose values are paths, by what --help calls their value. */
 const PATH_VALUES = new Set(['DIR', 'FILE']);
@@ -90,9 +100,10 @@ function parseFailure(err: Error & { code?: string }, options: Record<string, Op
     return `unknown option ${unknown[1]}${unknown[2]}${meant ? `; did you mean --${meant}?` : ''}`;
   }
   // "argument missing" at the end of the line, "argument is ambiguous" before another option.
-  const needsValue = /^Option '--([^' ]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(err.message)?.[1];
-  if (needsValue) return `--${needsValue} needs a value: --${needsValue} ${options[needsValue]?.value ?? 'VALUE'}`;
-  const flag = /^Option '--([^']+)' does not take an argument/.exec(err.message)?.[1];
+  const missing = /^Option '--([^' ]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(err.message)?.[1];
+  if (missing) return needsValue(missing, options);
+  // Node names a flag with its short form as '-h, --help'.
+  const flag = /^Option '(?:-\w, )?--([^']+)' does not take an argument/.exec(err.message)?.[1];
   if (flag) return `--${flag} takes no value: give it alone to turn it on`;
   const extra = /^Unexpected argument '([^']*)'/.exec(err.message)?.[1];
   if (extra !== undefined) return `unexpected argument "${extra}": this command takes options only`;

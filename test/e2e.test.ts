@@ -151,6 +151,10 @@ describe('commands', () => {
     expect(said('serve', ['--port'])).toEqual([2, 'serve: --port needs a value: --port N']);
     expect(said('serve', ['--port', '--quiet'])).toEqual([2, 'serve: --port needs a value: --port N']);
     expect(said('build', ['--clean=yes'])).toEqual([2, 'build: --clean takes no value: give it alone to turn it on']);
+    expect(said('build', ['--help=yes'])).toEqual([2, 'build: --help takes no value: give it alone to turn it on']);
+    // An empty path (`--tokens "$TOKENS"` with TOKENS unset) names no file: a server without writes, a build without its cache.
+    expect(said('serve', ['--tokens', '', '--port', '0'])).toEqual([2, 'serve: --tokens needs a value: --tokens FILE']);
+    expect(said('build', ['--cache='])).toEqual([2, 'build: --cache needs a value: --cache DIR']);
     expect(said('build', ['extra'])).toEqual([2, 'build: unexpected argument "extra": this command takes options only']);
     expect(said('token', ['frob'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"']);
     expect(said('import', ['pyvideo'])).toEqual([2, 'import: expected "pyvideo <path-to-pyvideo-data>"']);
