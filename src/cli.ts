@@ -2,6 +2,7 @@
 // failures reach the terminal.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { contains } from './paths.ts';
 import { closest } from './suggest.ts';
 
 /** `host:port` as a URL writes it: an IPv6 address in brackets. */
@@ -79,13 +80,16 @@ const PATH_VALUES = new Set(['DIR', 'FILE']);
  * A path as typed in the shell that ran `npm run <command>`. npm runs a script in the package's folder,
  * wherever it was typed (and says where in INIT_CWD): `cd talks && npm run check -- --content .` means
  * the folder the shell is in, as it would for any other program. Given relative to the folder the
- * command runs in, as its messages show paths. Not under another script, whose INIT_CWD a process it
- * starts inherits (a test run by `npm test` passes paths of its own folder). An absolute path stays as typed.
+ * command runs in, as its messages show paths, when inside it, else whole (`npm --prefix`: `../../tmp/x`
+ * says less than `/tmp/x`), as messages name a content folder. Not under another script, whose INIT_CWD
+ * a process it starts inherits (a test run by `npm test` passes paths of its own folder). An absolute
+ * path stays as typed.
  */
 export function typedPath(typed: string, command: string): string {
   const shell = process.env.INIT_CWD;
   if (!shell || process.env.npm_lifecycle_event !== command || typed === '' || path.isAbsolute(typed)) return typed;
-  return path.relative(process.cwd(), path.resolve(shell, typed)) || '.';
+  const meant = path.resolve(shell, typed);
+  return contains(process.cwd(), meant) ? path.relative(process.cwd(), meant) || '.' : meant;
 }
 
 /**

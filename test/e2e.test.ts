@@ -191,7 +191,7 @@ describe('commands', () => {
     expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, `check failed: ${expected.length} errors in 15 of 17 files`]);
   });
 
-  it('npm run check from a subfolder reads the paths typed from there, as the shell means them; its defaults stay the package\'s', () => {
+  it('npm run check from a subfolder reads the paths typed from there, as the shell means them; its defaults stay the package\'s', async () => {
     const typed = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', '.', '--templates', '../templates'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
     expect([typed.status, typed.stderr]).toEqual([0, '']);
     expect(typed.stdout).toMatch(/^checked \d+ files: /);
@@ -201,6 +201,10 @@ describe('commands', () => {
     expect([missing.status, missing.stderr.split('\n')[0]]).toEqual([2, `check: --content ${path.relative(ROOT, path.join(DEMO_CONTENT, 'nowhere'))}: no such folder`]);
     const absolute = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', '/nowhere/at/all'], { cwd: DEMO_CONTENT, encoding: 'utf8' });
     expect(absolute.stderr.split('\n')[0]).toBe('check: --content /nowhere/at/all: no such folder');
+    // Typed outside the package (npm --prefix), a path is named whole, as the content's files are: not ../../tmp/….
+    const outside = await tempDir();
+    const away = spawnSync('npm', ['--prefix', ROOT, 'run', '--silent', 'check', '--', '--content', 'nowhere'], { cwd: outside, encoding: 'utf8' });
+    expect([away.status, away.stderr.split('\n')[0]]).toEqual([2, `check: --content ${path.join(outside, 'nowhere')}: no such folder`]);
   });
 
   it('check: every problem of a bad catalogue, one per line, exit code 1, nothing written', async () => {
