@@ -179,12 +179,15 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
       if (DISK_FULL.includes((err as NodeJS.ErrnoException).code!)) throw new Error(`${(err as Error).message} (writing ${values.out} or the cache ${values.cache}): free some space there and build again`);
       throw err;
     }
-    process.stderr.write(`build: stopped by ${signalled}; ${values.out} left as it was\n`);
+    process.stderr.write(`build: stopped by ${signalled}; ${leftAsItWas(values.out)}\n`);
     return exitCodeOf(signalled);
   } finally {
     stop.off();
   }
 }
+
+/** What a build that stopped short did to its output: none before the first build's. */
+const leftAsItWas = (out: string) => (existsSync(out) ? `${out} left as it was` : 'nothing written');
 
 /** The exit code of a command that a signal stopped, as shells report it. */
 const exitCodeOf = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
@@ -281,7 +284,7 @@ function reportBuild(result: BuildResult | { ok: false; errors: string[] }, valu
     const wrong = [...(result.errors.length > 0 ? [values.content] : []), ...(templates.count > 0 ? ['the templates'] : [])];
     const where = result.errors.every((e) => e instanceof ContentError) ? ` in ${wrong.join(' and ')}` : '';
     const count = result.errors.length + templates.count;
-    process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${existsSync(values.out) ? `${values.out} left as it was` : `nothing written`}\n`);
+    process.stderr.write(`build failed: ${counted(count, 'error')}${where}; ${leftAsItWas(values.out)}\n`);
     return 1;
   }
   const s = result.summary;

@@ -359,6 +359,21 @@ describe('commands', () => {
     expect(await fingerprint(out)).toEqual(before);
     expect(await fg('**/.*.vc-*', { cwd: out, dot: true })).toEqual([]);
   }, 120_000);
+
+  it('build: SIGINT during a first build says that nothing was written, as a failed first build says it, not that an output that never was is left as it was', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const child = startCommand('build', buildArgs(out));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Stopped once it writes, into its staging folder beside the output.
+    while ((await fg('.dist.staging-*/**', { cwd: root, dot: true })).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toBe('build: stopped by SIGINT; nothing written\n');
+    expect(fg.sync('*', { cwd: root, dot: true, onlyDirectories: true })).toEqual(['cache']);
+  }, 60_000);
 });
 
 describe('serve and start', () => {
