@@ -24,6 +24,8 @@ interface CommandSpec<O extends Record<string, OptionSpec>> {
   notes?: string;
   /** The positional arguments, for the usage line, e.g. `pyvideo <path>`; none are accepted without it. */
   args?: string;
+  /** Options of the other commands that this one names otherwise, and its own name for each: `serve --out` is its --dir. */
+  otherwise?: Record<string, string>;
 }
 
 type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string };
@@ -48,7 +50,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.args !== undefined }));
   } catch (err) {
-    refuse(spec.name, parseFailure(err as Error & { code?: string }, spec.options));
+    refuse(spec.name, parseFailure(err as Error & { code?: string }, spec));
   }
   if (values.help) {
     process.stdout.write(helpText(spec));
@@ -97,10 +99,10 @@ export function typedPath(typed: string, command: string): string {
  * the option meant when one is near: for an unknown option Node tells what to do with a positional that starts
  * with a dash, which no command here takes.
  */
-function parseFailure(err: Error & { code?: string }, options: Record<string, OptionSpec>): string {
+function parseFailure(err: Error & { code?: string }, { options, otherwise }: CommandSpec<Record<string, OptionSpec>>): string {
   const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(-{1,2})([^'=]*)/.exec(err.message) : null;
   if (unknown) {
-    const meant = closest(unknown[2]!, ['help', ...Object.keys(options)]);
+    const meant = otherwise?.[unknown[2]!] ?? closest(unknown[2]!, ['help', ...Object.keys(options)]);
     return `unknown option ${unknown[1]}${unknown[2]}${meant ? `; did you mean --${meant}?` : ''}`;
   }
   // "argument missing" at the end of the line, "argument is ambiguous" before another option.

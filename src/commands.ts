@@ -94,6 +94,7 @@ export const serveCommand = {
     cache: incrementalOptions.cache,
     ...siteOptions,
   },
+  otherwise: { out: 'dir' },
   notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
@@ -101,6 +102,7 @@ export const startCommand = {
   name: 'start',
   summary: 'Build the catalogue, then serve the output folder.',
   options: { ...contentOptions, ...servedSiteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
+  otherwise: { dir: 'out' },
   notes: `A signal during the build stops it as it stops npm run build. ${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM during the build.`,
 };
 

@@ -156,6 +156,9 @@ describe('commands', () => {
     expect(said('serve', ['--port'])).toEqual([2, 'serve: --port needs a value: --port N']);
     expect(said('serve', ['--port', '--quiet'])).toEqual([2, 'serve: --port needs a value: --port N']);
     expect(said('build', ['--clean=yes'])).toEqual([2, 'build: --clean takes no value: give it alone to turn it on']);
+    // The option another command names so: serve names its folder --dir, start serves its --out.
+    expect(said('serve', ['--out', 'dist'])).toEqual([2, 'serve: unknown option --out; did you mean --dir?']);
+    expect(said('start', ['--dir', 'dist'])).toEqual([2, 'start: unknown option --dir; did you mean --out?']);
     expect(said('build', ['--help=yes'])).toEqual([2, 'build: --help takes no value: give it alone to turn it on']);
     // An empty path (`--tokens "$TOKENS"` with TOKENS unset) names no file: a server without writes, a build without its cache.
     expect(said('serve', ['--tokens', '', '--port', '0'])).toEqual([2, 'serve: --tokens needs a value: --tokens FILE']);
