@@ -521,6 +521,13 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }
 
+/** A tokens file named as a folder, or in a folder that is not there, is a mistyped option: said so, not as a failed read or write of it. */
+function checkTokensPath(tokens: string): void {
+  if (isFolder(tokens)) throw new OptionError(`--tokens ${tokens}: is a folder, not a file; name the tokens file, such as ${DEFAULT_TOKENS}`);
+  const folder = path.dirname(tokens);
+  if (!isFolder(folder)) throw new OptionError(`--tokens ${tokens}: ${folder}: ${notAFolder(folder)}`);
+}
+
 /** A tokens file that is not there is a mistyped name, not a file without tokens. */
 function mustExist(tokens: string): void {
   if (!existsSync(tokens)) throw new Error(`${tokens}: no such file; make one with npm run token -- add NAME --tokens ${tokens}`);
@@ -529,6 +536,7 @@ function mustExist(tokens: string): void {
 /** The tokens the server takes writes with: refuses a tokens file it would serve, or one with no token in it. */
 async function serverTokens(tokens: string, dir: string): Promise<TokenEntry[]> {
   if (within(tokens, dir)) throw new OptionError(`--tokens ${tokens} is inside the served folder (--dir ${dir}); keep it outside`);
+  checkTokensPath(tokens);
   mustExist(tokens);
   const { readTokens } = await import('./tokens.ts');
   const entries = await readTokens(tokens);
@@ -566,6 +574,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
   const [action, name, ...rest] = values._;
   const usage = () => new OptionError('expected "add NAME", "remove NAME" or "list"');
   if (rest.length > 0) throw usage();
+  checkTokensPath(values.tokens);
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');
   if (action === 'list' && name === undefined) {
     mustExist(values.tokens);

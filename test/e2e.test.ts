@@ -182,6 +182,17 @@ describe('commands', () => {
     expect([removed.status, removed.stderr]).toEqual([0, `removed token "editor" from ${tokens}; restart a server running with it to refuse the token\n`]);
     const empty = cli('token', ['list', '--tokens', tokens]);
     expect([empty.stdout, empty.stderr]).toEqual(['', `${tokens} holds no tokens; add one with "npm run token -- add NAME"\n`]);
+    // A folder, or a file in a folder that is not there, is a mistyped option: said so, not as an error of a read or of a temporary file.
+    const folder = path.dirname(tokens);
+    const said = (name: string, args: string[]) => {
+      const { status, stderr } = cli(name, args);
+      return [status, stderr.split('\n')[0]];
+    };
+    expect(said('token', ['add', 'editor', '--tokens', folder])).toEqual([2, `token: --tokens ${folder}: is a folder, not a file; name the tokens file, such as tokens.txt`]);
+    expect(said('token', ['list', '--tokens', folder])).toEqual([2, `token: --tokens ${folder}: is a folder, not a file; name the tokens file, such as tokens.txt`]);
+    expect(said('serve', ['--tokens', folder, '--port', '0'])).toEqual([2, `serve: --tokens ${folder}: is a folder, not a file; name the tokens file, such as tokens.txt`]);
+    const nowhere = path.join(folder, 'nowhere', 'tokens.txt');
+    expect(said('token', ['add', 'editor', '--tokens', nowhere])).toEqual([2, `token: --tokens ${nowhere}: ${path.dirname(nowhere)}: no such folder`]);
   });
 
   it('check: the demo catalogue is valid', () => {
