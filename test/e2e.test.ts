@@ -31,6 +31,17 @@ function startCli(script: string, args: string[]) {
   return { child, url, exited, output: () => output };
 }
 
+/** Starts a build, sends it SIGINT once `writing` finds it writing, and resolves with its exit code and what it said on stderr. */
+async function interruptedBuild(args: string[], writing: () => Promise<boolean>) {
+  const child = startCommand('build', args);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  while (!(await writing())) await new Promise((r) => setTimeout(r, 20));
+  child.kill('SIGINT');
+  return { code: await exited, stderr };
+}
+
 const TYPES: Record<string, (v: unknown) => boolean> = {
   string: (v) => typeof v === 'string',
   'string|null': (v) => v === null || typeof v === 'string',
@@ -366,14 +377,9 @@ describe('commands', () => {
     expect(cli('build', args).stderr).toBe('');
     const before = await fingerprint(out);
     await writeFile(path.join(templates, 'layout.eta'), (await readFile(path.join(templates, 'layout.eta'), 'utf8')).replace('</footer>', '<p>changed</p></footer>'));
-    const child = startCommand('build', args);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // Stopped once it writes: its new files wait under hidden names beside the old ones.
-    while ((await fg('**/.*.vc-*', { cwd: out, dot: true })).length === 0) await new Promise((r) => setTimeout(r, 20));
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    const { code, stderr } = await interruptedBuild(args, async () => (await fg('**/.*.vc-*', { cwd: out, dot: true })).length > 0);
+    expect(code).toBe(130);
     expect(stderr).toContain('build: stopped by SIGINT');
     expect(await fingerprint(out)).toEqual(before);
     expect(await fg('**/.*.vc-*', { cwd: out, dot: true })).toEqual([]);
@@ -382,14 +388,9 @@ describe('commands', () => {
   it('build: SIGINT during a first build says that nothing was written, as a failed first build says it, not that an output that never was is left as it was', async () => {
     const root = await tempDir();
     const out = path.join(root, 'dist');
-    const child = startCommand('build', buildArgs(out));
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // Stopped once it writes, into its staging folder beside the output.
-    while ((await fg('.dist.staging-*/**', { cwd: root, dot: true })).length === 0) await new Promise((r) => setTimeout(r, 20));
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    const { code, stderr } = await interruptedBuild(buildArgs(out), async () => (await fg('.dist.staging-*/**', { cwd: root, dot: true })).length > 0);
+    expect(code).toBe(130);
     expect(stderr).toBe('build: stopped by SIGINT; nothing written\n');
     expect(fg.sync('*', { cwd: root, dot: true, onlyDirectories: true })).toEqual(['cache']);
   }, 60_000);
