@@ -121,6 +121,10 @@ export class OptionError extends Error {}
 
 /** Runs a command's body; an unexpected failure is one line on stderr and exit code 1, a bad option's value exit code 2. */
 export function run(name: string, body: () => Promise<number | void>): void {
+  // A reader of the output that went away (`npm run token list | head -1`) ends the output, not the command: Node
+  // throws a failed write to stdout (EPIPE) as an uncaught error, which stopped the command part way with a stack trace.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
   body().then(
     (code) => {
       if (typeof code === 'number') process.exitCode = code;

@@ -428,13 +428,8 @@ function reportDrops(running: RunningServer, limit: number): void {
   });
 }
 
-/**
- * A reader of the server's output that goes away (`npm run serve | head -1`, a log collector that died) ends
- * the access log, not the server: Node throws a failed write to stdout (EPIPE) as an uncaught error.
- */
+/** A reader of the server's output that goes away (`npm run serve | head -1`, a log collector that died) ends the access log (see run), which is said once. */
 function outliveOutput(): void {
-  // stderr too: the note below, written to a pipe that has gone as well, would fail the same way.
-  process.stderr.on('error', () => undefined);
   let told = false;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (!told) process.stderr.write(`stdout failed (${err.code}); serving on without the access log\n`);

@@ -1,5 +1,6 @@
 // End to end: the real commands as a user runs them, and the real server they start.
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -178,6 +179,16 @@ describe('commands', () => {
     expect(said('token', ['frob'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"']);
     expect(said('import', ['pyvideo'])).toEqual([2, 'import: expected "pyvideo <path-to-pyvideo-data>"']);
     expect(cli('check', ['-h'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Usage: npm run check -- \[options\]/) });
+  });
+
+  it('ends its output, not its work, when the reader of its stdout has gone (npm run check | head -0)', async () => {
+    const child = startCommand('check', ['--content', DEMO_CONTENT]);
+    // Closed before the command writes a line: its every write to stdout fails (EPIPE).
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = await once(child, 'exit');
+    expect([code, stderr]).toEqual([0, '']);
   });
 
   it('token: adds, lists and removes tokens; a missing file or an unknown name is an error', async () => {
