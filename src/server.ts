@@ -381,7 +381,7 @@ export class FileCache {
     if (!file.body || file.size < MIN_COMPRESS_BYTES) return undefined;
     const done = file.encoded?.[encoding.name];
     if (done) return done;
-    const body = encoding.encode(file.body);
+    const body = ownMemory(encoding.encode(file.body));
     const variant: CachedFile = { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body };
     (file.encoded ??= {})[encoding.name] = variant;
     // Counted only while the file is kept: one read for a single response is not.
@@ -432,6 +432,14 @@ export class FileCache {
       this.drop(oldest);
     }
   }
+}
+
+/**
+ * `bytes` in memory of their own. zlib's synchronous calls answer with a view of their 16 KiB output chunk (or of
+ * Node's shared pool), so a page compressed to 2 KB, kept as it came, would hold eight times what the cache counts.
+ */
+function ownMemory(bytes: Buffer): Buffer {
+  return bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
 /** What keeping `file` costs: its body, the compressed ones kept with it, and the entry itself. */

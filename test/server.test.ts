@@ -396,6 +396,18 @@ describe('negotiation and routing helpers', () => {
     }
   });
 
+  it('holds no more memory for a compressed body than it counts: zlib gives a view of a 16 KiB chunk, which a small body would keep whole', async () => {
+    const dir = await tempDir('vc-cache-');
+    const cache = new FileCache();
+    const abs = path.join(dir, 'page.html');
+    await writeFile(abs, Buffer.from('<p>compress me</p>'.repeat(200)));
+    const file = (await cache.get(abs))!;
+    for (const encoding of ENCODINGS) {
+      const variant = cache.encoded(abs, file, encoding)!;
+      expect(variant.body!.buffer.byteLength, encoding.name).toBe(variant.size);
+    }
+  });
+
   it('lets the least recently used file go first, a hit counting as a use, and a file gone go at once', async () => {
     const dir = await tempDir('vc-cache-');
     // Room for three of these files (200 bytes and an entry's cost each), not four.
