@@ -465,6 +465,20 @@ function guardStream(res: ServerResponse, source: Readable, announced: () => num
   res.once('close', () => source.destroy());
 }
 
+/** A body no answer reads that Node may read to its end, to keep the connection for the requests pipelined after it. */
+const BODY_READ_TO_KEEP = 64 * 1024;
+
+/**
+ * Closes the connection after the answer to a request whose body is still coming, unless it is small. No answer
+ * reads a body but a write's (writes.ts), and Node would read the rest to its end to keep the connection: a
+ * gigabyte PUT refused with 401, whole.
+ */
+function closeIfBodyComing(res: ServerResponse): void {
+  const { req } = res;
+  const length = req.headers['transfer-encoding'] === undefined ? Number(req.headers['content-length'] ?? 0) : Infinity;
+  if (!req.complete && length > BODY_READ_TO_KEEP) res.shouldKeepAlive = false;
+}
+
 /** Body bytes of each response, for the access log: headers given to writeHead as a list cannot be read back. */
 const bodyBytes = new WeakMap<ServerResponse, number>();
 
@@ -474,6 +488,7 @@ const bodyBytes = new WeakMap<ServerResponse, number>();
  * (a record answered from memory costs about a third less CPU).
  */
 function send(res: ServerResponse, status: number, headers: string[], body?: Buffer | string): void {
+  closeIfBodyComing(res);
   res.writeHead(status, headers);
   bodyBytes.set(res, body === undefined ? 0 : Buffer.byteLength(body));
   res.end(body);
@@ -717,6 +732,7 @@ class FileSender {
    * The range is given closed (`first-last`), so sirv never reads past what it announces.
    */
   private rangeWithSirv(req: IncomingMessage, res: ServerResponse, rel: string, headers: string[], range: ByteRange, onGone: () => void): void {
+    closeIfBodyComing(res);
     const ours = without(headers, LENGTH);
     for (let i = 0; i < ours.length; i += 2) res.setHeader(ours[i]!, ours[i + 1]!);
     req.headers.range = `bytes=${range.start}-${range.end}`;
@@ -748,6 +764,7 @@ class FileSender {
       return send(res, 200, sent);
     }
     const { start, end } = same && range ? range : { start: 0, end: stats.size - 1 };
+    closeIfBodyComing(res);
     if (same && range) res.writeHead(206, rangeHeaders(headers, range, stats.size));
     else res.writeHead(200, sent);
     bodyBytes.set(res, end - start + 1);

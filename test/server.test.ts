@@ -1014,6 +1014,41 @@ describe('server options', () => {
     }
   });
 
+  it('closes the connection after refusing a body still coming, rather than reading a gigabyte PUT to its end to keep it', async () => {
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
+    const port = Number(new URL(server.url).port);
+    /** The head of the answer to `head` and a first part of a body that never comes whole, and whether the server then closed. */
+    const refused = (head: string) =>
+      new Promise<{ answer: string; closed: Promise<void> }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(`${head}Content-Length: 1000000000\r\n\r\n${'x'.repeat(65_536)}`));
+        const closed = new Promise<void>((done) => socket.on('close', () => done()));
+        let answer = '';
+        socket.on('error', () => undefined);
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('latin1');
+          if (answer.includes('\r\n\r\n')) resolve({ answer: answer.slice(0, answer.indexOf('\r\n\r\n') + 2), closed });
+        });
+        void closed.then(() => resolve({ answer, closed }));
+      });
+    try {
+      for (const [head, status] of [
+        ['PUT /api/v2/video/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n', 401],
+        ['POST /video/ HTTP/1.1\r\nHost: x\r\n', 405],
+        ['GET /api/v2/video/1 HTTP/1.1\r\nHost: x\r\n', 200],
+      ] as const) {
+        const { answer, closed } = await refused(head);
+        expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+        expect(answer).toContain('\r\nConnection: close\r\n');
+        await closed;
+      }
+      // A small body is read as Node reads it, and the connection kept, even when the answer comes from memory before it.
+      await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 [^]*\r\nConnection: keep-alive\r\n[^]*HTTP\/1\.1 200 /);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('hands PUT, PATCH and OPTIONS on records to writes, and close() waits for a write in flight', async () => {
     const calls: string[] = [];
     let release!: () => void;
