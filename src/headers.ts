@@ -1,7 +1,7 @@
 // The header manifest: which kinds of file the output holds and the response
 // headers each kind is sent with. Our server and every host configuration the
 // build writes (src/hosting.ts) read this one description, so they cannot drift apart.
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { cached } from './memo.ts';
 import type { OutputSpec } from './plan.ts';
@@ -97,8 +97,17 @@ export function kindOf(rel: string): FileKind {
   return 'file';
 }
 
+const ETAG_HASH = 'sha1';
+const etagFrom = (digest: string) => `"${digest}"`;
+
 /** A strong ETag from a file's bytes: the same bytes give the same tag on every server and after every rebuild. */
-export const etagOf = (body: Uint8Array) => `"${hash('sha1', body, 'base64url')}"`;
+export const etagOf = (body: Uint8Array) => etagFrom(hash(ETAG_HASH, body, 'base64url'));
+
+/** etagOf of bytes that come in parts (a file too big to hold whole): `update` with each in turn, then `etag`. */
+export function etagHasher(): { update(part: Uint8Array): void; etag(): string } {
+  const hasher = createHash(ETAG_HASH);
+  return { update: (part) => void hasher.update(part), etag: () => etagFrom(hasher.digest('base64url')) };
+}
 
 /**
  * Whether a list of tags (If-None-Match, If-Match) names `etag`; `*` names any. If-None-Match compares

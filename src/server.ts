@@ -22,6 +22,7 @@ import {
   detailJson,
   ENCODINGS,
   notModified,
+  etagHasher,
   etagOf,
   HEADERS,
   HOST_FILES,
@@ -296,10 +297,10 @@ function statNow(abs: string): Stats | undefined {
 }
 
 /**
- * A regular file's bytes and stat, read through one descriptor, so that both are of the same file even
- * if a rename replaces it meanwhile; undefined when there is none.
+ * What `read` makes of the regular file at `abs` and its stat, through one descriptor, so that both are of the
+ * same file even if a rename replaces it meanwhile; undefined when there is none.
  */
-export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats: Stats } | undefined> {
+async function readRegular<T>(abs: string, read: (handle: FileHandle, stats: Stats) => Promise<T>): Promise<T | undefined> {
   let handle;
   try {
     handle = await open(abs, 'r');
@@ -308,10 +309,33 @@ export async function readWithStats(abs: string): Promise<{ bytes: Buffer; stats
   }
   try {
     const stats = await handle.stat();
-    return stats.isFile() ? { bytes: await handle.readFile(), stats } : undefined;
+    return stats.isFile() ? await read(handle, stats) : undefined;
   } finally {
     await handle.close();
   }
+}
+
+/** A regular file's bytes and stat (see readRegular); undefined when there is none. */
+export const readWithStats = (abs: string): Promise<{ bytes: Buffer; stats: Stats } | undefined> =>
+  readRegular(abs, async (handle, stats) => ({ bytes: await handle.readFile(), stats }));
+
+/** How much of a file too big to keep is read at a time, to hash it. */
+const READ_PART_BYTES = 1024 * 1024;
+
+/**
+ * A file's ETag and length as read, with its bytes when its stat says they are `maxBody` or fewer. A bigger one
+ * is hashed as it is read, never held whole: it is streamed when sent, and Node reads no file of 2 GiB or more whole.
+ */
+async function readVersion(handle: FileHandle, stats: Stats, maxBody: number): Promise<{ stats: Stats; etag: string; size: number; bytes?: Buffer }> {
+  if (stats.size <= maxBody) {
+    const bytes = await handle.readFile();
+    return { stats, etag: etagOf(bytes), size: bytes.byteLength, bytes };
+  }
+  const hasher = etagHasher();
+  const part = Buffer.allocUnsafe(READ_PART_BYTES);
+  let size = 0;
+  for (let read; (read = (await handle.read(part, 0, part.byteLength, null)).bytesRead) > 0; size += read) hasher.update(part.subarray(0, read));
+  return { stats, etag: hasher.etag(), size };
 }
 
 /**
@@ -400,13 +424,13 @@ export class FileCache {
   /** Reads the file at `abs`, and keeps it unless it changed while it was read. */
   private async load(abs: string): Promise<CachedFile | undefined> {
     // Beside the read, not before it: a build's swap that comes in the middle of a lookup has less time to fall in it.
-    const [read, allowed] = await Promise.all([readWithStats(abs), this.root === undefined || inside(abs, this.root)]);
+    const [read, allowed] = await Promise.all([readRegular(abs, (handle, stats) => readVersion(handle, stats, this.maxFile)), this.root === undefined || inside(abs, this.root)]);
     if (!read || !allowed) return undefined;
-    const { bytes, stats } = read;
-    const file: CachedFile = { size: bytes.byteLength, mtimeMs: stats.mtimeMs, ino: stats.ino, etag: etagOf(bytes), lastModified: stats.mtime.toUTCString() };
-    if (bytes.byteLength <= this.maxFile) file.body = bytes;
+    const { stats, etag, size, bytes } = read;
+    const file: CachedFile = { size, mtimeMs: stats.mtimeMs, ino: stats.ino, etag, lastModified: stats.mtime.toUTCString() };
+    if (bytes && bytes.byteLength <= this.maxFile) file.body = bytes;
     // A file written in place while we read it: serve what we read, remember nothing.
-    if (bytes.byteLength === stats.size) this.keep(abs, file);
+    if (size === stats.size) this.keep(abs, file);
     return file;
   }
 

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { on } from 'node:events';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -444,6 +445,24 @@ describe('negotiation and routing helpers', () => {
     expect(cache.size()).toBe(0);
     expect(cache.encoded(abs, first!, ENCODINGS[0])).toBeDefined();
     expect(cache.size()).toBe(0);
+  });
+
+  it('hashes a file too big to keep as it reads it, never holding it whole: Node reads no file of 2 GiB or more whole, and one was answered 500', async () => {
+    const dir = await tempDir('vc-cache-');
+    const abs = path.join(dir, 'big.bin');
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    await writeFile(abs, bytes);
+    const handle = await open(abs);
+    const readWhole = vi.spyOn(Object.getPrototypeOf(handle) as { readFile(): Promise<Buffer> }, 'readFile');
+    await handle.close();
+    try {
+      const file = await new FileCache().get(abs);
+      expect(file).toMatchObject({ etag: etagOf(bytes), size: bytes.byteLength });
+      expect(file?.body).toBeUndefined();
+      expect(readWhole).not.toHaveBeenCalled();
+    } finally {
+      readWhole.mockRestore();
+    }
   });
 
   it('keeps the cache within its bound and every entry true to its file', async () => {
