@@ -963,6 +963,13 @@ export interface RunningServer {
 }
 
 /**
+ * The requests a connection may have waiting for their answers. Node hands on every request of a pipeline as it
+ * parses it, and stops reading the connection only once answers wait to be sent: a client that sent 200,000
+ * requests behind a file being read, and read no answer, held 725 MB of the server's memory, and it is closed.
+ */
+const MAX_WAITING = 64;
+
+/**
  * One server, from its start to its close: the responses in flight, which its access log and close() follow, and
  * the requests Node's parser hands it apart (refused, CONNECT). startServer listens with it and hands out its close.
  */
@@ -972,6 +979,11 @@ class ServerRun {
   private readonly stdout = stdoutLines();
   private readonly log: ((line: string) => void) | undefined;
   private readonly inFlight = new Set<ServerResponse>();
+  /**
+   * The responses of each connection not closed yet (see MAX_WAITING), each with what closes it: Node emits no
+   * `close` for one of a pipeline still waiting its turn when the connection goes, which close() would wait for.
+   */
+  private readonly waiting = new WeakMap<Socket, Map<ServerResponse, () => void>>();
   private draining = false;
   /** Set by close(): called once no response is open, each logged. */
   private allClosed: (() => void) | undefined;
@@ -997,19 +1009,37 @@ class ServerRun {
    * An arrow, bound once: it is the server's listener, and a method passed on would lose its `this`.
    */
   private readonly onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const waiting = this.waitingOn(req.socket);
+    if (waiting.size >= MAX_WAITING) return void req.socket.destroy();
     const started = performance.now();
     // Read now: a request whose body is refused midway loses its socket before the response closes.
     const remote = req.socket.remoteAddress ?? '-';
     this.inFlight.add(res);
     if (this.draining) res.setHeader('Connection', 'close');
-    res.once('close', () => {
+    const closed = () => {
+      if (!waiting.delete(res)) return;
       this.inFlight.delete(res);
       if (this.draining) this.server.closeIdleConnections();
       this.log?.(responseLine(req, res, remote, started));
       if (this.inFlight.size === 0) this.allClosed?.();
-    });
+    };
+    waiting.set(res, closed);
+    res.once('close', closed);
     void this.handler.handle(req, res);
   };
+
+  /** The responses of `socket` not closed yet, which close with it. */
+  private waitingOn(socket: Socket): Map<ServerResponse, () => void> {
+    let waiting = this.waiting.get(socket);
+    if (!waiting) {
+      const responses = new Map<ServerResponse, () => void>();
+      socket.once('close', () => {
+        for (const closed of [...responses.values()]) closed();
+      });
+      this.waiting.set(socket, (waiting = responses));
+    }
+    return waiting;
+  }
 
   /**
    * A request Node's parser refuses (a method HTTP does not name, a malformed line, headers over 16 KiB) or that

@@ -1143,6 +1143,34 @@ describe('server options', () => {
     }
   });
 
+  it('closes a connection that pipelines more requests than it reads answers to, answers the others, and closes with answers of a pipeline left waiting', async () => {
+    const dir = path.join(root, 'flooded');
+    await writeOutput(dir);
+    await writeFile(path.join(dir, 'assets', 'big.bin'), Buffer.alloc(1024 * 1024, 1));
+    const server = await startServer({ dir, host: '127.0.0.1', port: 0, quiet: true });
+    const port = Number(new URL(server.url).port);
+    try {
+      const closed = await new Promise<boolean>((resolve) => {
+        // Never read: every request waits for its answer, each holding the server's memory.
+        const socket = connect(port, '127.0.0.1', () => socket.write('GET /assets/big.bin HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(200_000)));
+        socket.pause();
+        socket.on('close', () => resolve(true));
+        socket.on('error', () => undefined);
+        setTimeout(() => {
+          socket.destroy();
+          resolve(false);
+        }, 5000);
+      });
+      expect(closed).toBe(true);
+      // A pipeline of a sensible length is answered whole.
+      const answers = await exchange(port, 'GET /api/v2/video/3 HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(50));
+      expect([...answers.matchAll(/HTTP\/1\.1 200 /g)]).toHaveLength(50);
+    } finally {
+      // Not kept waiting by the answers of the pipeline that never got their turn: Node closes none of them.
+      await server.close();
+    }
+  });
+
   it('close() resolves after the log lines of the responses it cut off: the process may end right after it', async () => {
     const lines: string[] = [];
     // A response that never ends, as a dev server's event stream.
