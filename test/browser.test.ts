@@ -66,6 +66,14 @@ async function serveBuilt(content: string, name: string, options: { searchShardS
   return startServer({ dir: path.join(dir, name), host: '127.0.0.1', port: 0, quiet: true });
 }
 
+/** One event of the demo catalogue (Kamogawa's) with a talk of the test's in `file`, built into the folder `name` and served. */
+async function serveOneEventWith(name: string, file: string, talk: string): Promise<RunningServer> {
+  const content = path.join(dir, name);
+  await cp(path.join(DEMO_CONTENT, 'kamogawa-python-2025'), path.join(content, 'kamogawa-python-2025'), { recursive: true });
+  await writeFile(path.join(content, 'kamogawa-python-2025', 'videos', file), talk);
+  return serveBuilt(content, `${name}-dist`);
+}
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -355,11 +363,8 @@ describe('search', () => {
   });
 
   it('marks a title in English as its page does, where the talk is in a language of other letters', async () => {
-    const content = path.join(dir, 'english-title');
-    await cp(path.join(DEMO_CONTENT, 'kamogawa-python-2025'), path.join(content, 'kamogawa-python-2025'), { recursive: true });
     const talk = 'id: 500\ntitle: Type Checking at Scale\nspeakers:\n  - 山田 花子\nlanguage: Japanese\nsummary: 型ヒントを段階的に導入した記録です。\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
-    await writeFile(path.join(content, 'kamogawa-python-2025', 'videos', 'type-checking-at-scale.yaml'), talk);
-    const own = await serveBuilt(content, 'english-title-dist');
+    const own = await serveOneEventWith('english-title', 'type-checking-at-scale.yaml', talk);
     const { page, problems } = await openPage();
     try {
       await page.goto(`${own.url}video/500/type-checking-at-scale/`);
@@ -369,6 +374,24 @@ describe('search', () => {
       const title = page.locator('#results li h2 a', { hasText: 'Type Checking at Scale' });
       // The title in the site's English, the text found in it in the talk's Japanese.
       expect(await title.evaluate((a: HTMLAnchorElement) => [a.lang, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['en', 'ja']);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
+  it('finds a talk by a word written with a symbol, as its title writes it (<canvas>, $PATH, a=b)', async () => {
+    const talk = 'id: 501\ntitle: "Drawing on <canvas> from $PATH, where a=b"\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
+    const own = await serveOneEventWith('symbols', 'symbols.yaml', talk);
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      // The index keeps a word without its symbols (canvas, path, ab); Pagefind takes only punctuation out of a query.
+      for (const query of ['<canvas>', '$PATH', 'a=b', '"<canvas> from $PATH"']) {
+        await search(page, query);
+        expect(await page.locator('#results li h2').allTextContents(), query).toEqual(['Drawing on <canvas> from $PATH, where a=b']);
+      }
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -16,8 +16,18 @@ const MIN_LENGTH = 2;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
 const CJK_RUN = new RegExp(`${CJK.source}+`, 'gu');
 const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
-/** The query with its Chinese and Japanese words apart, as the index has them (spaceCjkWords in src/search.ts). */
-const spaced = (term) => term.replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `).replace(/\s+/g, ' ').trim();
+/**
+ * Symbols, which Pagefind's index leaves out of a word (`<canvas>` is canvas, `$PATH` path, `a=b` ab) and its
+ * query does not (it takes out punctuation alone), so a word written with one found nothing. An emoji is a word of its own there.
+ */
+const SYMBOLS = /(?!\p{Emoji})\p{S}/gu;
+/** The query's words as the index has them: without symbols, Chinese and Japanese words apart (spaceCjkWords in src/search.ts). */
+const spaced = (term) =>
+  term
+    .replace(SYMBOLS, '')
+    .replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `)
+    .replace(/\s+/g, ' ')
+    .trim();
 
 const params = new URLSearchParams(location.search);
 input.value = params.get('q') ?? '';
