@@ -302,6 +302,15 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('finds a talk by an emoji of its title or tags, which the index keeps as a word of its own', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await search(page, '🐍');
+    expect(await page.locator('#results li h2').allTextContents()).toEqual(['Where Did the Time Go? Profiling Python 🐍']);
+    expect(await page.locator('#search-status').textContent()).toBe('1 talk found.');
+    expect(problems).toEqual([]);
+  });
+
   it('changes the status only when its words change: some screen readers read it out again whenever its text is replaced', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/`);

@@ -11,9 +11,10 @@ const list = document.getElementById('results');
 const more = document.getElementById('more');
 const selects = [...form.querySelectorAll('select[data-filter]')];
 const PAGE = 10;
-// One letter matches nearly every talk: wait for a second one (one Chinese or Japanese character is a word).
+// One letter matches nearly every talk: wait for a second one (one Chinese or Japanese character is a word, and so is an emoji: the index keeps each as one).
 const MIN_LENGTH = 2;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
+const EMOJI = /\p{Extended_Pictographic}/u;
 const CJK_RUN = new RegExp(`${CJK.source}+`, 'gu');
 const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
 /**
@@ -294,7 +295,7 @@ async function run() {
   // Counted as the index counts: "c#" is the one letter c, which nearly every talk has.
   const longest = Math.max(0, ...term.split(/\s+/).map((word) => bare(word).length));
   const narrowed = Object.keys(filters).length > 0;
-  if (longest < MIN_LENGTH && !CJK.test(term) && !narrowed) {
+  if (longest < MIN_LENGTH && !CJK.test(term) && !EMOJI.test(term) && !narrowed) {
     list.replaceChildren();
     more.hidden = true;
     say(term ? 'Type at least two letters.' : '');
