@@ -187,6 +187,13 @@ describe('listed talks', () => {
       expect(html, template).not.toMatch(/class="muted">by (?!<bdi>)/);
     }
   });
+
+  it("isolate each of a page's other spellings, so that one with an override left open cannot turn round the next", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const html = renderer.page('listing', { title: 'Talks tagged “RLO TAG”', kind: 'tag', names: ['RLO TAG', '\u202erlo tag', 'rlo tag'], path: '/tag/rlo-tag/', total: 1, page: { number: 1, count: 1 }, talks: [] });
+    expect(html).toContain('<p class="muted">Also written as: <bdi>\u202erlo tag</bdi>, <bdi>rlo tag</bdi></p>');
+  });
 });
 
 describe("an event's page", () => {
