@@ -287,6 +287,37 @@ describe('search', () => {
     expect(await failing.page.locator('#search-status a').getAttribute('href')).toBe('/talks/');
   });
 
+  it('says the index is loading until its WebAssembly and metadata are in, and that it could not be loaded when they cannot be', async () => {
+    // Pagefind's script loads them after it has loaded: an index is searchable once they are in.
+    const { page, problems } = await openPage();
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = () => undefined as void;
+    const wasmAsked = new Promise<void>((resolve) => (asked = resolve));
+    await page.route('**/*.pagefind', async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${base}/search/`);
+    await wasmAsked;
+    await page.locator('#q').fill('outages');
+    expect(await page.locator('#search-status').textContent()).toBe('Loading the search index…');
+    release();
+    await page.locator('#search-status[data-query="q=outages"]').waitFor();
+    expect(await page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
+    expect(problems).toEqual([]);
+    await page.close();
+
+    for (const part of ['**/*.pagefind', '**/pagefind-entry.json*', '**/*.pf_meta']) {
+      const failing = await openPage();
+      await failing.page.route(part, (route) => route.abort());
+      await failing.page.goto(`${base}/search/`);
+      await expect.poll(() => failing.page.locator('#search-status').textContent(), { message: part }).toBe('Search could not be loaded: reload the page, or browse all talks.');
+      await failing.page.close();
+    }
+  });
+
   it('finds a Chinese or Japanese word inside a run of text written without spaces, even of one character', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/search/`);

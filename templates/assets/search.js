@@ -47,7 +47,9 @@ for (const select of selects) {
 async function openIndex(dir) {
   const index = await import(`${dir}pagefind.js`);
   await index.options({ excerptLength: 30, noWorker: true });
-  index.init();
+  // Its script loads the index itself (its entry, metadata and WebAssembly) in the background, and a search waits
+  // for that: an empty query waits for it alone, and fails if it cannot load, where a search would fail unseen.
+  await index.preload('');
   return index;
 }
 // A site with pages and no talks lists no shard. The index takes a second or two on a large catalogue: say so meanwhile,
