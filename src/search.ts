@@ -10,9 +10,9 @@ import { blurb } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { threadEntry } from './program.ts';
-import { talkPath } from './collections.ts';
+import { named, talkPath } from './collections.ts';
 import { textLanguageTag } from './languages.ts';
-import { withoutBidiFormatting } from './bidi.ts';
+import { isolated, withoutBidiFormatting } from './bidi.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -58,13 +58,15 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
   // The excerpt is mostly the summary's words (the title's where there is none): marked as the talk page marks each.
   const lang = textLanguageTag(talk.blurb || talk.title, talk.language);
   const titleLang = textLanguageTag(talk.title, talk.language);
+  const speakers = named(talk.speakers);
   return {
     url: talkPath(talk),
     // Bidirectional formatting is no word to search: an override in a title would reverse the rest of an excerpt.
-    content: spaceCjkWords(withoutBidiFormatting([talk.title, talk.blurb, talk.speakers.join(', '), talk.tags.join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
+    content: spaceCjkWords(withoutBidiFormatting([talk.title, talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
     meta: {
       title: talk.title,
-      speakers: talk.speakers.join(', '),
+      // One line of text in a result: a name's override left open would turn round the names after it.
+      speakers: speakers.map(isolated).join(', '),
       event: talk.category,
       recorded: talk.recorded ?? '',
       language: talk.language,

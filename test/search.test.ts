@@ -36,6 +36,13 @@ describe('searchRecord', () => {
     expect([record.filters.lang, record.filters.titleLang]).toEqual([['en'], undefined]);
     expect(searchRecord({ ...talk, title: 'פייתון', blurb: '', language: 'Hebrew' }).filters.lang).toEqual(['he']);
   });
+
+  it("names a result's speakers as its page does: not a blank one (pyvideo has them), and each isolated, so that an override left open cannot turn round the next", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const record = searchRecord({ ...talk, title: 'T', blurb: '', speakers: ['', '\u202eRLO first', 'Second Person'], tags: [' ', 'zz'], category: 'Conf' });
+    expect(record.meta.speakers).toBe('\u2068\u202eRLO first\u2069, Second Person');
+    expect(record.content).toBe('T\n—\nRLO first, Second Person\n—\nzz\n—\nConf');
+  });
 });
 
 describe('search index', () => {
