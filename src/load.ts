@@ -184,23 +184,38 @@ function writesSlug(file: string): boolean {
 /** The id a talk holds, and when it was added (undefined when not a real date-time): what decides which of two talks with one id keeps it. */
 type IdClaim = Pick<TalkDigest, 'id'> & { added?: string };
 
+/** The slug a talk takes in its event, and whether its slug field writes it (else its file's name is it). */
+type SlugClaim = { slug: string; written: boolean };
+
+/** What a talk file that failed its checks claims all the same (see claimedBy). */
+type FailedClaims = { id?: IdClaim; slug?: SlugClaim };
+
 /**
- * The id of a talk file that failed its checks, where its id itself is valid (and its added, if that is): another
- * talk with that id is said now, not once the file's other errors are fixed. Undefined for a file that cannot be parsed.
+ * What a talk file that failed its checks claims all the same, each where it is valid itself: its id (and its
+ * added, if that is), and its slug (its field's, or else its file's name): another talk with either is said now,
+ * not once the file's other errors are fixed. Nothing for a file that cannot be parsed.
  */
-function idClaimed(file: string, shown: string): IdClaim | undefined {
+function claimedBy(file: string, shown: string): FailedClaims {
   let parsed: ReturnType<typeof parseSource>;
   try {
     parsed = parseSource(shown, readFileSync(file));
   } catch {
-    return undefined;
+    return {};
   }
   const fields: unknown = parsed.doc?.value;
-  if (fields === null || typeof fields !== 'object') return undefined;
-  const id = talkSchema.shape.id.safeParse((fields as Record<string, unknown>).id);
-  const added = talkSchema.shape.added.safeParse((fields as Record<string, unknown>).added);
-  return id.success ? { id: id.data, added: added.success ? added.data : undefined } : undefined;
+  if (fields === null || typeof fields !== 'object') return {};
+  const { id, added, slug } = fields as Record<string, unknown>;
+  const validId = talkSchema.shape.id.safeParse(id);
+  const stem = path.basename(file).replace(DATA_FILE, '');
+  const validSlug = slug === undefined ? (isSlug(stem) ? stem : undefined) : talkSchema.shape.slug.safeParse(slug).data;
+  return {
+    id: validId.success ? { id: validId.data, added: talkSchema.shape.added.safeParse(added).data } : undefined,
+    slug: validSlug === undefined ? undefined : { slug: validSlug, written: slug !== undefined },
+  };
 }
+
+/** Whether two talk files are one talk in two formats (talk.yaml beside talk.json), as when it is moved to the other, its old file still there. */
+const oneTalk = (a: string, b: string) => a.replace(DATA_FILE, '') === b.replace(DATA_FILE, '');
 
 const fileNameError = (file: string, stem: string) =>
   new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`);
@@ -409,8 +424,8 @@ class FullLoad {
   readonly locateIn: ReturnType<typeof locator>;
   /** The valid talk files' digests, by file name. */
   private readonly digests = new Map<string, Digested>();
-  /** The ids of the talk files that failed their checks, by file name (see idClaimed). */
-  private readonly failedIds = new Map<string, IdClaim>();
+  /** What the talk files that failed their checks claim all the same, by file name (see claimedBy). */
+  private readonly failed = new Map<string, FailedClaims>();
   /** Id → the file of the talk that has it. */
   readonly ids = new Map<number, string>();
   /** `<event>/<slug>` → the file of the talk that has it. */
@@ -564,8 +579,7 @@ class FullLoad {
         // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
         const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
         if (!isSlug(stem) && !writesSlug(path.join(this.dir, result.name))) this.errors.push(fileNameError(this.shown(result.name), stem));
-        const claim = idClaimed(path.join(this.dir, result.name), this.shown(result.name));
-        if (claim) this.failedIds.set(result.name, claim);
+        this.failed.set(result.name, claimedBy(path.join(this.dir, result.name), this.shown(result.name)));
         continue;
       }
       this.digests.set(result.name, { rev: result.rev, digest: result.digest });
@@ -586,8 +600,8 @@ class FullLoad {
       }
       const loaded = this.digests.get(name);
       if (!loaded) {
-        const claim = this.failedIds.get(name);
-        if (claim && keepers.get(claim.id) !== name) this.errors.push(this.idTaken(name, claim, keepers.get(claim.id)!));
+        const { id, slug } = this.failed.get(name)!;
+        this.ownsClaims(name, eventSlug, id, slug, id && keepers.get(id.id));
         continue;
       }
       const talk = this.talk(name, loaded, eventSlug, fileName.replace(DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
@@ -602,48 +616,57 @@ class FullLoad {
    */
   private talk(name: string, { digest, rev }: Digested, eventSlug: string, stem: string, event: CatalogueEvent | undefined, owner: string): CatalogueTalk | undefined {
     const file = this.shown(name);
-    if (digest.slug === undefined && !isSlug(stem)) {
-      this.errors.push(fileNameError(file, stem));
-      return undefined;
-    }
-    const slug = digest.slug ?? stem;
+    const named = digest.slug !== undefined || isSlug(stem);
+    if (!named) this.errors.push(fileNameError(file, stem));
     if (event && digest.category !== undefined && digest.category !== event.title) {
       this.errors.push(new ContentError(file, this.locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
     }
-    if (owner !== name) {
-      this.errors.push(this.idTaken(name, digest, owner));
-      return undefined;
-    }
+    const slug = digest.slug ?? stem;
+    if (!this.ownsClaims(name, eventSlug, digest, named ? { slug, written: digest.slug !== undefined } : undefined, owner) || !named) return undefined;
     this.ids.set(digest.id, name);
-    const key = slugKey(eventSlug, slug);
-    const slugOwner = this.slugs.get(key);
-    if (slugOwner) {
-      // Where the other talk says its slug: its slug field, or else its file's name (1:1).
-      const first = this.locate(slugOwner, ['slug']);
-      this.errors.push(
-        new ContentError(file, digest.slug === undefined ? { line: 1, col: 1 } : this.locate(name, ['slug']), 'slug', `"${slug}" is already used in this event by ${this.shown(slugOwner)}:${first.line}:${first.col}; rename one of them`),
-      );
-      return undefined;
-    }
-    this.slugs.set(key, name);
     return catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
+  }
+
+  /**
+   * Holds the id and the slug the talk file `name` claims against the other talks': its id, which the talk of
+   * `owner` keeps (see idKeepers), and its slug in its event, unless an earlier talk there has it. Whether both are its own.
+   */
+  private ownsClaims(name: string, eventSlug: string, id: IdClaim | undefined, slug: SlugClaim | undefined, owner: string | undefined): boolean {
+    const idTaken = id !== undefined && owner !== name;
+    if (idTaken) this.errors.push(this.idTaken(name, id, owner!));
+    // One talk in two formats has one slug: its id's error says to keep one of the files.
+    if (idTaken && oneTalk(name, owner!)) return false;
+    return (slug === undefined || this.slugFree(name, eventSlug, slug)) && !idTaken;
+  }
+
+  /** Gives the talk of `name` its slug in the event `eventSlug`, unless another talk there has it (an error). */
+  private slugFree(name: string, eventSlug: string, { slug, written }: SlugClaim): boolean {
+    const key = slugKey(eventSlug, slug);
+    const owner = this.slugs.get(key);
+    if (owner === undefined) {
+      this.slugs.set(key, name);
+      return true;
+    }
+    // Where the other talk says its slug: its slug field, or else its file's name (1:1).
+    const first = this.locate(owner, ['slug']);
+    const at = written ? this.locate(name, ['slug']) : { line: 1, col: 1 };
+    this.errors.push(new ContentError(this.shown(name), at, 'slug', `"${slug}" is already used in this event by ${this.shown(owner)}:${first.line}:${first.col}; rename one of them`));
+    return false;
   }
 
   /** The id of the talk file `name`, and when it was added, whether or not the file failed its other checks. */
   private idClaim(name: string): IdClaim | undefined {
-    return this.digests.get(name)?.digest ?? this.failedIds.get(name);
+    return this.digests.get(name)?.digest ?? this.failed.get(name)?.id;
   }
 
   /** The error of the talk of `name`, whose id the talk of `owner` keeps: one of the two is given an unused id, or is one talk in two formats. */
   private idTaken(name: string, digest: IdClaim, owner: string): ContentError {
     const first = this.locate(owner, ['id']);
-    const ids = [...[...this.digests.values()].map((d) => d.digest.id), ...[...this.failedIds.values()].map((c) => c.id)];
+    const ids = [...[...this.digests.values()].map((d) => d.digest.id), ...[...this.failed.values()].flatMap((c) => c.id?.id ?? [])];
     this.unused = (this.unused ?? ids.reduce((highest, id) => Math.max(highest, id), 0)) + 1;
     const ownerAdded = this.idClaim(owner)!.added;
     const later = ownerAdded !== undefined && digest.added !== undefined && ownerAdded < digest.added;
-    // talk.yaml beside talk.json: a talk being moved to the other format, whose old file is still there.
-    const twin = owner.replace(DATA_FILE, '') === name.replace(DATA_FILE, '');
-    const fix = twin
+    const fix = oneTalk(owner, name)
       ? 'these are one talk in two formats: keep one of the two files'
       : `ids are unique across the catalogue: give ${later ? 'this talk, added after that one,' : 'the newer of the two talks'} an unused one, such as ${this.unused} (a published talk keeps its id, which its addresses hold)`;
     return new ContentError(this.shown(name), this.locate(name, ['id']), 'id', `${digest.id} is already used by ${this.shown(owner)}:${first.line}:${first.col}; ${fix}`);
@@ -667,16 +690,14 @@ function idKeepers(files: readonly { path: string }[], claimOf: (name: string) =
 }
 
 /**
- * Where a field of a valid file of the content folder `dir` is written. Problems across files are
+ * Where a field of a file of the content folder `dir` is written: a valid one's, or one whose only mistake
+ * is a repeated key (see ParseResult), whose id or slug may be another's. Problems across files are
  * rare, so a file is parsed again to find out, once for all of its problems.
  */
 export function locator(dir: string): (origin: Pick<Origin, 'name' | 'file'>, field: FieldPath, which?: 'key' | 'value') => Position {
   const docs = new Map<string, SourceDoc | undefined>();
   return (origin, field, which) => {
-    const doc = cached(docs, origin.name, () => {
-      const parsed = parseSource(origin.file, readFileSync(path.join(dir, origin.name)));
-      return parsed.ok ? parsed.doc : undefined;
-    });
+    const doc = cached(docs, origin.name, () => parseSource(origin.file, readFileSync(path.join(dir, origin.name))).doc);
     return doc?.locate(field, which) ?? { line: 1, col: 1 };
   };
 }
