@@ -14,9 +14,9 @@ import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
 import { fileKey, whereOneFile } from './file-keys.ts';
 import { aliasProblem, isSitePath } from './schema.ts';
-import { decodeUtf8, parseSource, type FieldPath, type Position } from './source.ts';
+import { decodeUtf8, parseSource, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { closest } from './suggest.ts';
-import type { Validated } from './validate.ts';
+import { checkParsed, type Validated } from './validate.ts';
 
 /** A redirects file as read: its old paths and where each leads, in the file's order. */
 export interface RedirectsSource {
@@ -32,13 +32,16 @@ export function redirectsFileProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** A redirects file's bytes → its redirects, or every problem of it at its line and column. */
+/** A redirects file's bytes → its redirects, or every problem of it at its line and column (beside a repeated old path, its others: see checkParsed). */
 export function parseRedirects(file: string, bytes: Uint8Array): Validated<RedirectsSource> {
   const decoded = decodeUtf8(file, bytes);
   if (!decoded.ok) return { ok: false, errors: [decoded.error] };
-  const parsed = parseSource(file, Buffer.from(decoded.text));
-  if (!parsed.ok) return parsed;
-  const { doc } = parsed;
+  return checkParsed(parseSource(file, Buffer.from(decoded.text)), redirectsOf);
+}
+
+/** The redirects a parsed redirects file gives, or every problem of them. */
+function redirectsOf(doc: SourceDoc): Validated<RedirectsSource> {
+  const { file } = doc;
   // An empty file is a file of no redirects yet.
   if (doc.value === null) return { ok: true, value: { redirects: [] } };
   if (typeof doc.value !== 'object' || Array.isArray(doc.value)) {

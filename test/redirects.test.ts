@@ -37,6 +37,18 @@ describe('a redirects file', () => {
       `${FILE}:5:1 /z y.html: expected a path on this site such as "/pycon-2014/a-talk.html", got "/z y.html": it holds a space, which a path on the site cannot`,
     ]);
     expect(problems('/a.html: /\n/a.html: /talks/\n')).toEqual([`${FILE}:2:1 /a.html: duplicate key (also at line 1); keep only one`]);
+    // A repeated old path hides none of the file's other problems.
+    expect(problems('/a.html: /\n/b.html: https://example.org/\n/a.html: /talks/\n')).toEqual([
+      `${FILE}:3:1 /a.html: duplicate key (also at line 1); keep only one`,
+      `${FILE}:2:10 /b.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
+    ]);
+    expect(parseRedirects('content/_redirects/old.json', Buffer.from('{"/a.html": "/",\n "/b c.html": "/", "/a.html": "/talks/"}'))).toEqual({
+      ok: false,
+      errors: [
+        expect.objectContaining({ pos: { line: 2, col: 20 }, field: '/a.html', message: 'duplicate key (also at line 1); keep only one' }),
+        expect.objectContaining({ pos: { line: 2, col: 2 }, field: '/b c.html' }),
+      ],
+    });
     // An old site's page of an event, speaker, tag or language may have had another slug; not a further page of its list, nor a page in a folder so named.
     expect(problems('/tag/pytest/: /tags/\n/events/old-name/: /events/\n/speaker/ada/: /speakers/\n/language/jp/: /languages/\n')).toEqual([]);
     expect(problems('/tag/pytest/page/2/: /tags/\n/tag/x.html/: /tags/\n/tag/: /tags/\n').map((p) => p.split(': ')[0])).toEqual([`${FILE}:1:1 /tag/pytest/page/2/`, `${FILE}:2:1 /tag/x.html/`, `${FILE}:3:1 /tag/`]);
