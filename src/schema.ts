@@ -72,15 +72,20 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** Zod's `error` option for a field: names what was expected and what came. */
-function expecting(what: string) {
+type Issue = { input?: unknown; code?: string; path?: PropertyKey[] };
+
+/** What an item of a list left empty (`-` with nothing after it) is told, with what to write in it; undefined for any other value. */
+const emptyItem = (iss: Issue, item: string) =>
+  iss.input === null && typeof iss.path?.at(-1) === 'number' ? `is an empty item ("-" with nothing after it, or null); write ${item} there, or remove the item` : undefined;
+
+/** Zod's `error` option for a field: names what was expected and what came; `item`, what to write in an empty item of a list. */
+function expecting(what: string, item = what) {
   return {
-    error: (iss: { input?: unknown; code?: string }) =>
+    error: (iss: Issue) =>
       iss.input === undefined
         ? `required field is missing; add it (${what})`
-        : iss.input === null
-          ? `expected ${what}, got null (as a name with no value after it is); give it a value, or remove the field`
-          : `expected ${what}, got ${describeValue(iss.input)}`,
+        : (emptyItem(iss, item) ??
+          (iss.input === null ? `expected ${what}, got null (as a name with no value after it is); give it a value, or remove the field` : `expected ${what}, got ${describeValue(iss.input)}`)),
   };
 }
 
@@ -110,15 +115,17 @@ const mediaUrl = z
   .default(null)
   .meta({ format: 'uri' });
 const text = z.string(expecting('a string')).default('');
-const stringList = z
-  .array(z.string(expecting('a string')), {
-    // One speaker or tag written as the field's value, where a list of one belongs.
-    error: (iss) =>
-      typeof iss.input === 'string'
-        ? 'expected a list of strings, got a string; write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])'
-        : expecting('a list of strings').error(iss),
-  })
-  .default([]);
+/** A list of strings, such as speakers' names; `item` is what one of them is ("the speaker's name"). */
+const stringList = (item: string) =>
+  z
+    .array(z.string(expecting('a string', item)), {
+      // One speaker or tag written as the field's value, where a list of one belongs.
+      error: (iss) =>
+        typeof iss.input === 'string'
+          ? 'expected a list of strings, got a string; write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])'
+          : expecting('a list of strings').error(iss),
+    })
+    .default([]);
 /**
  * A whole number from `least` up, given the JSON Schema type `integer` for OPTIONS. Not zod's z.int():
  * a decimal fails that in a way that stops the object's own checks, and one run would then not report
@@ -205,7 +212,7 @@ function relatedUrlHint(value: unknown): string {
 
 const relatedUrl = z.union(
   [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
-  { error: (iss) => `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}` },
+  { error: (iss) => emptyItem(iss, 'a URL') ?? `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}` },
 );
 
 /**
@@ -304,7 +311,7 @@ export function aliasProblem(value: string, redirect = false): string | undefine
   return undefined;
 }
 
-const alias = z.string(expecting('a site path')).superRefine((value, ctx) => {
+const alias = z.string(expecting('a site path', 'an old address such as "/old/path.html"')).superRefine((value, ctx) => {
   const problem = aliasProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
@@ -342,8 +349,8 @@ export const talkSchema = z
     category: z.string(expecting("the event's title")).optional(),
     language,
     slug: slug.optional(),
-    speakers: stringList,
-    tags: stringList,
+    speakers: stringList("the speaker's name"),
+    tags: stringList('the tag'),
     id: wholeNumber('a positive whole number', 1),
     state: z
       .union([z.literal(STATE_LIVE), z.literal(STATE_DRAFT)], {

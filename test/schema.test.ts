@@ -57,6 +57,19 @@ describe('talk schema', () => {
     expect(talk.speakers).toEqual([' Zoë ']);
   });
 
+  it('says an empty item of a list is empty, and what to write in it, where a field left empty is told to be given a value', () => {
+    expect(messages({ ...base, speakers: [null, 'Bob'], tags: ['a', null], aliases: [null], related_urls: [null] })).toEqual([
+      `speakers.0: is an empty item ("-" with nothing after it, or null); write the speaker's name there, or remove the item`,
+      'tags.1: is an empty item ("-" with nothing after it, or null); write the tag there, or remove the item',
+      'related_urls.0: is an empty item ("-" with nothing after it, or null); write a URL there, or remove the item',
+      'aliases.0: is an empty item ("-" with nothing after it, or null); write an old address such as "/old/path.html" there, or remove the item',
+    ]);
+    expect(messages({ ...base, speakers: null })).toEqual(['speakers: expected a list of strings, got null (as a name with no value after it is); give it a value, or remove the field']);
+    expect(eventSchema.safeParse({ title: 'An event', aliases: [null] }).error?.issues.map((i) => i.message)).toEqual([
+      'is an empty item ("-" with nothing after it, or null); write an old address such as "/old/path.html" there, or remove the item',
+    ]);
+  });
+
   it('writes updated with milliseconds when they were left out', () => {
     expect(talkSchema.parse({ ...base, updated: '2024-05-03T10:00:00' }).updated).toBe('2024-05-03T10:00:00.000');
   });

@@ -61,6 +61,9 @@ describe('validate', () => {
   it('says what to do with a field that has a name and no value', () => {
     const result = check('t.yaml', 'id: 1\ntitle: x\nspeakers:\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:10 speakers: expected a list of strings, got null (as a name with no value after it is); give it a value, or remove the field']);
+    // An item of a list with nothing after its "-": said at the item, which is told apart from a field.
+    const item = check('t.yaml', 'id: 1\ntitle: x\nspeakers:\n  -\n  - Bob\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
+    expect(!item.ok && item.errors.map(String)).toEqual([`t.yaml:4:4 speakers[0]: is an empty item ("-" with nothing after it, or null); write the speaker's name there, or remove the item`]);
   });
 
   it('returns the typed record when valid', () => {
