@@ -1,6 +1,6 @@
 // Parsing one content file (YAML or JSON) into a plain value that remembers
 // where each field came from, so that every later error can name line:col.
-import { parseTree, findNodeAtLocation, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { parseTree, findNodeAtLocation, ParseErrorCode, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import { ContentError } from './errors.ts';
 
@@ -114,10 +114,10 @@ function parseJson(file: string, text: string): ParseResult {
       const syntax: ParseError[] = [];
       tree = parseTree(text, syntax, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
       if (!valid || syntax.length > 0) {
-        // Later syntax errors are mostly echoes of the first: report that one.
-        const first = syntax[0];
-        return first
-          ? [new ContentError(file, positionAt(lines, first.offset), '', `JSON syntax error: ${describeJsonError(text, lines, first)}`)]
+        // Later syntax errors are mostly echoes of the first: report that one. Comments are not: where they are all that is wrong, each is said.
+        const told = syntax.every((e) => e.error === ParseErrorCode.InvalidCommentToken) ? syntax : syntax.slice(0, 1);
+        return told.length > 0
+          ? told.map((e) => new ContentError(file, positionAt(lines!, e.offset), '', `JSON syntax error: ${describeJsonError(text, lines!, e)}`))
           : [new ContentError(file, { line: 1, col: 1 }, '', 'JSON syntax error')];
       }
     }
@@ -146,6 +146,9 @@ function parseJson(file: string, text: string): ParseResult {
   return { ok: true, doc };
 }
 
+// What a comment in a JSON file is told: a line or block comment, as JavaScript writes them, or a "#" one, as YAML and Python do.
+const NO_COMMENTS = 'JSON has no comments; remove it, or write the file in YAML (.yaml), where # starts a comment';
+
 const JSON_ERRORS: Record<string, string> = {
   InvalidNumberFormat: 'invalid number',
   PropertyNameExpected: 'expected a quoted property name',
@@ -155,8 +158,8 @@ const JSON_ERRORS: Record<string, string> = {
   CloseBraceExpected: 'expected "}"',
   CloseBracketExpected: 'expected "]"',
   EndOfFileExpected: 'unexpected content after the end of the value',
-  InvalidCommentToken: 'comments are not allowed in JSON',
-  UnexpectedEndOfComment: 'unterminated comment',
+  InvalidCommentToken: NO_COMMENTS,
+  UnexpectedEndOfComment: NO_COMMENTS,
   UnexpectedEndOfString: 'unterminated string',
   UnexpectedEndOfNumber: 'unterminated number',
   InvalidUnicode: 'invalid \\u escape',
@@ -182,6 +185,7 @@ const JSON_WORDS: Record<string, string> = { true: 'true', false: 'false', null:
 /** What to write instead of a character JSON has no place for: most often the quotes, names or words of YAML, JavaScript or Python. */
 function unexpectedInJson(text: string, offset: number): string {
   if (text[offset] === "'") return `unexpected character '; JSON writes names and strings in double quotes ("…")`;
+  if (text[offset] === '#') return NO_COMMENTS;
   const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(offset))?.[0];
   const instead = word === undefined ? undefined : JSON_WORDS[word.toLowerCase()];
   if (word !== undefined && instead !== undefined) return `unexpected word ${word}; JSON writes it ${instead}`;

@@ -72,7 +72,13 @@ describe('JSON', () => {
 
   it('is strict: no comments, no trailing commas, no duplicate keys', () => {
     const comment = parse('t.json', '{\n  // note\n  "id": 1\n}');
-    expect(!comment.ok && comment.errors.map(String)).toEqual(['t.json:2:3 JSON syntax error: comments are not allowed in JSON']);
+    const noComments = 'JSON syntax error: JSON has no comments; remove it, or write the file in YAML (.yaml), where # starts a comment';
+    expect(!comment.ok && comment.errors.map(String)).toEqual([`t.json:2:3 ${noComments}`]);
+    // Each comment is said in one run, where they are all that is wrong; YAML's and Python's "#" too.
+    const comments = parse('t.json', '{\n  /* the talk */\n  "id": 1, // its id\n  "title": "x"\n}');
+    expect(!comments.ok && comments.errors.map(String)).toEqual([`t.json:2:3 ${noComments}`, `t.json:3:12 ${noComments}`]);
+    const hash = parse('t.json', '{\n  # note\n  "id": 1\n}');
+    expect(!hash.ok && hash.errors.map(String)).toEqual([`t.json:2:3 ${noComments}`]);
     const trailing = parse('t.json', '{"id": 1,}');
     expect(!trailing.ok && trailing.errors.map(String)).toEqual(['t.json:1:10 JSON syntax error: trailing comma; remove the comma at line 1, column 9']);
     const dup = parse('t.json', '{"a": {"b": 1, "b": 2}}');
