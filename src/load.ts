@@ -15,6 +15,7 @@ import { ContentError, sortErrors } from './errors.ts';
 import {
   acceptedTalk,
   EVENT_FIELDS,
+  EVENT_INSTEAD,
   eventSchema,
   isSlug,
   SITE_FIELDS,
@@ -514,7 +515,7 @@ class FullLoad {
       if (files.length > 1) this.fileProblem(files[1]!.path, `event "${slug}" has two category files (${files.map((f) => f.path).join(', ')}); keep one`);
       if (!isSlug(slug)) this.fileProblem(files[0]!.path, `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`);
       const { path: name, stats } = files[0]!;
-      const loaded = this.cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS)));
+      const loaded = this.cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS, EVENT_INSTEAD)));
       if (loaded) events.set(slug, this.catalogued(catalogueEvents, name, loaded, (origin) => ({ ...loaded.value, slug, ...origin })));
     }
     return events;

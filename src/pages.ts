@@ -7,7 +7,7 @@ import { fileOf } from './collections.ts';
 import { ContentError } from './errors.ts';
 import { PAGES_DIR } from './listing.ts';
 import type { NavLink } from './render.ts';
-import { isSlug, PAGE_FIELDS, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
+import { isSlug, PAGE_FIELDS, PAGE_INSTEAD, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
 import { decodeUtf8, parseSource } from './source.ts';
 import { checkParsed, validate, type Validated } from './validate.ts';
 
@@ -54,7 +54,7 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
   if (!closing) return failure(file, 'the front matter opened on line 1 has no closing "---" line; add one after its fields');
   const end = opening[0].length + closing.index;
   // Parsed from the file's start, its opening line a YAML document marker: the lines and columns of errors are the file's.
-  const fields = checkParsed(parseSource(file, Buffer.from(text.slice(0, end))), (doc) => validate(pageSchema, doc, PAGE_FIELDS));
+  const fields = checkParsed(parseSource(file, Buffer.from(text.slice(0, end))), (doc) => validate(pageSchema, doc, PAGE_FIELDS, PAGE_INSTEAD));
   if (!fields.ok) return fields;
   return { ok: true, value: { ...fields.value, body: text.slice(end + closing[0].length).replace(/^\n/, '') } };
 }

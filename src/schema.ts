@@ -74,9 +74,16 @@ export function describeValue(value: unknown): string {
 
 type Issue = { input?: unknown; code?: string; path?: PropertyKey[] };
 
-/** What an item of a list left empty (`-` with nothing after it) is told, with what to write in it; undefined for any other value. */
-const emptyItem = (iss: Issue, item: string) =>
-  iss.input === null && typeof iss.path?.at(-1) === 'number' ? `is an empty item ("-" with nothing after it, or null); write ${item} there, or remove the item` : undefined;
+/**
+ * What an item of a list is told when it is left empty (`-` with nothing after it), or is a mapping (`- name: Ada`,
+ * or a colon in a name, `- Python: the Good Parts`), with what to write in it; undefined for any other value.
+ */
+function listItemProblem(iss: Issue, item: string): string | undefined {
+  if (typeof iss.path?.at(-1) !== 'number') return undefined;
+  if (iss.input === null) return `is an empty item ("-" with nothing after it, or null); write ${item} there, or remove the item`;
+  if (describeValue(iss.input) === 'a mapping') return `expected ${item}, got a mapping; write only ${item}, in quotes if it holds ": "`;
+  return undefined;
+}
 
 /** Zod's `error` option for a field: names what was expected and what came; `item`, what to write in an empty item of a list. */
 function expecting(what: string, item = what) {
@@ -84,7 +91,7 @@ function expecting(what: string, item = what) {
     error: (iss: Issue) =>
       iss.input === undefined
         ? `required field is missing; add it (${what})`
-        : (emptyItem(iss, item) ??
+        : (listItemProblem(iss, item) ??
           (iss.input === null ? `expected ${what}, got null (as a name with no value after it is); give it a value, or remove the field` : `expected ${what}, got ${describeValue(iss.input)}`)),
   };
 }
@@ -115,17 +122,18 @@ const mediaUrl = z
   .default(null)
   .meta({ format: 'uri' });
 const text = z.string(expecting('a string')).default('');
+/** Zod's `error` option for a list: one item written as the field's value (`speakers: Ada`), or its items as a mapping's fields, are told how to write a list. */
+function expectingList(what: string) {
+  return {
+    error: (iss: Issue) =>
+      typeof iss.input === 'string' || describeValue(iss.input) === 'a mapping'
+        ? `expected ${what}, got ${describeValue(iss.input)}; write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])`
+        : expecting(what).error(iss),
+  };
+}
+
 /** A list of strings, such as speakers' names; `item` is what one of them is ("the speaker's name"). */
-const stringList = (item: string) =>
-  z
-    .array(z.string(expecting('a string', item)), {
-      // One speaker or tag written as the field's value, where a list of one belongs.
-      error: (iss) =>
-        typeof iss.input === 'string'
-          ? 'expected a list of strings, got a string; write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])'
-          : expecting('a list of strings').error(iss),
-    })
-    .default([]);
+const stringList = (item: string) => z.array(z.string(expecting('a string', item)), expectingList('a list of strings')).default([]);
 /**
  * A whole number from `least` up, given the JSON Schema type `integer` for OPTIONS. Not zod's z.int():
  * a decimal fails that in a way that stops the object's own checks, and one run would then not report
@@ -156,7 +164,16 @@ function inSeconds(text: string): string | undefined {
   return seconds === undefined ? numeral(text) : `write it in seconds, ${seconds}`;
 }
 const bytes = count('a whole number of bytes').nullable().default(null);
-const flag = z.boolean(expecting('true or false')).default(false);
+/** YAML 1.1's words for true and false, which YAML 1.2, as the content is read, takes for text (`nav: yes`). */
+const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map(['y', 'yes', 'on', 'true', 'n', 'no', 'off', 'false'].map((word, i) => [word, i < 4]));
+const flag = z
+  .boolean({
+    error: (iss) => {
+      const meant = typeof iss.input === 'string' ? BOOLEAN_WORDS.get(iss.input.trim().toLowerCase()) : undefined;
+      return meant === undefined ? expecting('true or false').error(iss) : `expected true or false, got "${iss.input as string}"; write ${meant}, without quotes`;
+    },
+  })
+  .default(false);
 
 function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -212,8 +229,15 @@ function relatedUrlHint(value: unknown): string {
 
 const relatedUrl = z.union(
   [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
-  { error: (iss) => emptyItem(iss, 'a URL') ?? `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}` },
+  { error: relatedUrlProblem },
 );
+
+/** What a related URL that is none is told: an item left empty, a string that is no http(s) URL, or a value of another kind. */
+function relatedUrlProblem(iss: Issue): string {
+  if (typeof iss.input === 'string') return `${urlMessage}, or {label, url}`;
+  // A mapping has its own hint (relatedUrlHint), past what a list's item is told.
+  return (iss.input === null ? listItemProblem(iss, 'a URL') : undefined) ?? `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}`;
+}
 
 /**
  * An old address of the talk on this site, e.g. `/pycon-us-2014/a-talk.html`; the build writes a redirect there.
@@ -378,8 +402,8 @@ export const talkSchema = z
       })
       .transform((v) => (v.length === 19 ? `${v}.000` : v))
       .meta({ format: 'date-time' }),
-    related_urls: z.array(relatedUrl, expecting('a list of URLs')).default([]),
-    aliases: z.array(alias, expecting('a list of site paths such as "/old/path.html"')).default([]),
+    related_urls: z.array(relatedUrl, expectingList('a list of URLs')).default([]),
+    aliases: z.array(alias, expectingList('a list of site paths such as "/old/path.html"')).default([]),
   })
   // Cross-field rules also run when other fields failed, so one run reports every problem.
   .superRefine(
@@ -442,7 +466,7 @@ export const eventSchema = z
     /** When the event was added to the catalogue; by default its earliest talk's `added`. */
     added: addedAt.optional(),
     /** Old addresses of the event's page, as a talk's. */
-    aliases: z.array(alias, expecting('a list of site paths such as "/events/old-name.html"')).default([]),
+    aliases: z.array(alias, expectingList('a list of site paths such as "/events/old-name.html"')).default([]),
   })
   .superRefine(
     (event, ctx) => {
@@ -511,8 +535,16 @@ export const siteSchema = z.strictObject({
 export type SiteFields = z.output<typeof siteSchema>;
 
 export const TALK_FIELDS = Object.keys(talkSchema.shape);
-/** Fields of other collections (a page's `draft`) and what a talk has for them. */
-export const TALK_INSTEAD: Readonly<Record<string, string>> = { draft: 'a talk is a draft with `state: 2` (and live with `state: 1`, the default)' };
+/**
+ * Fields of other collections (a page's `draft`, a talk's `state`) or of other site generators (Jekyll's `published`),
+ * and what each collection has for them: a draft's, removed as the fix of an unknown field, would be published.
+ */
+const TALK_DRAFT = 'a talk is a draft with `state: 2` (and live with `state: 1`, the default)';
+export const TALK_INSTEAD: Readonly<Record<string, string>> = { draft: TALK_DRAFT, published: TALK_DRAFT };
+const EVENT_DRAFT = 'an event has no state of its own: it is on the site while one of its talks is live, so make its talks drafts (`state: 2`) to keep it off';
+export const EVENT_INSTEAD: Readonly<Record<string, string>> = { draft: EVENT_DRAFT, state: EVENT_DRAFT, published: EVENT_DRAFT };
+const PAGE_DRAFT = 'a page is a draft with `draft: true`';
+export const PAGE_INSTEAD: Readonly<Record<string, string>> = { state: PAGE_DRAFT, published: PAGE_DRAFT };
 export const EVENT_FIELDS = Object.keys(eventSchema.shape);
 export const PAGE_FIELDS = Object.keys(pageSchema.shape);
 export const SITE_FIELDS = Object.keys(siteSchema.shape);

@@ -32,14 +32,19 @@ describe('a page file', () => {
   });
 
   it("reports every problem of its front matter at the file's own line and column, naming the field and the fix", () => {
-    expect(problems('---\ntitle: FAQ\ndraft: "no"\n---\n')).toEqual([`${FILE}:3:8 draft: expected true or false, got a string`]);
+    expect(problems('---\ntitle: FAQ\ndraft: "no"\n---\n')).toEqual([`${FILE}:3:8 draft: expected true or false, got "no"; write false, without quotes`]);
     expect(problems('---\ntitle: FAQ\nupdated: 2026-02-30\n---\n')).toEqual([`${FILE}:3:10 updated: expected a real calendar date YYYY-MM-DD, got "2026-02-30"`]);
     expect(problems('---\n# comment\ntitel: FAQ\ndescription: [a]\nnav: "yes"\norder: 1.5\n---\nBody\n')).toEqual([
       `${FILE}:3:1 title: required field is missing; add it (a non-empty title)`,
       `${FILE}:3:1 titel: unknown field; did you mean \`title\`?`,
       `${FILE}:4:14 description: expected a string, got a list`,
-      `${FILE}:5:6 nav: expected true or false, got a string`,
+      `${FILE}:5:6 nav: expected true or false, got "yes"; write true, without quotes`,
       `${FILE}:6:8 order: expected a whole number, got a decimal number`,
+    ]);
+    // A draft as Jekyll or a talk writes it, whose removal would publish the page, is told how a page is one.
+    expect(problems('---\ntitle: FAQ\npublished: false\nstate: 2\n---\n')).toEqual([
+      `${FILE}:3:1 published: unknown field; a page is a draft with \`draft: true\``,
+      `${FILE}:4:1 state: unknown field; a page is a draft with \`draft: true\``,
     ]);
     expect(problems('---\ntitle: "  "\norder: 3\n---\n')).toEqual([`${FILE}:2:8 title: must not be empty`, `${FILE}:3:8 order: orders the page in the navigation, which it is not in; add nav: true or remove order`]);
     expect(problems('---\ntitle: About us\nlinkTitle: About\n---\n')).toEqual([`${FILE}:3:12 linkTitle: is the text of the page's link in the navigation, which it is not in; add nav: true or remove linkTitle`]);

@@ -70,6 +70,28 @@ describe('talk schema', () => {
     ]);
   });
 
+  it('says how to write a list given as one value or as a mapping, and an item of it given as a mapping', () => {
+    const asList = 'write it as a list: each item on a line of its own under the field, after "- " (in JSON, ["…"])';
+    expect(messages({ ...base, tags: { python: true }, related_urls: 'https://e.org/slides', aliases: '/old.html' })).toEqual([
+      `tags: expected a list of strings, got a mapping; ${asList}`,
+      `related_urls: expected a list of URLs, got a string; ${asList}`,
+      `aliases: expected a list of site paths such as "/old/path.html", got a string; ${asList}`,
+    ]);
+    // "- name: Ada", or a colon in a tag, "- python: the good parts", are mappings.
+    expect(messages({ ...base, speakers: [{ name: 'Ada' }], tags: [{ python: 'the good parts' }], related_urls: ['ftp://e.org/slides'] })).toEqual([
+      `speakers.0: expected the speaker's name, got a mapping; write only the speaker's name, in quotes if it holds ": "`,
+      'tags.0: expected the tag, got a mapping; write only the tag, in quotes if it holds ": "',
+      'related_urls.0: expected an absolute http(s) URL such as "https://example.org/talk", or {label, url}',
+    ]);
+  });
+
+  it("says which of true and false YAML 1.1's words mean, as YAML 1.2 reads them as text", () => {
+    const fix = (given: string, meant: boolean) => [`video_mp4_download_only: expected true or false, got "${given}"; write ${meant}, without quotes`];
+    for (const word of ['yes', 'Yes', 'on', 'true', 'y']) expect(messages({ ...base, video_mp4_url: 'https://e.org/t.mp4', video_mp4_download_only: word })).toEqual(fix(word, true));
+    for (const word of ['no', 'OFF', 'false', 'n']) expect(messages({ ...base, video_mp4_download_only: word })).toEqual(fix(word, false));
+    for (const word of ['maybe', 'constructor']) expect(messages({ ...base, video_mp4_download_only: word })).toEqual(['video_mp4_download_only: expected true or false, got a string']);
+  });
+
   it('writes updated with milliseconds when they were left out', () => {
     expect(talkSchema.parse({ ...base, updated: '2024-05-03T10:00:00' }).updated).toBe('2024-05-03T10:00:00.000');
   });
