@@ -188,30 +188,39 @@ type IdClaim = Pick<TalkDigest, 'id'> & { added?: string };
 /** The slug a talk takes in its event, and whether its slug field writes it (else its file's name is it). */
 type SlugClaim = { slug: string; written: boolean };
 
-/** What a talk file that failed its checks claims all the same (see claimedBy). */
-type FailedClaims = { id?: IdClaim; slug?: SlugClaim };
+/** What a talk file that failed its checks claims all the same (see claimedBy): its id and slug, and the title of its event. */
+type FailedClaims = { id?: IdClaim; slug?: SlugClaim; category?: string };
+
+/**
+ * The fields of a file that failed its checks, as the checks saw them (a file whose only mistake is a repeated key
+ * has them too); undefined for a file that cannot be parsed, or holds no mapping of fields.
+ */
+function failedFields(file: string, shown: string): Record<string, unknown> | undefined {
+  let fields: unknown;
+  try {
+    fields = parseSource(shown, readFileSync(file)).doc?.value;
+  } catch {
+    return undefined;
+  }
+  return fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? (fields as Record<string, unknown>) : undefined;
+}
 
 /**
  * What a talk file that failed its checks claims all the same, each where it is valid itself: its id (and its
- * added, if that is), and its slug (its field's, or else its file's name): another talk with either is said now,
- * not once the file's other errors are fixed. Nothing for a file that cannot be parsed.
+ * added, if that is), its slug (its field's, or else its file's name) and its `category`: another talk with its id
+ * or slug, or an event of another title, is said now, not once the file's other errors are fixed.
  */
 function claimedBy(file: string, shown: string): FailedClaims {
-  let parsed: ReturnType<typeof parseSource>;
-  try {
-    parsed = parseSource(shown, readFileSync(file));
-  } catch {
-    return {};
-  }
-  const fields: unknown = parsed.doc?.value;
-  if (fields === null || typeof fields !== 'object') return {};
-  const { id, added, slug } = fields as Record<string, unknown>;
+  const fields = failedFields(file, shown);
+  if (!fields) return {};
+  const { id, added, slug, category } = fields;
   const validId = talkSchema.shape.id.safeParse(id);
   const stem = path.basename(file).replace(DATA_FILE, '');
   const validSlug = slug === undefined ? (isSlug(stem) ? stem : undefined) : talkSchema.shape.slug.safeParse(slug).data;
   return {
     id: validId.success ? { id: validId.data, added: talkSchema.shape.added.safeParse(added).data } : undefined,
     slug: validSlug === undefined ? undefined : { slug: validSlug, written: slug !== undefined },
+    category: talkSchema.shape.category.safeParse(category).data,
   };
 }
 
@@ -427,6 +436,8 @@ class FullLoad {
   private readonly digests = new Map<string, Digested>();
   /** What the talk files that failed their checks claim all the same, by file name (see claimedBy). */
   private readonly failed = new Map<string, FailedClaims>();
+  /** The titles of the events whose files failed their checks, where the title itself is valid, by folder: its talks' `category` is held to it. */
+  private readonly failedTitles = new Map<string, string | undefined>();
   /** Id → the file of the talk that has it. */
   readonly ids = new Map<number, string>();
   /** `<event>/<slug>` → the file of the talk that has it. */
@@ -517,6 +528,7 @@ class FullLoad {
       const { path: name, stats } = files[0]!;
       const loaded = this.cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS, EVENT_INSTEAD)));
       if (loaded) events.set(slug, this.catalogued(catalogueEvents, name, loaded, (origin) => ({ ...loaded.value, slug, ...origin })));
+      else this.failedTitles.set(slug, eventSchema.shape.title.safeParse(failedFields(path.join(this.dir, name), this.shown(name))?.title).data);
     }
     return events;
   }
@@ -600,11 +612,14 @@ class FullLoad {
         this.fileProblem(name, `event folder "${eventSlug}" has no category file; create ${this.shown(`${eventSlug}/category.yaml`)} with at least a title`);
       }
       const loaded = this.digests.get(name);
+      const title = events.get(eventSlug)?.title ?? this.failedTitles.get(eventSlug);
       if (!loaded) {
-        const { id, slug } = this.failed.get(name)!;
+        const { id, slug, category } = this.failed.get(name)!;
+        this.checkCategory(name, category, title);
         this.ownsClaims(name, eventSlug, id, slug, id && keepers.get(id.id));
         continue;
       }
+      this.checkCategory(name, loaded.digest.category, title);
       const talk = this.talk(name, loaded, eventSlug, fileName.replace(DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
       if (talk) talks.push(talk);
     }
@@ -619,13 +634,16 @@ class FullLoad {
     const file = this.shown(name);
     const named = digest.slug !== undefined || isSlug(stem);
     if (!named) this.errors.push(fileNameError(file, stem));
-    if (event && digest.category !== undefined && digest.category !== event.title) {
-      this.errors.push(new ContentError(file, this.locate(name, ['category']), 'category', `"${digest.category}" is not this event's title "${event.title}"; use the title or remove the field`));
-    }
     const slug = digest.slug ?? stem;
     if (!this.ownsClaims(name, eventSlug, digest, named ? { slug, written: digest.slug !== undefined } : undefined, owner) || !named) return undefined;
     this.ids.set(digest.id, name);
     return catalogueTalk(digest, { slug, category: event?.title ?? digest.category ?? '', event: eventSlug, file, name, rev });
+  }
+
+  /** The error of a talk file whose `category` is not the title of its event, when both are known. */
+  private checkCategory(name: string, category: string | undefined, title: string | undefined): void {
+    if (category === undefined || title === undefined || category === title) return;
+    this.errors.push(new ContentError(this.shown(name), this.locate(name, ['category']), 'category', `"${category}" is not this event's title "${title}"; use the title or remove the field`));
   }
 
   /**
