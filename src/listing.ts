@@ -26,34 +26,42 @@ export type ContentEntry = {
   stats?: { size: number; mtimeMs: number; ctimeMs: number; ino: number };
   /** A symbolic link, which the loader refuses (the link's own stat, not what it leads to's). */
   link?: true;
+  /** A folder the walk may not read (its code, `EACCES`), which the loader refuses: the content in it would leave the site without a word. */
+  unreadable?: string;
 };
 
 /** Every content file (data files, and pages) under `dir` with the numbers of its stat that matter, sorted by path. */
 export async function listContent(dir: string): Promise<ContentEntry[]> {
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir}: the content folder is not there (removed or renamed?); put it back to build`);
   const names: string[] = [];
-  walk(dir, '', names);
+  const unreadable = new Map<string, string>();
+  walk(dir, '', names, unreadable);
   // A file removed between the listing and its stat is not there.
-  return names.sort().flatMap((name) => entryOf(dir, name) ?? []);
+  return [...names, ...unreadable.keys()].sort().flatMap((name) => entryOf(dir, name, unreadable.get(name)) ?? []);
 }
 
 /**
  * The content files' names under `folder` (inside `dir`), as fast-glob listed them before: no dot files, nothing in dot folders.
  * Walked by hand because listing is most of a no-op build: fast-glob took 200–290 ms on the import's 22,256 files, this walk 100 ms.
  */
-function walk(dir: string, folder: string, names: string[]): void {
+function walk(dir: string, folder: string, names: string[], unreadable: Map<string, string>): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(folder ? `${dir}/${folder}` : dir, { withFileTypes: true });
   } catch (error) {
-    // A folder removed while the walk reached it is not there.
-    if (folder && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    const code = (error as NodeJS.ErrnoException).code;
+    // A folder removed while the walk reached it is not there; one it may not read is the loader's to refuse, with the rest.
+    if (folder && code === 'ENOENT') return;
+    if (folder && (code === 'EACCES' || code === 'EPERM')) {
+      unreadable.set(folder, code);
+      return;
+    }
     throw error;
   }
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const name = folder ? `${folder}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) walk(dir, name, names);
+    if (entry.isDirectory()) walk(dir, name, names, unreadable);
     // A link is listed, for the loader to refuse, where it stands for content: a folder's (which is not walked) or a content file's. Left
     // out, the talks it leads to would leave the site without a word.
     else if (entry.isFile() ? isContent(name) : entry.isSymbolicLink() && (isContent(name) || statSync(`${dir}/${name}`, { throwIfNoEntry: false })?.isDirectory() === true)) names.push(name);
@@ -65,11 +73,12 @@ function walk(dir: string, folder: string, names: string[]): void {
  * time too, which nothing but the system sets: a file written again with its size and with its modification
  * time put back (`touch -d`, `cp -p`, `rsync -t`, a file system whose times are whole seconds) has a new one.
  */
-function entryOf(dir: string, name: string): ContentEntry | undefined {
+function entryOf(dir: string, name: string, unreadable?: string): ContentEntry | undefined {
   const stats = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
-  if (!stats?.isFile() && !stats?.isSymbolicLink()) return undefined;
+  if (!stats?.isFile() && !stats?.isSymbolicLink() && !(unreadable && stats?.isDirectory())) return undefined;
   const entry: ContentEntry = { path: name, stats: { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino } };
   if (stats.isSymbolicLink()) entry.link = true;
+  if (unreadable) entry.unreadable = unreadable;
   return entry;
 }
 

@@ -159,6 +159,12 @@ const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
  */
 const LINK_PROBLEM = "is a symbolic link; the build reads only the content folder's own files and folders: move or copy what it leads to here";
 
+/** Why a file or folder of the content cannot be read (`code`, EACCES), with the fix where it is its permissions. */
+function cannotRead(what: 'file' | 'folder', code: string): string {
+  const allowed = code === 'EACCES' || code === 'EPERM';
+  return `cannot read the ${what} (${code})${allowed ? `; let the build's user read it (chmod a+r${what === 'folder' ? 'x' : ''}), or move it out of the content folder` : ''}`;
+}
+
 /** Why a data file at `parts` is neither an event's nor a talk's, and where it would be one; `isEvent` tells an event's folder. */
 function misplaced(parts: string[], isEvent: (folder: string) => boolean): string {
   if (parts.length === 2) {
@@ -252,7 +258,7 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
     // Synchronous: content files are small and local, and the promise API costs several round trips per file.
     bytes = readFileSync(path.join(dir, name));
   } catch (err) {
-    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)] };
+    return { ok: false, errors: [new ContentError(shown, { line: 1, col: 1 }, '', cannotRead('file', (err as NodeJS.ErrnoException).code ?? String(err)))] };
   }
   let result: Validated<T>;
   try {
@@ -473,6 +479,8 @@ class FullLoad {
       const parts = entry.path.split('/');
       if (entry.link) {
         this.fileProblem(entry.path, LINK_PROBLEM);
+      } else if (entry.unreadable) {
+        this.fileProblem(entry.path, cannotRead('folder', entry.unreadable));
       } else if (parts[0] === PAGES_DIR) {
         files.pages.push(entry);
       } else if (!DATA_FILE.test(entry.path)) {
@@ -745,7 +753,7 @@ function catalogueTalk(digest: TalkDigest, resolved: Omit<CatalogueTalk, keyof T
  */
 function loadChanged(dir: string, display: string, entries: ContentEntry[], basis: LoadBasis): LoadResult | undefined {
   const { changed, removed } = listingChanges(basis.entries, entries);
-  if (changed.length + removed.length > CHANGED_AT_MOST || changed.some((e) => e.link)) return undefined;
+  if (changed.length + removed.length > CHANGED_AT_MOST || changed.some((e) => e.link || e.unreadable)) return undefined;
   const eventOf = talkEventIn(basis.catalogue.events);
   if (![...changed.map((e) => e.path), ...removed].every(eventOf)) return undefined;
 

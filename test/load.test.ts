@@ -1,9 +1,11 @@
-import { cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLive, loadContent, loadFullTalk, shownFolder } from '../src/load.ts';
 import { WatchedListing } from '../src/listing.ts';
-import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, tempDir } from './helpers.ts';
+import { commandArgs } from '../src/program.ts';
+import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
 
 describe('the bad content corpus', () => {
   it('has cases', () => expect(BAD_CASES.length).toBeGreaterThanOrEqual(10));
@@ -71,6 +73,35 @@ describe('a symbolic link in the content folder', () => {
     const shown = shownFolder(content);
     expect(edited.errors.map(String)).toEqual([`${shown}/${talk}${problem}`]);
     expect(errors.map(String)).toEqual([`${shown}/pennine-web-2012${problem}`, `${shown}/${talk}${problem}`]);
+  });
+});
+
+describe('a file or folder of the content that cannot be read', () => {
+  it('is an error where it stands that says how to let it be read, with every other problem, rather than the end of the check', async () => {
+    const root = await tempDir('vc-load-');
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    await writeFile(path.join(content, 'pennine-web-2012', 'videos', 'bad-talk.yaml'), 'id: 9000\ntitle: x\n');
+    const locked = ['tidewater-python-2024/videos', 'kamogawa-python-2025/category.yaml', '_pages/about.md'];
+    for (const name of locked) await chmod(path.join(content, name), 0);
+    // Root reads whatever its mode: the check runs as nobody there.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if (process.getuid?.() === 0) await chmod(root, 0o755);
+    const checked = spawnSync(process.execPath, commandArgs('check', '--content', content, '--templates', TEMPLATES), { ...user, cwd: root, env: { ...process.env, FORCE_COLOR: '0', HOME: root }, encoding: 'utf8' });
+    // Readable again, for the temporary folder to be removed.
+    for (const name of locked) await chmod(path.join(content, name), 0o755);
+    const fix = (what: string, mode: string) => `cannot read the ${what} (EACCES); let the build's user read it (chmod ${mode}), or move it out of the content folder`;
+    expect([checked.status, checked.stderr.trimEnd().split('\n')]).toEqual([
+      1,
+      [
+        `content/_pages/about.md:1:1 ${fix('file', 'a+r')}`,
+        `content/kamogawa-python-2025/category.yaml:1:1 ${fix('file', 'a+r')}`,
+        'content/pennine-web-2012/videos/bad-talk.yaml:1:1 added: required field is missing; add it (a date-time YYYY-MM-DDThh:mm:ss)',
+        'content/pennine-web-2012/videos/bad-talk.yaml:1:1 updated: required field is missing; add it (a date-time YYYY-MM-DDThh:mm:ss, with or without .fff)',
+        `content/tidewater-python-2024/videos:1:1 ${fix('folder', 'a+rx')}`,
+        expect.stringMatching(/^check failed: 5 errors in 4 of \d+ files$/),
+      ],
+    ]);
   });
 });
 
