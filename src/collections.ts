@@ -34,6 +34,12 @@ export function slugFromTitle(title: string): string {
   return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 60).replace(/-+$/, '');
 }
 
+/** What to rename a file or folder whose name is no slug to: the slug of its name (`Bad_Name` → `bad-name`) with `ext`, or, where it has no Latin letters or digits, what a slug is made of. */
+export function slugRename(name: string, ext = ''): string {
+  const slug = slugFromTitle(name);
+  return slug ? `${slug}${ext}` : 'lower-case letters, digits and hyphens';
+}
+
 const hashOf = (text: string) => hash('sha1', text, 'hex').slice(0, 10);
 
 /**

@@ -10,7 +10,7 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileOf, resorted, shortLinkPath, talkPath } from './collections.ts';
+import { fileOf, resorted, shortLinkPath, slugRename, talkPath } from './collections.ts';
 import { ContentError, sortErrors } from './errors.ts';
 import {
   acceptedTalk,
@@ -234,7 +234,7 @@ function claimedBy(file: string, shown: string): FailedClaims {
 const oneTalk = (a: string, b: string) => a.replace(DATA_FILE, '') === b.replace(DATA_FILE, '');
 
 const fileNameError = (file: string, stem: string) =>
-  new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to lower-case letters, digits and hyphens, or add a slug field`);
+  new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to ${slugRename(stem, file.match(DATA_FILE)![0])}, or add a slug field`);
 
 export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
@@ -532,7 +532,7 @@ class FullLoad {
     const events = new Map<string, CatalogueEvent>();
     for (const [slug, files] of eventFiles) {
       if (files.length > 1) this.fileProblem(files[1]!.path, `event "${slug}" has two category files (${files.map((f) => f.path).join(', ')}); keep one`);
-      if (!isSlug(slug)) this.fileProblem(files[0]!.path, `event folder "${slug}" is not a valid slug; rename it to lower-case letters, digits and hyphens`);
+      if (!isSlug(slug)) this.fileProblem(files[0]!.path, `event folder "${slug}" is not a valid slug; rename it to ${slugRename(slug)}`);
       const { path: name, stats } = files[0]!;
       const loaded = this.cachedOrRead<EventFields>(name, stats!, checked((doc) => validate(eventSchema, doc, EVENT_FIELDS, EVENT_INSTEAD)));
       if (loaded) events.set(slug, this.catalogued(catalogueEvents, name, loaded, (origin) => ({ ...loaded.value, slug, ...origin })));

@@ -3,7 +3,7 @@
 // lines as Hugo, Astro and Eleventy read it. The file's name is the page's
 // slug and its address is /<slug>/, at the site's root, beside the site's own
 // folders, which it may not take.
-import { fileOf } from './collections.ts';
+import { fileOf, slugRename } from './collections.ts';
 import { ContentError } from './errors.ts';
 import { PAGES_DIR } from './listing.ts';
 import type { NavLink } from './render.ts';
@@ -33,7 +33,7 @@ export function pageSlug(name: string): { ok: true; slug: string } | { ok: false
     return { ok: false, problem: `the ${PAGES_DIR} folder holds pages, a Markdown file each directly in it (${PAGES_DIR}/<slug>.md); move this file out, or make it one` };
   }
   const slug = file!.slice(0, -'.md'.length);
-  if (!isSlug(slug)) return { ok: false, named: true, problem: `the file name "${slug}" is not a valid slug, and the page's address is /<file name>/; rename the file to lower-case letters, digits and hyphens` };
+  if (!isSlug(slug)) return { ok: false, named: true, problem: `the file name "${slug}" is not a valid slug, and the page's address is /<file name>/; rename the file to ${slugRename(slug, '.md')}` };
   if (RESERVED.has(slug)) return { ok: false, named: true, problem: `the page's address /${slug}/ is where the site keeps its own pages or files; rename the file` };
   return { ok: true, slug };
 }
