@@ -115,6 +115,7 @@ function parseJson(file: string, text: string): ParseResult {
       tree = parseTree(text, syntax, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
       if (!valid || syntax.length > 0) {
         // Later syntax errors are mostly echoes of the first: report that one. Comments are not: where they are all that is wrong, each is said.
+        if (isYamlMapping(text)) return [new ContentError(file, { line: 1, col: 1 }, '', `JSON syntax error: the file is written in YAML; rename it to ${file.split('/').at(-1)!.replace(/json$/, 'yaml')}`)];
         const told = syntax.every((e) => e.error === ParseErrorCode.InvalidCommentToken) ? syntax : syntax.slice(0, 1);
         return told.length > 0
           ? told.map((e) => new ContentError(file, positionAt(lines!, e.offset), '', `JSON syntax error: ${describeJsonError(text, lines!, e)}`))
@@ -148,6 +149,13 @@ function parseJson(file: string, text: string): ParseResult {
 
 // What a comment in a JSON file is told: a line or block comment, as JavaScript writes them, or a "#" one, as YAML and Python do.
 const NO_COMMENTS = 'JSON has no comments; remove it, or write the file in YAML (.yaml), where # starts a comment';
+
+/** Whether `text`, which is no JSON, is a mapping of fields written one a line as YAML writes them: a YAML file named .json. */
+function isYamlMapping(text: string): boolean {
+  const doc = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, strict: true });
+  // Not one in braces: YAML takes JSON with a trailing comma, which is JSON's mistake.
+  return doc.errors.length === 0 && isMap(doc.contents) && !doc.contents.flow;
+}
 
 const JSON_ERRORS: Record<string, string> = {
   InvalidNumberFormat: 'invalid number',

@@ -97,6 +97,9 @@ describe('JSON', () => {
     expect(problems('')).toEqual(['t.json:1:1 JSON syntax error: the file is empty; write its fields as an object, {"name": value, …}']);
     expect(problems(' \n')).toEqual(['t.json:2:1 JSON syntax error: the file is empty; write its fields as an object, {"name": value, …}']);
     expect(problems('{"a": Talk}')).toEqual(['t.json:1:7 JSON syntax error: unexpected character; JSON writes text in double quotes ("…")']);
+    // A YAML file named .json, not one in braces with JSON's own mistakes, which YAML would take.
+    expect(problems('# A talk\nid: 4\ntitle: A talk\n')).toEqual(['t.json:1:1 JSON syntax error: the file is written in YAML; rename it to t.yaml']);
+    expect(problems('{"id": 4,\n "title": "x",}')).toEqual(['t.json:2:15 JSON syntax error: trailing comma; remove the comma at line 2, column 14']);
   });
 
   it('reads a string of 10 MB, and finds a key repeated after it', () => {
