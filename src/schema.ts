@@ -121,7 +121,19 @@ const mediaUrl = z
   .nullable()
   .default(null)
   .meta({ format: 'uri' });
-const text = z.string(expecting('a string')).default('');
+/**
+ * Zod's `error` option for text: a number or true or false where it belongs (`title: 1984`, a tag `- 3.10`, which
+ * YAML reads as 3.1) is told to be quoted.
+ */
+function expectingText(what: string, item?: string) {
+  const { error } = expecting(what, item);
+  return { error: (iss: Issue) => (typeof iss.input === 'number' || typeof iss.input === 'boolean' ? `${error(iss)}; write it in quotes ("…") to keep it as text` : error(iss)) };
+}
+
+/** Text that must say something, as a title. */
+const nonEmpty = (what: string) => z.string(expectingText(what)).refine((v) => v.trim() !== '', { error: 'must not be empty' });
+
+const text = z.string(expectingText('a string')).default('');
 /** Zod's `error` option for a list: one item written as the field's value (`speakers: Ada`), or its items as a mapping's fields, are told how to write a list. */
 function expectingList(what: string) {
   return {
@@ -133,7 +145,7 @@ function expectingList(what: string) {
 }
 
 /** A list of strings, such as speakers' names; `item` is what one of them is ("the speaker's name"). */
-const stringList = (item: string) => z.array(z.string(expecting('a string', item)), expectingList('a list of strings')).default([]);
+const stringList = (item: string) => z.array(z.string(expectingText('a string', item)), expectingList('a list of strings')).default([]);
 /**
  * A whole number from `least` up, given the JSON Schema type `integer` for OPTIONS. Not zod's z.int():
  * a decimal fails that in a way that stops the object's own checks, and one run would then not report
@@ -228,7 +240,7 @@ function relatedUrlHint(value: unknown): string {
 }
 
 const relatedUrl = z.union(
-  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expecting('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
+  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expectingText('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
   { error: relatedUrlProblem },
 );
 
@@ -370,7 +382,7 @@ export function timestamps(now: Date): { added: string; updated: string } {
 
 export const talkSchema = z
   .strictObject({
-    category: z.string(expecting("the event's title")).optional(),
+    category: z.string(expectingText("the event's title")).optional(),
     language,
     slug: slug.optional(),
     speakers: stringList("the speaker's name"),
@@ -382,7 +394,7 @@ export const talkSchema = z
       })
       .default(STATE_LIVE)
       .meta({ choices: [{ value: STATE_LIVE, display_name: 'Live' }, { value: STATE_DRAFT, display_name: 'Draft' }] }),
-    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    title: nonEmpty('a non-empty title'),
     summary: text,
     description: text,
     quality_notes: text,
@@ -457,7 +469,7 @@ export type RelatedUrl = Talk['related_urls'][number];
 
 export const eventSchema = z
   .strictObject({
-    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    title: nonEmpty('a non-empty title'),
     description: text,
     url: optionalUrl,
     start_date: date.nullable().default(null),
@@ -483,7 +495,7 @@ export type EventFields = z.output<typeof eventSchema>;
 /** A page's front matter (see src/pages.ts): named as Hugo, Astro and Eleventy sites name theirs, so that a page moved in keeps its fields. */
 export const pageSchema = z
   .strictObject({
-    title: z.string(expecting('a non-empty title')).refine((v) => v.trim() !== '', { error: 'must not be empty' }),
+    title: nonEmpty('a non-empty title'),
     /** The page's meta description and lead paragraph. */
     description: text,
     /** Whether the site's navigation links to the page. */
@@ -491,7 +503,7 @@ export const pageSchema = z
     /** Where in the navigation, lowest first; pages of the same order go by their links' text. */
     order: wholeNumber('a whole number', Number.MIN_SAFE_INTEGER).optional(),
     /** The text of the page's link in the navigation, when it is not the title (Hugo's name for it). */
-    linkTitle: z.string(expecting('a non-empty link text')).refine((v) => v.trim() !== '', { error: 'must not be empty' }).optional(),
+    linkTitle: nonEmpty('a non-empty link text').optional(),
     /** Not published yet: checked as any page, but the build writes no file for it and no link to it. */
     draft: flag,
     /** When the page last changed: its sitemap entry's lastmod. */
@@ -527,7 +539,7 @@ export const DEFAULT_SITE_NAME = 'Video catalogue';
 /** The site's own settings (`content/_site.yaml`), as a Hugo or Pelican site keeps its title in its configuration. */
 export const siteSchema = z.strictObject({
   /** Beside every page's title, in the header, as the feeds' author and the site-wide feed's title, and OpenGraph's site_name. */
-  name: z.string(expecting('a non-empty name')).refine((v) => v.trim() !== '', { error: 'must not be empty' }).default(DEFAULT_SITE_NAME),
+  name: nonEmpty('a non-empty name').default(DEFAULT_SITE_NAME),
   /** Where a content file is edited, `{path}` standing for its path in the content folder: each talk's, event's and page's "Edit this page" link. */
   edit_url: editUrl.optional(),
 });

@@ -85,6 +85,17 @@ describe('talk schema', () => {
     ]);
   });
 
+  it('says to quote a number or true or false where text belongs, as YAML reads `title: 1984` or a tag `3.10` as a number', () => {
+    const quote = 'write it in quotes ("…") to keep it as text';
+    expect(messages({ ...base, title: true, category: 2024, tags: ['python', 3.1], summary: 12 })).toEqual([
+      `category: expected the event's title, got a number; ${quote}`,
+      `tags.1: expected a string, got a decimal number; ${quote}`,
+      `title: expected a non-empty title, got true; ${quote}`,
+      `summary: expected a string, got a number; ${quote}`,
+    ]);
+    expect(eventSchema.safeParse({ title: 1984 }).error?.issues.map((i) => i.message)).toEqual([`expected a non-empty title, got a number; ${quote}`]);
+  });
+
   it("says which of true and false YAML 1.1's words mean, as YAML 1.2 reads them as text", () => {
     const fix = (given: string, meant: boolean) => [`video_mp4_download_only: expected true or false, got "${given}"; write ${meant}, without quotes`];
     for (const word of ['yes', 'Yes', 'on', 'true', 'y']) expect(messages({ ...base, video_mp4_url: 'https://e.org/t.mp4', video_mp4_download_only: word })).toEqual(fix(word, true));
@@ -133,7 +144,7 @@ describe('talk schema', () => {
 
   it('reports cross-field rules even when other fields are wrong too', () => {
     expect(messages({ ...base, title: 5, updated: '2024-05-02T10:00:00.000' })).toEqual([
-      'title: expected a non-empty title, got a number',
+      'title: expected a non-empty title, got a number; write it in quotes ("…") to keep it as text',
       'updated: is before added (2024-05-03T10:00:00); it must be the same or later',
     ]);
     // A decimal where a whole number belongs fails zod's z.int() in a way that stops the object's own checks.

@@ -12,7 +12,7 @@ function check(file: string, text: string) {
 describe('validate', () => {
   it('maps every problem to the position it was written at', () => {
     const result = check('content/e/videos/t.yaml', 'id: 1\ntitle: x\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\ntags:\n  - a\n  - b\n  - 3\n');
-    expect(!result.ok && result.errors.map(String)).toEqual(['content/e/videos/t.yaml:8:5 tags[2]: expected a string, got a number']);
+    expect(!result.ok && result.errors.map(String)).toEqual(['content/e/videos/t.yaml:8:5 tags[2]: expected a string, got a number; write it in quotes ("…") to keep it as text']);
   });
 
   it('names unknown fields at their key and suggests the closest known one', () => {
