@@ -49,7 +49,11 @@ export function checkParsed<T>(parsed: ParseResult, check: (doc: SourceDoc) => V
   if (parsed.ok) return check(parsed.doc);
   const checked = parsed.doc ? check(parsed.doc) : undefined;
   const repeated = parsed.errors.map((e) => e.field);
-  const others = checked && !checked.ok ? checked.errors.filter((e) => !repeated.some((field) => e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`))) : [];
+  // A field named like one inside the repeated one is not (a redirect's `/a.html` beside a repeated `/a`).
+  const value = parsed.doc?.value;
+  const topLevel = (field: string) => value !== null && typeof value === 'object' && Object.hasOwn(value, field);
+  const inside = (field: string, repeatedField: string) => !topLevel(field) && (field.startsWith(`${repeatedField}.`) || field.startsWith(`${repeatedField}[`));
+  const others = checked && !checked.ok ? checked.errors.filter((e) => !repeated.some((field) => e.field === field || inside(e.field, field))) : [];
   return { ok: false, errors: [...parsed.errors, ...others] };
 }
 

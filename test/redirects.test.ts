@@ -42,6 +42,11 @@ describe('a redirects file', () => {
       `${FILE}:3:1 /a.html: duplicate key (also at line 1); keep only one`,
       `${FILE}:2:10 /b.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
     ]);
+    // Nor does one whose path another's begins with, as a field inside it would be named.
+    expect(problems('/speakers: /speakers/\n/speakers.html: https://example.org/\n/speakers: /\n')).toEqual([
+      `${FILE}:3:1 /speakers: duplicate key (also at line 1); keep only one`,
+      `${FILE}:2:17 /speakers.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
+    ]);
     expect(parseRedirects('content/_redirects/old.json', Buffer.from('{"/a.html": "/",\n "/b c.html": "/", "/a.html": "/talks/"}'))).toEqual({
       ok: false,
       errors: [
