@@ -52,7 +52,8 @@ function redirectsOf(doc: SourceDoc): Validated<RedirectsSource> {
   for (const [from, to] of Object.entries(doc.value)) {
     const problem = aliasProblem(from, true);
     if (problem) errors.push(new ContentError(file, doc.locate([from], 'key'), from, problem));
-    if (typeof to !== 'string' || !isSitePath(to)) errors.push(new ContentError(file, doc.locate([from]), from, `expected the path of a page of this site such as "/speakers/", got ${JSON.stringify(to)}`));
+    const got = to === null ? 'nothing (as a line with no value after its colon has); write the page it leads to, or remove the line' : JSON.stringify(to);
+    if (typeof to !== 'string' || !isSitePath(to)) errors.push(new ContentError(file, doc.locate([from]), from, `expected the path of a page of this site such as "/speakers/", got ${got}`));
     else if (!problem) redirects.push({ from, to });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { redirects } };

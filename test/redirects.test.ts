@@ -42,6 +42,7 @@ describe('a redirects file', () => {
       `${FILE}:3:1 /a.html: duplicate key (also at line 1); keep only one`,
       `${FILE}:2:10 /b.html: expected the path of a page of this site such as "/speakers/", got "https://example.org/"`,
     ]);
+    expect(problems('/a.html:\n')).toEqual([`${FILE}:1:9 /a.html: expected the path of a page of this site such as "/speakers/", got nothing (as a line with no value after its colon has); write the page it leads to, or remove the line`]);
     // Nor does one whose path another's begins with, as a field inside it would be named.
     expect(problems('/speakers: /speakers/\n/speakers.html: https://example.org/\n/speakers: /\n')).toEqual([
       `${FILE}:3:1 /speakers: duplicate key (also at line 1); keep only one`,
