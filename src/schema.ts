@@ -1,6 +1,7 @@
 // The content schemas: one per collection (events, talks, pages). Every rule a
 // record must meet lives here, so the build, `check` and later writers agree.
 import * as z from 'zod';
+import { slugFromTitle } from './collections.ts';
 import { fileKey, WHERE_CASE_IS_IGNORED, whereOneFile } from './file-keys.ts';
 import { SLUG_PATTERN } from './headers.ts';
 import { isLanguage, languageHints } from './languages.ts';
@@ -214,7 +215,12 @@ const NAME_MAX = 255;
 const FILE_NAME_MAX = 200;
 const slug = z
   .string(expecting('a slug'))
-  .refine(isSlug, { error: 'expected lower-case letters, digits and hyphens only, e.g. "my-talk-title"' })
+  .refine(isSlug, {
+    error: (iss) => {
+      const slug = slugFromTitle(String(iss.input));
+      return `expected lower-case letters, digits and hyphens only${slug ? `; write "${slug}"` : ', e.g. "my-talk-title"'}`;
+    },
+  })
   .refine((v) => v.length <= NAME_MAX, { error: (iss) => `expected at most ${NAME_MAX} characters (the slug names a folder), got ${String(iss.input).length}` });
 
 const language = z

@@ -96,6 +96,11 @@ describe('talk schema', () => {
     expect(eventSchema.safeParse({ title: 1984 }).error?.issues.map((i) => i.message)).toEqual([`expected a non-empty title, got a number; ${quote}`]);
   });
 
+  it('says the slug to write for one that is not a slug', () => {
+    expect(messages({ ...base, slug: 'My_Talk' })).toEqual(['slug: expected lower-case letters, digits and hyphens only; write "my-talk"']);
+    expect(messages({ ...base, slug: '日本' })).toEqual(['slug: expected lower-case letters, digits and hyphens only, e.g. "my-talk-title"']);
+  });
+
   it("says which of true and false YAML 1.1's words mean, as YAML 1.2 reads them as text", () => {
     const fix = (given: string, meant: boolean) => [`video_mp4_download_only: expected true or false, got "${given}"; write ${meant}, without quotes`];
     for (const word of ['yes', 'Yes', 'on', 'true', 'y']) expect(messages({ ...base, video_mp4_url: 'https://e.org/t.mp4', video_mp4_download_only: word })).toEqual(fix(word, true));
