@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { named, slugFromTitle, speakerPath, tagPath, termSlug } from './collections.ts';
 import { languageName } from './languages.ts';
 import { markdownBlocks } from './markdown.ts';
-import { aliasProblem, FORMATS, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
+import { aliasProblem, FORMATS, isRealDate, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -50,13 +50,6 @@ export function isHttpUrl(value: unknown): value is string {
   } catch {
     return false;
   }
-}
-
-function isRealDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
 function escapeAttribute(text: string): string {

@@ -188,12 +188,15 @@ const flag = z
   })
   .default(false);
 
-function isRealDate(value: string): boolean {
+/** Whether `value` is a day of the calendar as YYYY-MM-DD, from 0001-01-01 (Python's first, and HTML's `<time>` takes no year 0). */
+export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+  // Not Date.UTC(y, …): it reads a year under 100 as 19xx, and 0050-01-01 was no real date.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  return y > 0 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
 function isRealDateTime(value: string, fraction: 'none' | 'optional'): boolean {
@@ -202,9 +205,12 @@ function isRealDateTime(value: string, fraction: 'none' | 'optional'): boolean {
   return !!m && isRealDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
 }
 
+/** The end of a message on a date or date-time that is not real: why, where a year 0000 looks like one. */
+const notRealBecause = (value: unknown) => (typeof value === 'string' && value.startsWith('0000-') ? ': years are counted from 0001, there is no year 0000' : '');
+
 export const date = z
   .string(expecting('a date YYYY-MM-DD'))
-  .refine(isRealDate, { error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"` })
+  .refine(isRealDate, { error: (iss) => `expected a real calendar date YYYY-MM-DD, got "${String(iss.input)}"${notRealBecause(iss.input)}` })
   .meta({ format: 'date' });
 
 const slugPattern = new RegExp(`^${SLUG_PATTERN}$`);
@@ -376,7 +382,7 @@ const formatFields = {
 const addedAt = z
   .string(expecting('a date-time YYYY-MM-DDThh:mm:ss'))
   .refine((v) => isRealDateTime(v, 'none'), {
-    error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "${String(iss.input)}"`,
+    error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "${String(iss.input)}"${notRealBecause(iss.input)}`,
   })
   .meta({ format: 'date-time' });
 
@@ -416,7 +422,7 @@ export const talkSchema = z
     updated: z
       .string(expecting('a date-time YYYY-MM-DDThh:mm:ss, with or without .fff'))
       .refine((v) => isRealDateTime(v, 'optional'), {
-        error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss, with or without .fff (no zone), got "${String(iss.input)}"`,
+        error: (iss) => `expected a real date-time YYYY-MM-DDThh:mm:ss, with or without .fff (no zone), got "${String(iss.input)}"${notRealBecause(iss.input)}`,
       })
       .transform((v) => (v.length === 19 ? `${v}.000` : v))
       .meta({ format: 'date-time' }),

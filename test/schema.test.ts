@@ -139,6 +139,18 @@ describe('talk schema', () => {
     expect(messages({ ...base, added: 'bogus' })).toEqual([expect.stringMatching(/^added: expected a real date-time/)]);
   });
 
+  it('takes the years 0001 to 0099 as written, as the contract\'s YYYY-MM-DD and Python\'s dates do, and refuses year 0000 saying why', () => {
+    // Date.UTC reads a year under 100 as 19xx: "0050-06-01" was refused as no real date.
+    expect(messages({ ...base, recorded: '0050-06-01', added: '0001-01-01T00:00:00', updated: '0099-12-31T23:59:59.999' })).toEqual([]);
+    expect(eventSchema.safeParse({ title: 'E', start_date: '0012-02-29', end_date: '0012-03-01' }).success).toBe(true);
+    expect(messages({ ...base, recorded: '0013-02-29' })).toEqual(['recorded: expected a real calendar date YYYY-MM-DD, got "0013-02-29"']);
+    expect(messages({ ...base, recorded: '0000-06-01', added: '0000-01-01T00:00:00', updated: '0000-01-01T00:00:00' })).toEqual([
+      'recorded: expected a real calendar date YYYY-MM-DD, got "0000-06-01": years are counted from 0001, there is no year 0000',
+      'added: expected a real date-time YYYY-MM-DDThh:mm:ss (no fraction, no zone), got "0000-01-01T00:00:00": years are counted from 0001, there is no year 0000',
+      'updated: expected a real date-time YYYY-MM-DDThh:mm:ss, with or without .fff (no zone), got "0000-01-01T00:00:00": years are counted from 0001, there is no year 0000',
+    ]);
+  });
+
   it('enforces rule 2: a format without a URL has no length and is not download-only', () => {
     expect(messages({ ...base, video_flv_url: '', video_flv_length: 10, video_flv_download_only: true })).toEqual([
       'video_flv_length: must be null when video_flv_url is empty; add the URL or remove the length',
