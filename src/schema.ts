@@ -275,7 +275,8 @@ function sitePathProblem(value: string): string | undefined {
   if (!value.startsWith('/')) return 'it does not start with "/"';
   const bad = /[^\p{L}\p{M}\p{N}._~!$&'()*+,;=:@/-]/u.exec(value)?.[0];
   if (bad === '?' || bad === '#') return `it has a ${bad === '?' ? 'query' : 'fragment'} ("${bad}"), which no file on the site can have`;
-  if (bad === '%') return 'it is percent-encoded: write it as it reads (letters of any script are fine)';
+  // The server refuses a "%" in any path, encoded or not (src/server.ts): no request could reach the file.
+  if (bad === '%') return /%[0-9a-f]{2}/i.test(value) ? 'it is percent-encoded: write it as it reads (letters of any script are fine)' : 'it holds "%", which a path on the site cannot; write it out ("percent") or leave it out';
   if (bad !== undefined) return `it holds ${/\s/.test(bad) ? 'a space' : `"${bad}"`}, which a path on the site cannot`;
   const segment = value.split('/').find((seg) => seg === '..' || seg === '.' || seg.startsWith('.'));
   if (segment !== undefined) return segment === '..' || segment === '.' ? `it has a "${segment}" segment` : `it names a hidden file or folder ("${segment}")`;

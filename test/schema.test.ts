@@ -198,6 +198,9 @@ describe('talk schema', () => {
       ['/2019/talk.gz', /ends in \.br or \.gz/],
       ['/x y.html', /got "\/x y\.html": it holds a space, which a path on the site cannot$/],
       ['/caf%C3%A9/', /it is percent-encoded: write it as it reads/],
+      // No escape: a "%" as it reads, which the server refuses in any path, encoded or not.
+      ['/old/100%.html', /got "\/old\/100%\.html": it holds "%", which a path on the site cannot; write it out \("percent"\) or leave it out$/],
+      ['/old/50%-off/', /it holds "%", which a path on the site cannot/],
       ['/talk?id=3', /it has a query \("\?"\)/],
       ['talks/old', /it does not start with "\/"/],
       ['/2019/talk.br/', /ends in \.br or \.gz/],
