@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { named, slugFromTitle, speakerPath, tagPath, termSlug } from './collections.ts';
 import { languageName } from './languages.ts';
 import { markdownBlocks } from './markdown.ts';
-import { aliasProblem, FORMATS, isRealDate, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
+import { aliasProblem, FORMATS, isHttpUrl, isRealDate, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
 export interface ImportNote {
@@ -42,15 +42,6 @@ export interface EventFile {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)) return false;
-  try {
-    return new URL(value).hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -621,8 +612,11 @@ function placeRelated(fields: Fields, legacy: boolean, places: Places, note: Not
     const decoded = decodeHTMLStrict(url);
     if (decoded !== url) note('related_urls: HTML character references in a URL decoded (&amp; → &)');
     // 52 end in a carriage return or a space (`http://2017.pyconuk.org/schedule/ `).
-    const plain = decoded.trim();
-    if (plain !== decoded) note('related_urls: white space around a URL trimmed');
+    const trimmed = decoded.trim();
+    if (trimmed !== decoded) note('related_urls: white space around a URL trimmed');
+    // 34 were written with Markdown's escapes (`Kalman\_filter`, `gephi.org/\`), whose "\" browsers read as "/".
+    const plain = trimmed.replace(/\\(?=[!-/:-@[-`{-~]|$)/g, '');
+    if (plain !== trimmed) note('related_urls: Markdown escapes in a URL taken out (\\_ → _)');
     if (/^\/(?![/\\])/.test(plain)) fromRoot.push({ label: label === url ? plain : label, path: plain });
     else if (places.place(label === url ? plain : label, plain) === 'whiteboard') note('related_urls: not an http(s) URL, kept in whiteboard');
   };

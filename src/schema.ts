@@ -97,31 +97,46 @@ function expecting(what: string, item = what) {
   };
 }
 
-function isHttpUrl(value: string): boolean {
-  if (value.trim() !== value || /\s/.test(value)) return false;
-  if (!/^https?:\/\//i.test(value)) return false;
+const urlMessage = 'expected an absolute http(s) URL such as "https://example.org/talk"';
+
+/**
+ * Why `value` is no absolute http(s) URL to publish, with how to write it; undefined when it is one.
+ * `alternatives` are what the field takes besides (`, or ""`). WHATWG's parser, as browsers have it,
+ * takes more than is written right: `https:///x` as `https://x/`, a "\" as "/" (which other clients
+ * keep), and `"`, "<", ">" or a space percent-encoded, where the API and the feeds publish the URL as
+ * it is written.
+ */
+export function urlProblem(value: string, alternatives = ''): string | undefined {
+  const scheme = /^https?:/i.exec(value)?.[0];
+  if (scheme === undefined) return `${urlMessage}${alternatives}`;
+  if (value.trim() !== value) return 'has white space before or after it; remove it';
+  const bad = /[\s"<>\\]|%(?![0-9a-f]{2})/i.exec(value)?.[0];
+  if (bad === ' ') return `holds a space, which no URL can; write it as ${encodeURIComponent(bad)}`;
+  if (bad === '\\') return 'holds "\\", which browsers read as "/" and other clients do not; write "/" or %5C';
+  if (bad === '%') return 'holds a "%" that starts no escape (%XX); write it as %25';
+  if (bad !== undefined && /\s/.test(bad)) return `holds U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, white space, which no URL can; write it as ${encodeURIComponent(bad)}`;
+  if (bad !== undefined) return `holds ${bad === '"' ? `'"'` : `"${bad}"`}, which no URL can (browsers send it as ${encodeURIComponent(bad)}, the API and feeds would publish it as written); write it as ${encodeURIComponent(bad)}`;
+  const slashes = /^\/*/.exec(value.slice(scheme.length))![0];
+  if (slashes !== '//') return `has ${slashes === '' ? 'nothing' : `"${slashes}"`} after "${scheme}", where "//" and the host go; write "${scheme}//${value.slice(scheme.length + slashes.length)}"`;
   try {
-    return new URL(value).hostname !== '';
+    return new URL(value).hostname === '' ? `${urlMessage}${alternatives}` : undefined;
   } catch {
-    return false;
+    return `${urlMessage}${alternatives}`;
   }
 }
 
-const urlMessage = 'expected an absolute http(s) URL such as "https://example.org/talk"';
+export const isHttpUrl = (value: unknown): value is string => typeof value === 'string' && urlProblem(value) === undefined;
+
+/** A URL field's check; one with `alternatives` also takes "". */
+const urlCheck = (alternatives?: string) => (value: string, ctx: z.RefinementCtx) => {
+  const problem = alternatives !== undefined && value === '' ? undefined : urlProblem(value, alternatives);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+};
 
 // `format` (and `choices` below) travel into the field descriptions OPTIONS answers with (src/writes.ts).
-const url = z.string(expecting('a URL string')).refine(isHttpUrl, { error: urlMessage }).meta({ format: 'uri' });
-const optionalUrl = z
-  .string(expecting('a URL string or ""'))
-  .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, or ""` })
-  .default('')
-  .meta({ format: 'uri' });
-const mediaUrl = z
-  .string(expecting('a URL string, "" or null'))
-  .refine((v) => v === '' || isHttpUrl(v), { error: `${urlMessage}, "" or null` })
-  .nullable()
-  .default(null)
-  .meta({ format: 'uri' });
+const url = z.string(expecting('a URL string')).superRefine(urlCheck()).meta({ format: 'uri' });
+const optionalUrl = z.string(expecting('a URL string or ""')).superRefine(urlCheck(', or ""')).default('').meta({ format: 'uri' });
+const mediaUrl = z.string(expecting('a URL string, "" or null')).superRefine(urlCheck(', "" or null')).nullable().default(null).meta({ format: 'uri' });
 /**
  * Zod's `error` option for text: a number or true or false where it belongs (`title: 1984`, a tag `- 3.10`, which
  * YAML reads as 3.1) is told to be quoted.
@@ -258,7 +273,8 @@ const relatedUrl = z.union(
 
 /** What a related URL that is none is told: an item left empty, a string that is no http(s) URL, or a value of another kind. */
 function relatedUrlProblem(iss: Issue): string {
-  if (typeof iss.input === 'string') return `${urlMessage}, or {label, url}`;
+  // A string fails the union as a whole: its own problem is the URL's.
+  if (typeof iss.input === 'string') return urlProblem(iss.input, ', or {label, url}')!;
   // A mapping has its own hint (relatedUrlHint), past what a list's item is told.
   return (iss.input === null ? listItemProblem(iss, 'a URL') : undefined) ?? `expected a URL or {label, url}, got ${describeValue(iss.input)}${relatedUrlHint(iss.input)}`;
 }

@@ -243,7 +243,9 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
       let decoded: string | undefined;
       const found = (url: string) => shown.includes(url) || (decoded ??= percentDecoded(shown)).includes(percentDecoded(url));
       const written = texts.flatMap((text) => (typeof text === 'string' ? text.match(URL_IN_TEXT) ?? [] : []));
-      const candidates = [...addresses.filter((u): u is string => typeof u === 'string' && u !== '').map((u) => decodeHTMLStrict(u).trim()), ...written];
+      // As the import repairs them: character references decoded, white space trimmed, Markdown's escapes taken out (`Kalman\_filter`).
+      const repaired = (u: string) => decodeHTMLStrict(u).trim().replace(/\\(?=[!-/:-@[-`{-~]|$)/g, '');
+      const candidates = [...addresses.filter((u): u is string => typeof u === 'string' && u !== '').map(repaired), ...written];
       urls += candidates.length;
       return candidates.filter((url) => {
         for (let u = url; u !== ''; u = u.slice(0, -1)) {

@@ -187,6 +187,20 @@ describe('convertTalk', () => {
     expect(notes.map((n) => n.kind)).toContain('related_urls: HTML character references in a URL decoded (&amp; → &)');
   });
 
+  // 34 related URLs of the snapshot carry Markdown's escapes (`Kalman\_filter`), which browsers read as "/" (`Kalman/_filter`, no page).
+  it('takes out the Markdown escapes of a related URL, and keeps in whiteboard what is still no URL to publish, so that the record validates', () => {
+    const related = ['http://en.wikipedia.org/wiki/Kalman\\_filter', { label: 'Gephi', url: 'http://gephi.org/\\' }, 'http://2016.es.pycon.org/</a', 'https:///e.org/x'];
+    const { value, notes } = convert({ ...record, videos: [{ type: 'mp4', url: 'https://e.org/a\\b.mp4' }], related_urls: related, thumbnail_url: 'https://e.org/"t".jpg', source_url: 'https://e.org/a b' });
+    expect(value.related_urls).toEqual([
+      { label: 'http://en.wikipedia.org/wiki/Kalman_filter', url: 'http://en.wikipedia.org/wiki/Kalman_filter' },
+      { label: 'Gephi', url: 'http://gephi.org/' },
+    ]);
+    expect(value.whiteboard).toBe('Source URLs that are not http(s) URLs: http://2016.es.pycon.org/</a https:///e.org/x https://e.org/a b https://e.org/a\\b.mp4 https://e.org/"t".jpg');
+    expect(value.video_mp4_url).toBe(null);
+    expect(notes.map((n) => n.kind).filter((k) => k.includes('Markdown escape'))).toEqual(['related_urls: Markdown escapes in a URL taken out (\\_ → _)', 'related_urls: Markdown escapes in a URL taken out (\\_ → _)']);
+    expect(talkSchema.safeParse(value).success).toBe(true);
+  });
+
   // europython-2020's slides (`/media/conference/slides/….pdf`, 94 talks) and 52 URLs ending in "\r" or " ".
   it("trims a related URL and resolves one from the conference site's root against it, and says so", () => {
     const related = [{ label: 'Slides', url: '/media/conference/slides/3TMW.pdf' }, { label: 'Conference Website', url: 'https://ep2020.europython.eu/' }, 'https://github.com/x/y\r', { label: 'Schedule', url: 'http://2017.pyconuk.org/schedule/ ' }];

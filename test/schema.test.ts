@@ -117,6 +117,33 @@ describe('talk schema', () => {
     expect(talkSchema.parse({ ...base, video_mp4_url: url }).video_mp4_url).toBe(url);
   });
 
+  it('refuses a URL that WHATWG\'s parser reads otherwise than it is written, or that the API and feeds would publish broken, saying how to write it', () => {
+    // new URL() takes each of these: https:///x as https://x/, a "\\" as "/", and "<", '"' and a space percent-encoded.
+    expect(
+      messages({
+        ...base,
+        source_url: 'https:///example.org/talk',
+        thumbnail_url: 'http:/example.org/t.jpg',
+        video_mp4_url: 'https://example.org/a\\b.mp4',
+        video_webm_url: 'https://example.org/<b>.webm',
+        video_ogv_url: 'https://example.org/"a".ogv',
+        video_flv_url: 'https://example.org/a b.flv',
+        related_urls: ['https://example.org/100%', { label: 'Slides', url: 'https://example.org/slides\u00a0' }, 'https://example.org/a\tb'],
+      }),
+    ).toEqual([
+      'thumbnail_url: has "/" after "http:", where "//" and the host go; write "http://example.org/t.jpg"',
+      'video_ogv_url: holds \'"\', which no URL can (browsers send it as %22, the API and feeds would publish it as written); write it as %22',
+      'video_mp4_url: holds "\\", which browsers read as "/" and other clients do not; write "/" or %5C',
+      'video_webm_url: holds "<", which no URL can (browsers send it as %3C, the API and feeds would publish it as written); write it as %3C',
+      'video_flv_url: holds a space, which no URL can; write it as %20',
+      'source_url: has "///" after "https:", where "//" and the host go; write "https://example.org/talk"',
+      'related_urls.0: holds a "%" that starts no escape (%XX); write it as %25',
+      'related_urls.1.url: has white space before or after it; remove it',
+      'related_urls.2: holds U+0009, white space, which no URL can; write it as %09',
+    ]);
+    for (const ok of ['https://example.org/caf%C3%A9?q=a|b&s={x}', 'https://例え.jp/トーク', 'HTTP://EXAMPLE.ORG', 'https://[::1]:8080/x']) expect(messages({ ...base, source_url: ok }), ok).toEqual([]);
+  });
+
   it('accepts related URLs as strings or labelled links', () => {
     const talk = talkSchema.parse({ ...base, related_urls: ['https://e.org/slides', { label: 'Code', url: 'https://e.org/code' }] });
     expect(talk.related_urls).toEqual([
