@@ -495,7 +495,10 @@ function fieldReader(source: Record<string, unknown>, note: Note) {
         note(`${field} not a string → ""`);
         return '';
       }
-      return value;
+      // Two descriptions hold U+009D, the mojibake of a closing quote's last byte: the schema refuses these, as pages drop them.
+      const text = value.replace(/[\u007f-\u009f]/g, '');
+      if (text !== value) note(`${field}: control characters (DEL, U+0080 to U+009F) taken out`);
+      return text;
     },
     strings(field: string): string[] {
       const value = source[field];

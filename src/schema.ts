@@ -15,11 +15,15 @@ export const VIDEO_MIME: Record<Format, string> = { mp4: 'video/mp4', webm: 'vid
 export const STATE_LIVE = 1;
 export const STATE_DRAFT = 2;
 
-/** What no page, feed or API record can carry: a control character XML refuses (tab and line breaks aside), half a surrogate pair, or a noncharacter. */
-const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+/**
+ * What no page, feed or API record can carry: a control character XML refuses (tab and line breaks aside), DEL or
+ * a C1 control (which HTML calls a parse error, and pages and feeds drop, where the API would publish it), half a
+ * surrogate pair, or a noncharacter.
+ */
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
 /** NOT_TEXT's characters, and any surrogate, paired or not: a quick test that nearly every string passes (NOT_TEXT's is four times slower). */
-const MAYBE_NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/;
+const MAYBE_NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff\ufffe\uffff]/;
 
 /**
  * Each string in a parsed value that holds what is not text (see NOT_TEXT), by its path, with how to
@@ -50,7 +54,7 @@ function notTextMessage(bad: string): string {
   const code = `U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   return /[\ud800-\udfff]/.test(bad)
     ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
-    : `holds ${code}, ${bad < ' ' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
+    : `holds ${code}, ${bad < '\u00a0' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
 }
 
 /** How a value that is not what was expected is named in a message. */

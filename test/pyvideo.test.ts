@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restLineBlocks, restLinks, restMarkup, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
-import { talkSchema } from '../src/schema.ts';
+import { talkSchema, textProblems } from '../src/schema.ts';
 
 const ctx: TalkContext = {
   source: 'conf/videos/a-talk.json',
@@ -185,6 +185,18 @@ describe('convertTalk', () => {
     const { value, notes } = convert({ ...record, related_urls: [{ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&amp;ouid=1&amp;rtpof=true' }] });
     expect(value.related_urls[0]).toEqual({ label: 'Slides', url: 'https://docs.example.org/p/edit?usp=sharing&ouid=1&rtpof=true' });
     expect(notes.map((n) => n.kind)).toContain('related_urls: HTML character references in a URL decoded (&amp; → &)');
+  });
+
+  // Two descriptions of the snapshot hold U+009D, the mojibake of a closing quote's last byte, which the schema refuses.
+  it('takes DEL and the C1 controls out of a text, and says so, so that the record validates', () => {
+    const { value, notes } = convert({ ...record, description: 'This \u00e2\u20ac\u0153un-tutorial\u00e2\u20ac\u009d has a goal.\u007f', quality_notes: 'ok\u0085' });
+    expect(value.description).toBe('This \u00e2\u20ac\u0153un-tutorial\u00e2\u20ac has a goal.');
+    expect(value.quality_notes).toBe('ok');
+    expect(notes.map((n) => n.kind).filter((k) => k.includes('control characters'))).toEqual([
+      'description: control characters (DEL, U+0080 to U+009F) taken out',
+      'quality_notes: control characters (DEL, U+0080 to U+009F) taken out',
+    ]);
+    expect(textProblems(value)).toEqual([]);
   });
 
   // 34 related URLs of the snapshot carry Markdown's escapes (`Kalman\_filter`), which browsers read as "/" (`Kalman/_filter`, no page).

@@ -365,6 +365,11 @@ describe('textProblems', () => {
       { path: ['nested', 'note'], message: 'holds half of a character (the surrogate U+DC00, without its other half); write the whole character, or remove the escape' },
       { path: ['nested', 'bell'], message: 'holds U+0007, a control character no page or feed can carry; remove it' },
     ]);
+    expect(textProblems({ del: 'a\u007f', c1: ['\u0080', 'x\u009fy'], ok: '\u00a0é' })).toEqual([
+      { path: ['del'], message: 'holds U+007F, a control character no page or feed can carry; remove it' },
+      { path: ['c1', 0], message: 'holds U+0080, a control character no page or feed can carry; remove it' },
+      { path: ['c1', 1], message: 'holds U+009F, a control character no page or feed can carry; remove it' },
+    ]);
   });
 });
 

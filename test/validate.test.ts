@@ -46,6 +46,23 @@ describe('validate', () => {
     expect(check('t.json', '{"id": 1, "title": "a\\tb\\r\\nc \\ud83d\\ude00", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00"}').ok).toBe(true);
   });
 
+  // Pages and feeds drop them (NOT_HTML_TEXT in src/markdown.ts), where the API would publish them: U+009D is a closing quote's mojibake.
+  it('refuses DEL and the C1 controls as it refuses C0 ones, at each string, with the other problems of the file', () => {
+    const yaml = 'id: 1\ntitle: "Bell\\x7f"\nspeakers:\n  - Ada\n  - "Bo\\u0085b"\nsummary: "a \\u00e2\\u20ac\\u009dquote"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\nsource_url: https:///e.org/x\n';
+    const errors = (text: string) => {
+      const result = check('t.yaml', text);
+      return result.ok ? [] : result.errors.map(String);
+    };
+    expect(errors(yaml)).toEqual([
+      't.yaml:2:8 title: holds U+007F, a control character no page or feed can carry; remove it',
+      't.yaml:5:5 speakers[1]: holds U+0085, a control character no page or feed can carry; remove it',
+      't.yaml:6:10 summary: holds U+009D, a control character no page or feed can carry; remove it',
+      't.yaml:9:13 source_url: has "///" after "https:", where "//" and the host go; write "https://e.org/x"',
+    ]);
+    // The letters around them are text: U+00A0 and on.
+    expect(errors('id: 1\ntitle: "~\\u00a0\\u00ff"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n')).toEqual([]);
+  });
+
   it('shows bidirectional overrides and line separators as escapes, so that a quoted value cannot reorder the line', () => {
     const result = check('t.yaml', 'id: 1\ntitle: x\nlanguage: "\\u202eenalpsid\\u2066\\u2028x"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:11 language: unknown language "\\u202eenalpsid\\u2066\\u2028x": use an English language name from ISO 639-3']);
