@@ -891,6 +891,17 @@ export function aliasFile(alias: string): string {
   return rel.endsWith('.html') ? rel : `${rel.replace(/\/?$/, '/')}index.html`;
 }
 
+/**
+ * The paths the redirects for `alias` are written to: its own, and its composed form's (NFC) where that
+ * differs. A browser sends a path's letters as they are written, and one typed is most often composed:
+ * an address written decomposed (a name copied from macOS's files) answered its own links only. Where a
+ * letter is one however Unicode encodes it (macOS), the two are one file, of the same bytes.
+ */
+export function aliasFiles(alias: string): string[] {
+  const composed = alias.normalize('NFC');
+  return composed === alias ? [aliasFile(alias)] : [aliasFile(alias), aliasFile(composed)];
+}
+
 /** The output paths of a talk's page and its short link. */
 export const pageFile = (talk: { id: number; slug: string }) => fileOf(talkPath(talk));
 export const shortLinkFile = (id: number) => fileOf(shortLinkPath(id));

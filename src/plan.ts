@@ -10,7 +10,7 @@ import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, langu
 import { categoryFile, listFile, recordFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
-import { aliasFile, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
+import { aliasFiles, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
 import { published, sitePagePath } from './pages.ts';
 import { FOLDER_INDEXES } from './redirects.ts';
@@ -441,7 +441,7 @@ function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
   const pages = [
     plan.page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }),
     ...plan.feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
-    ...event.aliases.map((alias): PageJob => ({ kind: 'redirect', input: redirect, path: aliasFile(alias), key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
+    ...event.aliases.flatMap(aliasFiles).map((file): PageJob => ({ kind: 'redirect', input: redirect, path: file, key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
   ];
   return { ...facts, talks, pages };
 }
@@ -460,7 +460,7 @@ function talkJobs(plan: Planner, event: TalkJob['event'], list: CatalogueTalk[],
       { kind: 'record', path: recordFile(talk.id), key: `${plan.prints.code}${base}` },
       { kind: 'page', path: fileOf(talkPath(talk)), key: `${plan.prefix('talk')}${base}${hashOf([prev, next, others], plan.made)}`, compress: plan.compress },
       talkRedirect(plan, talk, shortLinkFile(talk.id)),
-      ...talk.aliases.map((alias) => talkRedirect(plan, talk, aliasFile(alias))),
+      ...talk.aliases.flatMap(aliasFiles).map((file) => talkRedirect(plan, talk, file)),
     ];
     return { talk, event, prev, next, others, outputs };
   });
@@ -632,9 +632,9 @@ function redirectsPart(plan: Planner) {
   return plan.signed('redirects', () => redirects, () => redirects.map(token).join(''), () => ({ sitemap: [] }), () => ({
     talks: [],
     pages: redirects.flatMap((file) =>
-      file.redirects.map(({ from, to }): PageJob => {
+      file.redirects.flatMap(({ from, to }) => {
         const input = { title: to, target: to };
-        return { kind: 'redirect', input, path: aliasFile(from), key: `${plan.prefix('redirect')}${hashOf(input)}` };
+        return aliasFiles(from).map((file): PageJob => ({ kind: 'redirect', input, path: file, key: `${plan.prefix('redirect')}${hashOf(input)}` }));
       }),
     ),
     sitemap: [],

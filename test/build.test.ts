@@ -213,6 +213,30 @@ describe('build', () => {
     return failed.split('\n').map((line) => line.replace(templates, 'T'));
   }
 
+  // A browser sends a path's letters as they are written, and one typed is most often NFC: an old address written decomposed (copied from macOS's file names) answered only in that form.
+  it('writes the redirect of an old address written with decomposed letters under its composed form (NFC) too, a talk\'s, an event\'s and a redirects file\'s', async () => {
+    const root = await tempDir();
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const talk = path.join(content, 'pennine-web-2012', 'videos', 'screen-readers-101.yaml');
+    await writeFile(talk, `${await readFile(talk, 'utf8')}aliases:\n  - /old/cafe\u0301.html\n  - /2012/U\u0308ber/\n`);
+    const event = path.join(content, 'pennine-web-2012', 'category.yaml');
+    await writeFile(event, `${await readFile(event, 'utf8')}aliases:\n  - /events/pennine-we\u0301b-2012.html\n`);
+    await mkdir(path.join(content, '_redirects'));
+    await writeFile(path.join(content, '_redirects', 'old.yaml'), '/old/spe\u0301akers.html: /speakers/\n');
+    const out = path.join(root, 'dist');
+    const result = await build({ content, out, templates: TEMPLATES });
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    for (const [written, composed] of [
+      ['old/cafe\u0301.html', 'old/caf\u00e9.html'],
+      ['2012/U\u0308ber/index.html', '2012/\u00dcber/index.html'],
+      ['events/pennine-we\u0301b-2012.html', 'events/pennine-w\u00e9b-2012.html'],
+      ['old/spe\u0301akers.html', 'old/sp\u00e9akers.html'],
+    ] as const) {
+      expect(await readFile(path.join(out, composed), 'utf8'), composed).toBe(await readFile(path.join(out, written), 'utf8'));
+    }
+  });
+
   it("names a template that does not compile with the templates folder's problems, as check does", async () => {
     expect(await failedWithTemplates({ 'talk.eta': '<% if ( { %>\n', 'home.eta': '<img src="/assets/logo.png" alt="">\n' })).toEqual([
       expect.stringMatching(/^T\/home\.eta:1:11: \/assets\/logo\.png is not a file of /),
