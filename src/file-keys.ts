@@ -32,7 +32,8 @@ const WHERE_DOTLESS_I_IS_I = 'where letter case is ignored, as on Windows, whose
 /** Case folded as macOS folds, which keeps `ı` apart, the one letter where its case folding and Windows's upper case differ (no name holds NUL). */
 const foldedOnMacOS = (name: string) => caseFolded(name.replaceAll('ı', '\0'));
 
-const codePoints = (text: string) => Array.from(text, (c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+/** A text's characters as Unicode names them, `U+00E9 U+0301`. */
+export const codePoints = (text: string) => Array.from(text, (c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 
 /**
  * Why two names of one fileKey are one file: their letters' case, how Unicode encodes a letter of

@@ -2,7 +2,7 @@
 // record must meet lives here, so the build, `check` and later writers agree.
 import * as z from 'zod';
 import { slugFromTitle } from './collections.ts';
-import { fileKey, WHERE_CASE_IS_IGNORED, whereOneFile } from './file-keys.ts';
+import { codePoints, fileKey, WHERE_CASE_IS_IGNORED, whereOneFile } from './file-keys.ts';
 import { SLUG_PATTERN } from './headers.ts';
 import { isLanguage, languageHints } from './languages.ts';
 
@@ -51,7 +51,7 @@ export function textProblems(value: unknown): { path: (string | number)[]; messa
 }
 
 function notTextMessage(bad: string): string {
-  const code = `U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const code = codePoints(bad);
   return /[\ud800-\udfff]/.test(bad)
     ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
     : `holds ${code}, ${bad < '\u00a0' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
@@ -115,10 +115,9 @@ export function urlProblem(value: string, alternatives = ''): string | undefined
   if (scheme === undefined) return `${urlMessage}${alternatives}`;
   if (value.trim() !== value) return 'has white space before or after it; remove it';
   const bad = /[\s"<>\\]|%(?![0-9a-f]{2})/i.exec(value)?.[0];
-  if (bad === ' ') return `holds a space, which no URL can; write it as ${encodeURIComponent(bad)}`;
+  if (bad !== undefined && /\s/.test(bad)) return `holds ${bad === ' ' ? 'a space,' : `${codePoints(bad)}, white space,`} which no URL can; write it as ${encodeURIComponent(bad)}`;
   if (bad === '\\') return 'holds "\\", which browsers read as "/" and other clients do not; write "/" or %5C';
   if (bad === '%') return 'holds a "%" that starts no escape (%XX); write it as %25';
-  if (bad !== undefined && /\s/.test(bad)) return `holds U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, white space, which no URL can; write it as ${encodeURIComponent(bad)}`;
   if (bad !== undefined) return `holds ${bad === '"' ? `'"'` : `"${bad}"`}, which no URL can (browsers send it as ${encodeURIComponent(bad)}, the API and feeds would publish it as written); write it as ${encodeURIComponent(bad)}`;
   const slashes = /^\/*/.exec(value.slice(scheme.length))![0];
   if (slashes !== '//') return `has ${slashes === '' ? 'nothing' : `"${slashes}"`} after "${scheme}", where "//" and the host go; write "${scheme}//${value.slice(scheme.length + slashes.length)}"`;
