@@ -10,7 +10,7 @@ import { existsSync, statSync, type Stats } from 'node:fs';
 import { createServer, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import type { Duplex, Readable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import { lookup as mimeLookup } from 'mrmime';
 import sirv from 'sirv';
 import {
@@ -931,12 +931,30 @@ export function listenError(err: NodeJS.ErrnoException, host: string, port: numb
   }
 }
 
-/** Lines for stdout, written once per turn of the event loop: under load one write carries many requests' lines. */
-function stdoutLines() {
+/**
+ * How much of the access log may wait for a reader of stdout that stopped reading (a log collector that hangs):
+ * Node keeps what a pipe has not taken in memory, so without a bound the server's heap grew a line a request.
+ */
+export const LOG_BACKLOG = 4 * 1024 * 1024;
+
+/**
+ * Lines for `out`, written once per turn of the event loop: under load one write carries many requests' lines.
+ * Past `backlog` bytes not yet taken, lines are counted and dropped; the count is told on stderr when dropping
+ * starts, and in the log ahead of the first lines written once it is read again.
+ */
+export function logLines(out: Writable = process.stdout, backlog = LOG_BACKLOG, warn = (m: string): unknown => process.stderr.write(m)) {
   let pending: string[] = [];
+  let dropped = 0;
   const flush = () => {
     if (pending.length === 0) return;
-    process.stdout.write(pending.join(''));
+    if (out.writableLength > backlog) {
+      if (dropped === 0) warn('stdout is not being read: dropping access log lines until it is\n');
+      dropped += pending.length;
+    } else {
+      if (dropped > 0) pending.unshift(`${dropped} access log lines dropped: stdout was not being read\n`);
+      dropped = 0;
+      out.write(pending.join(''));
+    }
     pending = [];
   };
   return {
@@ -976,7 +994,7 @@ const MAX_WAITING = 64;
 class ServerRun {
   readonly handler: Handler;
   readonly server: Server;
-  private readonly stdout = stdoutLines();
+  private readonly stdout = logLines();
   private readonly log: ((line: string) => void) | undefined;
   private readonly inFlight = new Set<ServerResponse>();
   /**

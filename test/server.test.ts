@@ -5,6 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { mkdir, mkdtemp, open, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { build } from '../src/build.ts';
@@ -16,6 +17,7 @@ import {
   apiTarget,
   contentTypeOf,
   FileCache,
+  logLines,
   pageParam,
   safePath,
   startServer,
@@ -1288,6 +1290,49 @@ describe('the serve command', () => {
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
     expect(cli.output()).not.toMatch(/Error|    at /);
+  });
+});
+
+describe('the access log', () => {
+  /** A reader that takes nothing until released, as a log collector that hangs: its stream holds what is written. */
+  function stalledReader() {
+    const taken: string[] = [];
+    const held: (() => void)[] = [];
+    let stalled = true;
+    const out = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _encoding, done) {
+        taken.push(chunk.toString());
+        if (stalled) held.push(done);
+        else done();
+      },
+    });
+    const release = () => {
+      stalled = false;
+      for (const done of held.splice(0)) done();
+    };
+    return { out, taken, release };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('drops lines, and says how many, rather than hold them for a reader of stdout that stopped reading', async () => {
+    const { out, taken, release } = stalledReader();
+    const warnings: string[] = [];
+    const log = logLines(out, 100, (m) => warnings.push(m));
+    log.write('a'.repeat(150));
+    await turn();
+    // The first write waits in the stream: it is over the backlog, so what comes next is dropped, not held.
+    for (let i = 0; i < 1000; i++) {
+      log.write(`line ${i}`);
+      if (i % 100 === 99) await turn();
+    }
+    expect(out.writableLength).toBeLessThanOrEqual(151);
+    expect(warnings).toEqual(['stdout is not being read: dropping access log lines until it is\n']);
+    release();
+    await turn();
+    log.write('after');
+    await turn();
+    expect(taken.join('')).toBe(`${'a'.repeat(150)}\n1000 access log lines dropped: stdout was not being read\nafter\n`);
   });
 });
 
