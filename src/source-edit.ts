@@ -2,7 +2,7 @@
 // would: YAML stays YAML with its comments, quoting and key order, JSON stays
 // JSON with its indentation; a changed field keeps its place, a new one goes last.
 import { applyEdits, createScanner, modify, SyntaxKind } from 'jsonc-parser';
-import { Document, isAlias, isNode, isScalar, parse, parseDocument, visit, type Node } from 'yaml';
+import { Document, isAlias, isCollection, isMap, isNode, isScalar, parse, parseDocument, visit, type Node, type ToStringOptions } from 'yaml';
 
 /** New values by field name; `undefined` removes the field, so that it takes its default. */
 export type FieldChanges = Record<string, unknown>;
@@ -12,9 +12,13 @@ export function editSource(name: string, text: string, changes: FieldChanges): s
 }
 
 function editYaml(text: string, changes: FieldChanges): string {
-  const doc = parseDocument(text, { keepSourceTokens: false });
+  // Edited as LF without a byte order mark, which asWritten puts back.
+  const source = text.replace(/^\ufeff/, '').replace(/\r\n/g, '\n');
+  const doc = parseDocument(source, { keepSourceTokens: false });
   // What each field is to read once written: what it reads now, but for the changes.
   const expected = { ...(doc.toJS() as Record<string, unknown>), ...changes };
+  const layout = { lineWidth: 0, indentSeq: !SEQUENCE_AT_KEY.test(source), flowCollectionPadding: PADDED_FLOW.test(source) };
+  const untouched = doc.toString(layout);
   copyAliases(doc, Object.keys(changes));
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) {
@@ -28,10 +32,74 @@ function editYaml(text: string, changes: FieldChanges): string {
       const created = doc.createNode(value);
       // Comments on the old value (`tags: # in the order announced`) are about the field: the new value keeps them.
       if (isNode(node)) Object.assign(created, { commentBefore: node.commentBefore, comment: node.comment });
+      // A list written `[a, b]` stays on its line, as an editor changes it.
+      if (isCollection(node) && isCollection(created)) created.flow = node.flow;
       doc.set(key, created);
     }
   }
-  return asWritten(text, faithfulYaml(doc, expected));
+  const rewritten = faithfulYaml(doc, expected, layout);
+  return asWritten(text, onlyChangedFields(source, untouched, rewritten) ?? rewritten);
+}
+
+/** A list's items written under its key without indentation (`speakers:` then `- A`), as a new or changed list is then written too. */
+const SEQUENCE_AT_KEY = /^[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\n-(?:[ \t]|$)/m;
+
+/** A list or mapping on one line written with spaces inside its brackets (`[ a, b ]`), as a changed one is then written too. */
+const PADDED_FLOW = /:[ \t]*[[{][ \t]/;
+
+/** A top-level field's text: from its key to the end of the line its value ends on, comment and line break included. */
+type Span = { start: number; end: number };
+
+/** Each top-level field's span in `text`, in order; undefined unless the document is one block mapping of plain keys. */
+function fieldSpans(text: string): Map<string, Span> | undefined {
+  const doc = parseDocument(text, { keepSourceTokens: false });
+  if (doc.errors.length > 0 || !isMap(doc.contents) || doc.contents.flow) return undefined;
+  const spans = new Map<string, Span>();
+  for (const { key, value } of doc.contents.items) {
+    if (!isScalar(key) || typeof key.value !== 'string' || !key.range) return undefined;
+    const last = Math.max(key.range[2], (isNode(value) && value.range?.[2]) || 0);
+    const lineEnd = text.indexOf('\n', last - 1);
+    spans.set(key.value, { start: key.range[0], end: text[last - 1] === '\n' ? last : lineEnd === -1 ? text.length : lineEnd + 1 });
+  }
+  return spans;
+}
+
+/**
+ * `source` with only the fields that `rewritten` writes otherwise than `untouched` (the yaml library's writing of
+ * the same document before the change) taken from `rewritten`, as an editor changes those lines alone: the library
+ * writes the whole file its own way (a list's indentation, a folded or plain string on several lines, spacing),
+ * which put lines no one changed into the change. Undefined when it cannot be done so (then the whole is rewritten).
+ */
+function onlyChangedFields(source: string, untouched: string, rewritten: string): string | undefined {
+  const [own, before, after] = [fieldSpans(source), fieldSpans(untouched), fieldSpans(rewritten)];
+  if (!own || !before || !after || own.size === 0) return undefined;
+  const slice = (text: string, span: Span) => text.slice(span.start, span.end);
+  const edits: (Span & { text: string })[] = [];
+  /** `text` in place of `source`'s [start, end), ending as that did, with a line break or without (the file's last line). */
+  const replace = (start: number, end: number, text: string) => {
+    const bare = source[end - 1] !== '\n' && text.endsWith('\n');
+    edits.push({ start, end, text: bare && start === end ? `\n${text.slice(0, -1)}` : bare ? text.slice(0, -1) : text });
+  };
+  for (const [key, span] of own) {
+    const now = after.get(key);
+    if (!now) replace(span.start, span.end, '');
+    else if (slice(untouched, before.get(key)!) !== slice(rewritten, now)) replace(span.start, span.end, slice(rewritten, now));
+  }
+  const end = Math.max(...[...own.values()].map((span) => span.end));
+  const added = [...after].filter(([key]) => !own.has(key));
+  if (added.length > 0) replace(end, end, added.map(([, span]) => slice(rewritten, span)).join(''));
+  let out = source;
+  for (const edit of edits.sort((a, b) => b.start - a.start || b.end - a.end)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  // Whatever this missed (an anchor's scope, a comment's place), the file must read as the library's whole rewrite does.
+  return sameYaml(out, rewritten) ? out : undefined;
+}
+
+function sameYaml(a: string, b: string): boolean {
+  try {
+    return JSON.stringify(parse(a)) === JSON.stringify(parse(b));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -67,8 +135,8 @@ function asWritten(text: string, out: string): string {
  * keeps a tag written for the old value (`!!str` turns null into "null"); such
  * fields are written again double-quoted and untagged, which holds any value.
  */
-function faithfulYaml(doc: Document, fields: FieldChanges): string {
-  const text = doc.toString({ lineWidth: 0 });
+function faithfulYaml(doc: Document, fields: FieldChanges, layout: ToStringOptions = { lineWidth: 0 }): string {
+  const text = doc.toString(layout);
   const back = parse(text) as Record<string, unknown>;
   const wrong = Object.keys(fields).filter((key) => fields[key] !== undefined && JSON.stringify(back[key]) !== JSON.stringify(fields[key]));
   if (wrong.length === 0) return text;
@@ -80,7 +148,7 @@ function faithfulYaml(doc: Document, fields: FieldChanges): string {
       },
     });
   }
-  return doc.toString({ lineWidth: 0 });
+  return doc.toString(layout);
 }
 
 function editJson(text: string, changes: FieldChanges): string {

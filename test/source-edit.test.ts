@@ -40,6 +40,42 @@ describe('editing a content file', () => {
     expect(parse(newSource('t.yaml', { id: 1, summary: ' \n', speakers: ['  '] }))).toEqual({ id: 1, summary: ' \n', speakers: ['  '] });
   });
 
+  it('changes only the lines of the fields it changes, whatever the style of the others', () => {
+    // Written by hand: a list under its key unindented, a flow list, folded and plain strings on several lines, extra spaces, blank lines, document markers.
+    const hand = [
+      '---',
+      '# Talk file',
+      'id: 1',
+      'title:   Spaced   # as announced',
+      'speakers:',
+      '- Alice',
+      '-   Bob',
+      '',
+      'tags: [a, b,   c]',
+      'summary: >',
+      '  folded text that',
+      '  goes on',
+      '',
+      'description: a plain string that',
+      '  goes on to the next line',
+      "language:  'English'",
+      'duration: 60',
+      '...',
+      '',
+    ].join('\n');
+    const lines = (text: string) => text.split('\n');
+    const changedLines = (out: string) => lines(out).filter((line, i) => line !== lines(hand)[i]);
+    // The whole file was written again the yaml library's way: `- Alice` indented, `[ a, b, c ]`, the strings on one line, a blank line after `...`.
+    expect(changedLines(editSource('talk.yaml', hand, { title: 'New' }))).toEqual(['title: New # as announced']);
+    expect(changedLines(editSource('talk.yaml', hand, { duration: 61 }))).toEqual(['duration: 61']);
+    // A changed list is written as the file writes its lists: block ones unindented, flow ones on their line.
+    expect(editSource('talk.yaml', hand, { speakers: ['Carol'], tags: ['x', 'y'] })).toBe(hand.replace('- Alice\n-   Bob\n', '- Carol\n').replace('[a, b,   c]', '[x, y]'));
+    const removed = editSource('talk.yaml', hand, { summary: undefined, recorded: '2024-01-02', quality_notes: 'echo' });
+    expect(removed).toBe(hand.replace('summary: >\n  folded text that\n  goes on\n', '').replace('duration: 60\n', 'duration: 60\nrecorded: 2024-01-02\nquality_notes: echo\n'));
+    // The file's last line without a line break stays so.
+    expect(editSource('talk.yaml', 'id: 1\ntitle: x', { title: 'y', duration: 5 })).toBe('id: 1\ntitle: y\nduration: 5');
+  });
+
   it("keeps a YAML file's CRLF line breaks and byte order mark", () => {
     const windows = `\ufeff${YAML.replace(/\n/g, '\r\n')}`;
     const out = editSource('talk.yaml', windows, { title: 'New', tags: ['a'] });
