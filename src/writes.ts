@@ -112,6 +112,35 @@ async function dropBody(req: IncomingMessage, refusal: HttpError, coming = !wait
 }
 
 /**
+ * How a body of this type is read as text: in the charset the type names, as Django REST framework reads it
+ * (UTF-8 without one); undefined for a charset the WHATWG Encoding Standard does not know (Django would read
+ * it as UTF-8, and so garble what it is not), which is refused. Names are read as browsers read them:
+ * `latin-1` is windows-1252, and UTF-16 follows the body's byte order mark, as Python's `utf-16` does. Fatal:
+ * bytes that are not of the charset would otherwise become U+FFFD in the content file, the client never told.
+ */
+function bodyDecoder(type: string): ((bytes: Uint8Array) => string) | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1] ?? 'utf-8';
+  // Python's spellings too (`latin-1`, `utf_16`), which the Encoding Standard writes `latin1`, `utf-16`.
+  const encoding = [charset, charset.replace(/_/g, '-'), charset.replace(/[-_]/g, '')].map(encodingOf).find(Boolean);
+  if (!encoding) return undefined;
+  const utf16 = encoding.startsWith('utf-16');
+  return (bytes) => {
+    const marked = utf16 && bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : utf16 && bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : encoding;
+    // A UTF-8 byte order mark is kept, for JSON.parse to refuse, as Python's json does.
+    return new TextDecoder(marked, { fatal: true, ignoreBOM: !utf16 }).decode(bytes);
+  };
+}
+
+/** The Encoding Standard's name for a charset label, if it knows the label. */
+function encodingOf(label: string): string | undefined {
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The request body as a JSON object, or the error Django REST framework would answer with. A client
  * that waits for `100 Continue` (the server takes such requests itself, see server.ts) is told to go
  * on only once the request is known to be wanted: one refused gets its answer without sending the body.
@@ -123,8 +152,10 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   const tooLarge = () => new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
   if (length > MAX_BODY) throw await dropBody(req, tooLarge());
   const type = req.headers['content-type'] ?? '';
-  const unsupported = () => new HttpError(fail(415, `Unsupported media type "${type}" in request.`));
-  const json = /^application\/json\s*(;|$)/i.test(type);
+  const decoder = bodyDecoder(type);
+  const named = /^application\/json\s*(;|$)/i.test(type);
+  const json = named && decoder !== undefined;
+  const unsupported = () => new HttpError(fail(415, `Unsupported media type "${type}" in request.${named ? ' Unknown charset.' : ''}`));
   // A chunked body may turn out to be none, which is no data too: its type is known wrong once a byte comes.
   if (!json && length > 0) throw await dropBody(req, unsupported());
   if (waitsToContinue(req)) res.writeContinue();
@@ -142,8 +173,7 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   if (size === 0) return {};
   let value: unknown;
   try {
-    // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD in the content file, the client never told.
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)), finiteOnly);
+    value = JSON.parse(decoder!(Buffer.concat(chunks)), finiteOnly);
   } catch (err) {
     throw new HttpError(fail(400, `JSON parse error - ${(err as Error).message}`));
   }

@@ -545,6 +545,31 @@ describe('writes through the API', () => {
     expect(await fingerprint(content)).toEqual(before);
   });
 
+  it('reads a body in the charset its type names, as Django REST framework does, and refuses one it does not know', async () => {
+    const body = '{"title": "Café für Anfänger"}';
+    const utf16be = Buffer.from(body, 'utf16le').swap16();
+    const bodies: [string, Buffer][] = [
+      ['application/json; charset=latin-1', Buffer.from(body, 'latin1')],
+      ['application/json;charset="ISO-8859-1"', Buffer.from(body, 'latin1')],
+      // Python writes UTF-16 little-endian after its mark, Java big-endian after its own.
+      ['application/json; charset=utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(body, 'utf16le')])],
+      ['application/json; charset=UTF-16', Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be])],
+      ['application/json; charset=utf-16be', utf16be],
+    ];
+    for (const [type, bytes] of bodies) {
+      await send('PATCH', 12, { title: 'Before' });
+      // Read as UTF-8, the Latin-1 é was not UTF-8 (a 400) and UTF-16 no JSON.
+      const r = await send('PATCH', 12, bytes, { 'Content-Type': type });
+      expect([type, r.status, json(r).title]).toEqual([type, 200, 'Café für Anfänger']);
+    }
+    const before = await fingerprint(content);
+    const unknown = await send('PATCH', 12, body, { 'Content-Type': 'application/json; charset=klingon' });
+    expect([unknown.status, json(unknown)]).toEqual([415, { detail: 'Unsupported media type "application/json; charset=klingon" in request. Unknown charset.' }]);
+    // Bytes that are not of the charset named are refused, not written as U+FFFD.
+    expect((await send('PATCH', 12, Buffer.from([0x7b, 0xff]), { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(400);
+    expect(await fingerprint(content)).toEqual(before);
+  });
+
   it('names an unknown field whose name holds "." or "[" by its whole name, not as a part of the field it starts with', async () => {
     const before = await fingerprint(content);
     for (const [method, id] of [['PATCH', 12], ['PUT', 4702]] as const) {
