@@ -143,7 +143,7 @@ const HTTP_DATES = [
 ];
 
 /** An HTTP-date's time, or undefined for anything else: Date.parse alone would read "2021" or "tomorrow", in the local zone. */
-function httpDate(text: string): number | undefined {
+export function httpDate(text: string): number | undefined {
   const form = HTTP_DATES.findIndex((re) => re.test(text));
   if (form === -1) return undefined;
   const time = Date.parse(form === 2 ? `${text} GMT` : text);

@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
 import { slugFromTitle } from './collections.ts';
 import type { ContentError } from './errors.ts';
-import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
+import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, httpDate, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
 import { DEFAULT_SITE, isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
 import { writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
@@ -34,7 +34,7 @@ const WRITABLE = API_FIELDS.filter((f) => !READ_ONLY.has(f));
 
 type Status = { status: number; body: string; headers?: Record<string, string> };
 /** A write's preconditions, as the request's headers give them. */
-type Conditions = { ifMatch?: string; ifNoneMatch?: string };
+type Conditions = { ifMatch?: string; ifNoneMatch?: string; ifUnmodifiedSince?: string };
 
 const JSON_HEADERS = { ...API_JSON_HEADERS, Vary: 'Accept', Allow: RECORD_ALLOW };
 const fail = (status: number, message: string, headers?: Record<string, string>): Status => ({ status, body: detailJson(message), headers });
@@ -261,6 +261,11 @@ export class RecordWriter implements WriteHandler {
   private readonly memory: NonNullable<BuildOptions['memory']> = { saveLater: true };
   /** Where builds of this output keep their state and lock, if they do. */
   private readonly stateDir: string | undefined;
+  /**
+   * Records this server wrote twice within one second, by that second (ms): their Last-Modified, to the second,
+   * names either version, so an If-Unmodified-Since of it cannot tell a client's copy from the later one.
+   */
+  private readonly twiceIn = new Map<number, number>();
 
   private constructor(
     private readonly options: WriterOptions,
@@ -323,7 +328,7 @@ export class RecordWriter implements WriteHandler {
     if (!user) return fail(401, 'Authentication credentials were not provided.', CHALLENGE);
     const body = await readJsonBody(req, res);
     const method = req.method as 'PUT' | 'PATCH';
-    const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'] };
+    const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'], ifUnmodifiedSince: req.headers['if-unmodified-since'] };
     // One write at a time: each reads the file the previous one left.
     clearTimeout(this.saving);
     this.waiting++;
@@ -390,9 +395,12 @@ export class RecordWriter implements WriteHandler {
     if (talk) {
       const current = loadFullTalk(content, talk);
       const etag = etagOf(Buffer.from(serialiseRecord(current)));
-      if (ifMatch !== undefined && !etagMatches(ifMatch, etag, true)) {
+      // If-Unmodified-Since counts only without If-Match (RFC 9110 13.2.2).
+      const unmodified = ifMatch === undefined ? await this.unmodifiedSince(id, conditions.ifUnmodifiedSince) : true;
+      if ((ifMatch !== undefined && !etagMatches(ifMatch, etag, true)) || unmodified === false) {
         return fail(412, 'The record has changed since you read it: GET it again and reapply your change.');
       }
+      if (unmodified === undefined) return fail(412, 'The record was written twice in the second If-Unmodified-Since names: send If-Match with its ETag instead.');
       // `If-None-Match: *` makes a PUT create only, as a client that must not replace a record sends it (RFC 9110 13.1.2).
       if (etagMatches(ifNoneMatch, etag)) return fail(412, 'There is a record with this id already.');
       // Without a prototype, and asked with hasOwn: a client may name a field `toString` or `__proto__`.
@@ -420,6 +428,25 @@ export class RecordWriter implements WriteHandler {
       change = created;
     }
     return this.apply(change, id, talk ? 200 : 201);
+  }
+
+  /** When the server's copy of a talk's record was last written (ms), if it serves one. */
+  private async servedAt(id: number): Promise<number | undefined> {
+    return (await stat(path.join(this.options.out, recordFile(id))).catch(() => undefined))?.mtimeMs;
+  }
+
+  /**
+   * Whether the record is unmodified since `date` (If-Unmodified-Since), by the whole second its Last-Modified
+   * gives: true for no date or no record served (RFC 9110 13.1.4 ignores them), undefined when that second cannot
+   * tell: two versions were written in it, and the client may hold either.
+   */
+  private async unmodifiedSince(id: number, date: string | undefined): Promise<boolean | undefined> {
+    const since = date === undefined ? undefined : httpDate(date);
+    const served = since === undefined ? undefined : await this.servedAt(id);
+    if (since === undefined || served === undefined) return true;
+    const second = wholeSecond(served);
+    if (second !== since) return second < since;
+    return this.twiceIn.get(id) === second ? undefined : true;
   }
 
   /** An incremental build; `locked` when this writer holds the output's lock already (see apply). */
@@ -493,6 +520,7 @@ export class RecordWriter implements WriteHandler {
     const unlock = this.stateDir ? await this.orBusy(lockState(this.stateDir)) : undefined;
     if (unlock && 'status' in unlock) return unlock;
     const file = path.join(content, change.file);
+    const before = await this.servedAt(id);
     let result: BuildResult | undefined;
     /** The folder a new talk's file made: an event without talks may have no videos/ yet. */
     let made: string | undefined;
@@ -521,6 +549,8 @@ export class RecordWriter implements WriteHandler {
       return conflict(result.errors);
     }
     if (result.catalogue) this.catalogue = result.catalogue;
+    const after = await this.servedAt(id);
+    if (before !== undefined && after !== undefined && after !== before && wholeSecond(after) === wholeSecond(before)) this.twiceIn.set(id, wholeSecond(after));
     const talk = this.catalogue.talks.find((t) => t.id === id)!;
     return this.recordAnswer(talk, status);
   }
@@ -546,6 +576,9 @@ function edited(stored: Record<string, unknown>, changes: FieldChanges): Record<
   }
   return fields;
 }
+
+/** A time (ms) to the whole second, as an HTTP-date such as Last-Modified gives it. */
+const wholeSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

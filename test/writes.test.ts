@@ -372,6 +372,31 @@ describe('writes through the API', () => {
     expect(await fingerprint(content)).toEqual(before);
   });
 
+  it('If-Unmodified-Since makes a write conditional, and never lets one through over a version written in the same second', async () => {
+    const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
+    const first = await send('PATCH', 12, { whiteboard: 'first' });
+    const firstDate = first.headers['last-modified'] as string;
+    await nextSecond();
+    const second = await send('PATCH', 12, { whiteboard: 'second' });
+    const before = await fingerprint(content);
+    // Ignored, it let a client that read the first version write over the second.
+    for (const date of [firstDate, new Date(Date.parse(firstDate) - 3600_000).toUTCString()]) {
+      const stale = await send('PATCH', 12, { whiteboard: 'stale' }, { 'If-Unmodified-Since': date });
+      expect([stale.status, json(stale).detail]).toEqual([412, 'The record has changed since you read it: GET it again and reapply your change.']);
+    }
+    expect(await fingerprint(content)).toEqual(before);
+    // If-Match decides when both are sent (RFC 9110 13.2.2).
+    expect((await send('PATCH', 12, { whiteboard: 'matched' }, { 'If-Match': second.headers.etag as string, 'If-Unmodified-Since': firstDate })).status).toBe(200);
+    await nextSecond();
+    const current = await send('PATCH', 12, { whiteboard: 'current' });
+    const held = await send('PATCH', 12, { whiteboard: 'held' }, { 'If-Unmodified-Since': current.headers['last-modified'] as string });
+    expect(held.status).toBe(200);
+    // Two versions in one second share their Last-Modified: a client may hold either, so that date lets no write through.
+    const late = await send('PATCH', 12, { whiteboard: 'late' }, { 'If-Unmodified-Since': held.headers['last-modified'] as string });
+    if (held.headers['last-modified'] !== current.headers['last-modified']) expect(late.status).toBe(200);
+    else expect([late.status, json(late).detail]).toEqual([412, 'The record was written twice in the second If-Unmodified-Since names: send If-Match with its ETag instead.']);
+  });
+
   it('OPTIONS describes the record, and with a token the fields a PUT takes', async () => {
     const anonymous = await raw(server.url, 'OPTIONS', '/api/v2/video/12');
     expect(anonymous.status).toBe(200);
