@@ -346,9 +346,9 @@ export function blurb(markdown: string, length: number): string {
 
 /**
  * Code points HTML calls a parse error wherever they stand, as a character class's ranges: controls other than
- * whitespace, and noncharacters. The schema refuses the controls in content (and the import takes out the U+009D
- * of two pyvideo talks' mojibake), but not the noncharacters, and a template may write any: readers show nothing
- * for them, and pages and feeds are better without.
+ * whitespace, and noncharacters. The schema refuses them in content (and the import takes out the U+009D of two
+ * pyvideo talks' mojibake), but a template may write any: readers show nothing for them, and pages and feeds are
+ * better without.
  */
 export const NOT_HTML_TEXT = '\\u0000-\\u0008\\u000B\\u000E-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\uFFFE\\uFFFF';
 

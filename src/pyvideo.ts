@@ -481,6 +481,12 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   return { ok: true, value: talk, notes };
 }
 
+/** What the schema refuses in a text that the import takes out of one (a C0 control is in no text of the snapshot), each counted apart. */
+const NOT_TEXT_TAKEN_OUT = [
+  ['control characters (DEL, U+0080 to U+009F)', /[\u007f-\u009f]/g],
+  ['noncharacters (U+FDD0 to U+FDEF, U+FFFE and U+FFFF of any plane)', /\p{Noncharacter_Code_Point}/gu],
+] as const;
+
 /** A record's texts, lists of texts and lists of entries, each read as the talk file takes it: what was repaired is noted. */
 function fieldReader(source: Record<string, unknown>, note: Note) {
   return {
@@ -496,9 +502,12 @@ function fieldReader(source: Record<string, unknown>, note: Note) {
         return '';
       }
       // Two descriptions hold U+009D, the mojibake of a closing quote's last byte: the schema refuses these, as pages drop them.
-      const text = value.replace(/[\u007f-\u009f]/g, '');
-      if (text !== value) note(`${field}: control characters (DEL, U+0080 to U+009F) taken out`);
-      return text;
+      const takeOut = (text: string, [what, pattern]: (typeof NOT_TEXT_TAKEN_OUT)[number]) => {
+        const kept = text.replace(pattern, '');
+        if (kept !== text) note(`${field}: ${what} taken out`);
+        return kept;
+      };
+      return NOT_TEXT_TAKEN_OUT.reduce(takeOut, value);
     },
     strings(field: string): string[] {
       const value = source[field];

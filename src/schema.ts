@@ -17,13 +17,13 @@ export const STATE_DRAFT = 2;
 
 /**
  * What no page, feed or API record can carry: a control character XML refuses (tab and line breaks aside), DEL or
- * a C1 control (which HTML calls a parse error, and pages and feeds drop, where the API would publish it), half a
- * surrogate pair, or a noncharacter.
+ * a C1 control, or a noncharacter of any plane (U+FDD0 to U+FDEF, U+FFFE, U+1FFFF: HTML calls each a parse error,
+ * and pages and feeds drop them, where the API would publish them), or half a surrogate pair.
  */
-const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Noncharacter_Code_Point}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
 /** NOT_TEXT's characters, and any surrogate, paired or not: a quick test that nearly every string passes (NOT_TEXT's is four times slower). */
-const MAYBE_NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff\ufffe\uffff]/;
+const MAYBE_NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufdd0-\ufdef\ud800-\udfff\ufffe\uffff]/;
 
 /**
  * Each string in a parsed value that holds what is not text (see NOT_TEXT), by its path, with how to
@@ -52,7 +52,8 @@ export function textProblems(value: unknown): { path: (string | number)[]; messa
 
 function notTextMessage(bad: string): string {
   const code = codePoints(bad);
-  return /[\ud800-\udfff]/.test(bad)
+  // A lone surrogate is one code unit; a noncharacter past the first plane is a pair of them.
+  return bad.length === 1 && /[\ud800-\udfff]/.test(bad)
     ? `holds half of a character (the surrogate ${code}, without its other half); write the whole character, or remove the escape`
     : `holds ${code}, ${bad < '\u00a0' ? 'a control character' : 'a noncharacter'} no page or feed can carry; remove it`;
 }

@@ -199,6 +199,18 @@ describe('convertTalk', () => {
     expect(textProblems(value)).toEqual([]);
   });
 
+  // The schema refuses noncharacters too (pages drop them): the import takes them out as it does the C1 controls.
+  it('takes the noncharacters of any plane out of a text, and says so apart from the controls, so that the record validates', () => {
+    const { value, notes } = convert({ ...record, description: 'A\ufdd0 talk\u{1ffff}', summary: 'ok\u0085\ufffe' });
+    expect([value.description, value.summary]).toEqual(['A talk', 'ok']);
+    expect(notes.map((n) => n.kind).filter((k) => k.includes('taken out'))).toEqual([
+      'summary: control characters (DEL, U+0080 to U+009F) taken out',
+      'summary: noncharacters (U+FDD0 to U+FDEF, U+FFFE and U+FFFF of any plane) taken out',
+      'description: noncharacters (U+FDD0 to U+FDEF, U+FFFE and U+FFFF of any plane) taken out',
+    ]);
+    expect(textProblems(value)).toEqual([]);
+  });
+
   // 34 related URLs of the snapshot carry Markdown's escapes (`Kalman\_filter`), which browsers read as "/" (`Kalman/_filter`, no page).
   it('takes out the Markdown escapes of a related URL, and keeps in whiteboard what is still no URL to publish, so that the record validates', () => {
     const related = ['http://en.wikipedia.org/wiki/Kalman\\_filter', { label: 'Gephi', url: 'http://gephi.org/\\' }, 'http://2016.es.pycon.org/</a', 'https:///e.org/x'];

@@ -370,6 +370,13 @@ describe('textProblems', () => {
       { path: ['c1', 0], message: 'holds U+0080, a control character no page or feed can carry; remove it' },
       { path: ['c1', 1], message: 'holds U+009F, a control character no page or feed can carry; remove it' },
     ]);
+    // Pages drop U+FDD0 to U+FDEF as they drop U+FFFE, and HTML calls every plane's last two code points a parse error.
+    expect(textProblems({ arabic: 'a\ufdd0', last: '\ufdef', planes: ['\u{1fffe}', 'x\u{10ffff}'], ok: ['\ufdcf\ufdf0', '\u{1fffd}\u{20000}'] })).toEqual([
+      { path: ['arabic'], message: 'holds U+FDD0, a noncharacter no page or feed can carry; remove it' },
+      { path: ['last'], message: 'holds U+FDEF, a noncharacter no page or feed can carry; remove it' },
+      { path: ['planes', 0], message: 'holds U+1FFFE, a noncharacter no page or feed can carry; remove it' },
+      { path: ['planes', 1], message: 'holds U+10FFFF, a noncharacter no page or feed can carry; remove it' },
+    ]);
   });
 });
 

@@ -63,6 +63,15 @@ describe('validate', () => {
     expect(errors('id: 1\ntitle: "~\\u00a0\\u00ff"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n')).toEqual([]);
   });
 
+  // Pages drop U+FDD0 to U+FDEF and U+FFFE, as they drop the C1 controls; HTML calls every plane's last two code points a parse error.
+  it('refuses the noncharacters of any plane at each string, as it refuses controls', () => {
+    const result = check('t.json', '{"id": 1,\n "title": "a\\ufdd0",\n "speakers": ["\\ud83f\\udfff"],\n "summary": "\\ufdcf\\ufdf0\\ud83f\\udffd", "added": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00"}');
+    expect(!result.ok && result.errors.map(String)).toEqual([
+      't.json:2:11 title: holds U+FDD0, a noncharacter no page or feed can carry; remove it',
+      't.json:3:15 speakers[0]: holds U+1FFFF, a noncharacter no page or feed can carry; remove it',
+    ]);
+  });
+
   it('shows bidirectional overrides and line separators as escapes, so that a quoted value cannot reorder the line', () => {
     const result = check('t.yaml', 'id: 1\ntitle: x\nlanguage: "\\u202eenalpsid\\u2066\\u2028x"\nadded: "2024-01-01T00:00:00"\nupdated: "2024-01-01T00:00:00"\n');
     expect(!result.ok && result.errors.map(String)).toEqual(['t.yaml:3:11 language: unknown language "\\u202eenalpsid\\u2066\\u2028x": use an English language name from ISO 639-3']);
