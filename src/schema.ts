@@ -270,8 +270,13 @@ function relatedUrlHint(value: unknown): string {
   return wrong.length > 0 ? ` whose ${wrong.join(', ')}` : '';
 }
 
+/** A related link's text: a page would show one of only white space as no link text at all. */
+const linkLabel = z.string(expectingText('a string')).refine((v) => v.trim() !== '', {
+  error: (iss) => (iss.input === '' ? 'expected some text, got an empty string' : "holds only white space; write the link's text, or give the URL alone (it is its own text)"),
+});
+
 const relatedUrl = z.union(
-  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: z.string(expectingText('a string')).min(1, { error: 'expected some text, got an empty string' }), url })],
+  [url.transform((u) => ({ label: u, url: u })), z.strictObject({ label: linkLabel, url })],
   { error: relatedUrlProblem },
 );
 

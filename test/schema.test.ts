@@ -156,6 +156,10 @@ describe('talk schema', () => {
       'related_urls.2.label: expected some text, got an empty string',
       'related_urls.2.url: expected an absolute http(s) URL such as "https://example.org/talk"',
     ]);
+    // A page would show such a link as no text at all.
+    expect(messages({ ...base, related_urls: [{ label: ' \t\u00a0', url: 'https://e.org/code' }, { label: ' Code ', url: 'https://e.org/code' }] })).toEqual([
+      'related_urls.0.label: holds only white space; write the link\'s text, or give the URL alone (it is its own text)',
+    ]);
   });
 
   it('rejects impossible dates and times', () => {
