@@ -14,6 +14,8 @@ interface OptionSpec {
   /** Shown in help, e.g. DIR or N. */
   value?: string;
   default?: string;
+  /** The option without which this one counts for nothing (`bench --seconds` without `--serve`): given alone, it is refused. */
+  with?: string;
 }
 
 interface CommandSpec<O extends Record<string, OptionSpec>> {
@@ -58,6 +60,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   }
   for (const [name, o] of Object.entries(spec.options)) {
     const given = values[name];
+    if (given !== undefined && o.with !== undefined && !values[o.with]) refuse(spec.name, `--${name} counts only with --${o.with}: give --${o.with} too, or leave --${name} out`);
     if (typeof given === 'string' && PATH_VALUES.has(o.value ?? '')) {
       // An empty path (`--tokens "$TOKENS"` with TOKENS unset) names no file: a server without writes, a build without its cache and lock.
       if (given === '') refuse(spec.name, needsValue(name, spec.options));

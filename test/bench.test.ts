@@ -1,5 +1,5 @@
 // The benchmark's work folder, its yardstick and its table.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,6 +27,16 @@ describe('bench', () => {
     await unpackSnapshot(snapshot, work, log);
     expect(existsSync(path.join(work, 'left-over'))).toBe(false);
     expect(await readFile(path.join(work, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('refuses --dir and --seconds without --serve, which only the server benchmark reads, before it runs anything', () => {
+    // A snapshot that is not there stops the build benchmark at once, should the options be let through.
+    const missing = path.join(ROOT, 'no-such-snapshot.tar.gz');
+    for (const [option, value] of [['dir', 'dist'], ['seconds', '5']] as const) {
+      const bench = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'run.mjs'), 'bench', '--snapshot', missing, `--${option}`, value], { encoding: 'utf8' });
+      expect(bench.status, option).toBe(2);
+      expect(bench.stderr, option).toBe(`bench: --${option} counts only with --serve: give --serve too, or leave --${option} out\nRun "npm run bench -- --help" for the options.\n`);
+    }
   });
 
   it('runs the yardstick: one JSON record and one escaped HTML page per live talk, drafts left out', async () => {
