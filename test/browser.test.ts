@@ -81,7 +81,8 @@ afterAll(async () => {
 });
 
 /**
- * A page that fails the test on any dialog, console error or uncaught error.
+ * A page that fails the test on any dialog, console error or warning (Chromium's of the markup too, as an
+ * iframe's `allowfullscreen` beside its `allow`), or uncaught error.
  * Third-party requests (players, thumbnails) never leave the machine: they get an empty answer.
  */
 async function openPage(width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; problems: string[] }> {
@@ -94,7 +95,7 @@ async function openPage(width = 1280, colorScheme: 'light' | 'dark' = 'light'): 
     dialog.dismiss().catch(() => undefined);
   });
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // A request still in flight when its page closes cannot be answered any more: that is not a failure.
@@ -111,6 +112,7 @@ const PAGE_TYPES: [name: string, path: string][] = [
   ['event', '/events/tidewater-python-2024/'],
   ['talk', '/video/12/asyncio-in-production-lessons/'],
   ['talk-japanese', '/video/34/matplotlib-japanese-fonts/'],
+  ['talk-player', '/video/3/building-accessible-django-forms/'],
   ['speakers', '/speakers/'],
   ['speaker', '/speaker/priya-raghunathan/'],
   ['tags', '/tags/'],
