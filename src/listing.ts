@@ -9,7 +9,7 @@ import { cached } from './memo.ts';
 
 export const DATA_FILE = /\.(ya?ml|json)$/;
 /** Listed too, so that the loader can say how to name them: a talk in `talk.YAML` would otherwise vanish without a word. */
-const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
+export const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
 /** The folder of the site's own pages (src/pages.ts); no event folder can be named so, as a slug has no underscore. */
 export const PAGES_DIR = '_pages';
 /** The folder of the site's redirects (src/redirects.ts), as safe from events' folders. */

@@ -36,9 +36,9 @@ import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
-import { fieldName, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
+import { fieldName, isJson, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { checkParsed, validate, type Validated } from './validate.ts';
-import { DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
+import { ANY_CASE_DATA_FILE, DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
 
 export interface Origin {
   /** The file as shown in messages, relative to the working directory. */
@@ -221,7 +221,7 @@ function claimedBy(file: string, shown: string): FailedClaims {
   if (!fields) return {};
   const { id, added, slug, category } = fields;
   const validId = talkSchema.shape.id.safeParse(id);
-  const stem = path.basename(file).replace(DATA_FILE, '');
+  const stem = path.basename(file).replace(ANY_CASE_DATA_FILE, '');
   const validSlug = slug === undefined ? (isSlug(stem) ? stem : undefined) : talkSchema.shape.slug.safeParse(slug).data;
   return {
     id: validId.success ? { id: validId.data, added: talkSchema.shape.added.safeParse(added).data } : undefined,
@@ -231,10 +231,10 @@ function claimedBy(file: string, shown: string): FailedClaims {
 }
 
 /** Whether two talk files are one talk in two formats (talk.yaml beside talk.json), as when it is moved to the other, its old file still there. */
-const oneTalk = (a: string, b: string) => a.replace(DATA_FILE, '') === b.replace(DATA_FILE, '');
+const oneTalk = (a: string, b: string) => a.replace(ANY_CASE_DATA_FILE, '') === b.replace(ANY_CASE_DATA_FILE, '');
 
 const fileNameError = (file: string, stem: string) =>
-  new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to ${slugRename(stem, file.match(DATA_FILE)![0])}, or add a slug field`);
+  new ContentError(file, { line: 1, col: 1 }, 'slug', `the file name "${stem}" is not a valid slug; rename the file to ${slugRename(stem, file.match(ANY_CASE_DATA_FILE)![0].toLowerCase())}, or add a slug field`);
 
 export function isLive(talk: { state: number }): boolean {
   return talk.state === STATE_LIVE;
@@ -319,7 +319,7 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
   const bytes = readFileSync(path.join(dir, talk.name));
   if (revisionOf(bytes) !== talk.rev) throw new Error(`${talk.file} changed during the build; build again`);
   let value: unknown;
-  if (talk.name.endsWith('.json')) value = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  if (isJson(talk.name)) value = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   else {
     const parsed = parseSource(talk.file, bytes);
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
@@ -476,33 +476,38 @@ class FullLoad {
   sortFiles(entries: ContentEntry[]): ContentFiles {
     const files: ContentFiles = { events: new Map(), talks: [], pages: [], redirects: [], site: [] };
     for (const entry of entries) {
-      const parts = entry.path.split('/');
       if (entry.link) {
         this.fileProblem(entry.path, LINK_PROBLEM);
       } else if (entry.unreadable) {
         this.fileProblem(entry.path, cannotRead('folder', entry.unreadable));
-      } else if (parts[0] === PAGES_DIR) {
+      } else if (entry.path.startsWith(`${PAGES_DIR}/`)) {
         files.pages.push(entry);
-      } else if (!DATA_FILE.test(entry.path)) {
-        const name = parts.at(-1)!;
-        const lower = name.replace(/\.[^.]+$/, (ext) => ext.toLowerCase());
-        this.fileProblem(entry.path, `a content file's extension is written in lower case; rename the file to ${lower}`);
-      } else if (parts[0] === REDIRECTS_DIR) {
-        const problem = redirectsFileProblem(entry.path);
-        if (problem) this.fileProblem(entry.path, problem);
-        else files.redirects.push(entry);
-      } else if (parts.length === 1 && SITE_FILE.test(parts[0]!)) {
-        files.site.push(entry);
-      } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
-        files.events.set(parts[0]!, [...(files.events.get(parts[0]!) ?? []), entry]);
-      } else if (parts.length === 3 && parts[1] === 'videos') {
-        files.talks.push(entry);
       } else {
-        const isEvent = (folder: string) => entries.some((e) => e.path.startsWith(`${folder}/category.`) && CATEGORY_FILE.test(e.path.slice(folder.length + 1)));
-        this.fileProblem(entry.path, misplaced(parts, isEvent));
+        // One of an upper-case extension (talk.YAML) is told so, and sorted and checked as the file it would be once renamed: one run tells all of its problems.
+        const named = entry.path.replace(ANY_CASE_DATA_FILE, (ext) => ext.toLowerCase());
+        if (named !== entry.path) this.fileProblem(entry.path, `a content file's extension is written in lower case; rename the file to ${path.basename(named)}`);
+        this.sortDataFile(entry, named.split('/'), entries, files);
       }
     }
     return files;
+  }
+
+  /** Files a data file, named `parts` (its extension in lower case), with the others of its kind, or says where it would be one. */
+  private sortDataFile(entry: ContentEntry, parts: string[], entries: ContentEntry[], files: ContentFiles): void {
+    if (parts[0] === REDIRECTS_DIR) {
+      const problem = redirectsFileProblem(parts.join('/'));
+      if (problem) this.fileProblem(entry.path, problem);
+      else files.redirects.push(entry);
+    } else if (parts.length === 1 && SITE_FILE.test(parts[0]!)) {
+      files.site.push(entry);
+    } else if (parts.length === 2 && CATEGORY_FILE.test(parts[1]!)) {
+      files.events.set(parts[0]!, [...(files.events.get(parts[0]!) ?? []), entry]);
+    } else if (parts.length === 3 && parts[1] === 'videos') {
+      files.talks.push(entry);
+    } else {
+      const isEvent = (folder: string) => entries.some((e) => e.path.startsWith(`${folder}/category.`) && CATEGORY_FILE.test(e.path.slice(folder.length + 1)));
+      this.fileProblem(entry.path, misplaced(parts, isEvent));
+    }
   }
 
   /** An event's, page's, redirects or settings file: the last load's value if its stat is the same, else read and checked now; undefined when it has errors. */
@@ -598,7 +603,7 @@ class FullLoad {
         this.errors.push(...result.errors.map((e) => new ContentError(e.file, e.pos, e.field, e.message)));
         // The file's name is as wrong whatever its fields are: said now, not once they are fixed. A file that
         // writes a slug field may be named anything; one whose fields cannot be read is taken at its word.
-        const stem = result.name.split('/').at(-1)!.replace(DATA_FILE, '');
+        const stem = result.name.split('/').at(-1)!.replace(ANY_CASE_DATA_FILE, '');
         if (!isSlug(stem) && !writesSlug(path.join(this.dir, result.name))) this.errors.push(fileNameError(this.shown(result.name), stem));
         this.failed.set(result.name, claimedBy(path.join(this.dir, result.name), this.shown(result.name)));
         continue;
@@ -628,7 +633,7 @@ class FullLoad {
         continue;
       }
       this.checkCategory(name, loaded.digest.category, title);
-      const talk = this.talk(name, loaded, eventSlug, fileName.replace(DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
+      const talk = this.talk(name, loaded, eventSlug, fileName.replace(ANY_CASE_DATA_FILE, ''), events.get(eventSlug), keepers.get(loaded.digest.id)!);
       if (talk) talks.push(talk);
     }
     return talks;
@@ -808,12 +813,12 @@ function listingChanges(before: ContentEntry[], after: ContentEntry[]): { change
   return { changed, removed };
 }
 
-/** The event among `events` of a talk file, by its name (`<event>/videos/<file>`); undefined for any other file. */
+/** The event among `events` of a talk file, by its name (`<event>/videos/<file>`); undefined for any other file, and for one of an upper-case extension (talk.YAML), which a full load refuses. */
 function talkEventIn(events: CatalogueEvent[]): (name: string) => CatalogueEvent | undefined {
   const bySlug = new Map(events.map((e) => [e.slug, e]));
   return (name) => {
     const parts = name.split('/');
-    return parts.length === 3 && parts[1] === 'videos' ? bySlug.get(parts[0]!) : undefined;
+    return parts.length === 3 && parts[1] === 'videos' && DATA_FILE.test(name) ? bySlug.get(parts[0]!) : undefined;
   };
 }
 

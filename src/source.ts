@@ -69,11 +69,14 @@ export function decodeUtf8(file: string, bytes: Uint8Array): { ok: true; text: s
   }
 }
 
+/** Whether a content file is JSON, by its extension in any case: a talk.JSON is checked as the talk.json it is to be named. */
+export const isJson = (file: string) => /\.json$/i.test(file);
+
 export function parseSource(file: string, bytes: Uint8Array): ParseResult {
   const decoded = decodeUtf8(file, bytes);
   if (!decoded.ok) return { ok: false, errors: [decoded.error] };
   const text = decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
-  return file.endsWith('.json') ? parseJson(file, text) : parseYaml(file, text);
+  return isJson(file) ? parseJson(file, text) : parseYaml(file, text);
 }
 
 // Every JSON string, aligned from an opening quote (JSON has no quotes outside strings); group 1 marks a property name.

@@ -185,6 +185,31 @@ describe('loading with a cache', () => {
   });
 });
 
+describe('a content file whose extension is in upper case', () => {
+  it('is told all of its problems in one run, as the file it would be once renamed', async () => {
+    const content = path.join(await tempDir('vc-load-'), 'content');
+    await mkdir(path.join(content, 'conf', 'videos'), { recursive: true });
+    await writeFile(path.join(content, 'conf', 'category.JSON'), '{"title": "Conf"}');
+    await writeFile(path.join(content, 'conf', 'videos', 'Talk_One.YAML'), 'id: 1\ntitle: ""\n');
+    await writeFile(path.join(content, 'conf', 'videos', 'two.Json'), '{"id": 2, "title": "Two", "added": "2024-06-01T00:00:00", "updated": "2024-06-01T00:00:00.000", "speaker": []}');
+    await writeFile(path.join(content, 'conf', 'stray.Yml'), 'id: 3\n');
+    const { errors } = await loadContent(content);
+    // Read as JSON, not as YAML: the position is JSON's.
+    expect(errors.map((e) => String(e).replace(`${content}/`, ''))).toEqual([
+      "conf/category.JSON:1:1 a content file's extension is written in lower case; rename the file to category.json",
+      "conf/stray.Yml:1:1 a content file's extension is written in lower case; rename the file to stray.yml",
+      'conf/stray.Yml:1:1 an event folder holds its category file and a videos folder, nothing else; if this file describes the event, name it category.yml, and if it is a talk, move it into conf/videos/',
+      "conf/videos/Talk_One.YAML:1:1 a content file's extension is written in lower case; rename the file to Talk_One.yaml",
+      'conf/videos/Talk_One.YAML:1:1 added: required field is missing; add it (a date-time YYYY-MM-DDThh:mm:ss)',
+      'conf/videos/Talk_One.YAML:1:1 updated: required field is missing; add it (a date-time YYYY-MM-DDThh:mm:ss, with or without .fff)',
+      'conf/videos/Talk_One.YAML:1:1 slug: the file name "Talk_One" is not a valid slug; rename the file to talk-one.yaml, or add a slug field',
+      'conf/videos/Talk_One.YAML:2:8 title: must not be empty',
+      "conf/videos/two.Json:1:1 a content file's extension is written in lower case; rename the file to two.json",
+      'conf/videos/two.Json:1:97 speaker: unknown field; did you mean `speakers`?',
+    ]);
+  });
+});
+
 describe("a talk's enclosure", () => {
   it('is its first playable file over https, else its first playable file', async () => {
     const content = path.join(await tempDir('vc-load-'), 'content');
@@ -254,6 +279,9 @@ describe('loading from the last load\'s basis', () => {
       ['the id talk 12 gives up taken by another', () => write(talk12, original.replace(/^id: 12$/m, 'id: 9003')).then(() => write(added, talk(12))), 'taken over'],
       ['talk 12 removed', () => remove(talk12), 'taken over'],
       ['the added talk removed', () => remove(added), 'taken over'],
+      // Valid once renamed: the name of its extension is all that is wrong.
+      ['a talk added in a file of an upper-case extension, that writes its slug', () => write('tidewater-python-2024/videos/later.YAML', talk(9004, 'slug: later\n')), 'refused'],
+      ['that file removed', () => remove('tidewater-python-2024/videos/later.YAML'), 'from scratch'],
       ['an event renamed', () => write('tidewater-python-2024/category.yaml', 'title: Renamed\n'), 'from scratch'],
     ];
     for (const [name, change, expected] of steps) {
