@@ -160,8 +160,17 @@ function siteSettings(values: SiteValues): { baseUrl: string; compress: boolean;
   return { baseUrl: checkBaseUrl(values['base-url']), compress: values.compress ?? false, searchShardSize: parseCount('search-shard', values['search-shard']) };
 }
 
-/** The errors of a disk (or the user's quota on it) that is full. */
-const DISK_FULL = ['ENOSPC', 'EDQUOT'];
+const FREE_SPACE = 'free some space there and build again';
+const MAY_NOT_WRITE = "the build's user may not write there: let it (chown the folder to it, or chmod u+w), or build to a folder of its own (--out, --cache)";
+
+/** What to do when the disk refuses a write, by its error: full (or the user's quota on it), mounted read-only, or not the build's user's to write. */
+const DISK_FIXES: Record<string, string> = {
+  ENOSPC: FREE_SPACE,
+  EDQUOT: FREE_SPACE,
+  EROFS: 'that file system is mounted read-only: build to a folder on one the build may write (--out, --cache), or mount it read-write',
+  EACCES: MAY_NOT_WRITE,
+  EPERM: MAY_NOT_WRITE,
+};
 
 export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
   checkFolders(values, '--out');
@@ -178,7 +187,8 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
       const templates = err instanceof TemplateError ? err : await templateProblems(values.templates);
       if (templates.count > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
       // A write to a file already open names no file ("ENOSPC: no space left on device, write"): where, and what to do.
-      if (DISK_FULL.includes((err as NodeJS.ErrnoException).code!)) throw new Error(`${(err as Error).message} (writing ${values.out} or the cache ${values.cache}): free some space there and build again`);
+      const fix = DISK_FIXES[(err as NodeJS.ErrnoException).code!];
+      if (fix) throw new Error(`${(err as Error).message} (writing ${values.out} or the cache ${values.cache}): ${fix}`);
       throw err;
     }
     process.stderr.write(`build: stopped by ${signalled}; ${leftAsItWas(values.out)}\n`);

@@ -2,6 +2,7 @@
 // pages (never by crawling them), so it cannot drift out of sync with the site.
 // Pagefind splits the index into small chunks the browser fetches on demand,
 // which keeps a first query on a large catalogue well under a megabyte.
+import { statfsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import fg from 'fast-glob';
 import * as pagefind from 'pagefind';
@@ -171,13 +172,36 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
     // The reason it stopped, rather than what stopping Pagefind did to its reply.
     signal?.throwIfAborted();
     // Pagefind's client may see its process's pipes close before the watch looks: asked again here.
-    if (gone || (service !== undefined && !running(service))) throw new Error(`search index: Pagefind's process (${service}) stopped before the index was written`);
+    if (gone || (service !== undefined && !running(service))) throw new Error(pagefindStopped(service, dir, freeSpace(dir)));
     throw err;
   } finally {
     clearInterval(watch);
     signal?.removeEventListener('abort', stop);
     await pagefind.close();
   }
+}
+
+/** Space left on the disk under which Pagefind's process stopping is taken for the disk's being full: a write it failed took the rest. */
+const NEARLY_FULL = 1024 * 1024;
+
+/** The bytes the build's user may still write on the disk that holds `dir`; undefined when that cannot be told. */
+function freeSpace(dir: string): number | undefined {
+  try {
+    const disk = statfsSync(dir);
+    return disk.bavail * disk.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why Pagefind's process `service` stopped, as far as the disk it was writing `dir` to tells: it panics when a
+ * write fails (a full disk), saying so only on its own stderr, where a build's output showed only that it stopped.
+ */
+export function pagefindStopped(service: number | undefined, dir: string, free: number | undefined): string {
+  const stopped = `search index: Pagefind's process (${service}) stopped before the index was written`;
+  if (free === undefined || free >= NEARLY_FULL) return stopped;
+  return `${stopped}: the disk that holds ${dir} is full (${Math.round(free / 1024)} KiB free); free some space there and build again`;
 }
 
 /** Builds the shards one after another (see writeIndex), each from its `count` records of `batches`; the files of each shard. */

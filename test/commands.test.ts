@@ -96,6 +96,27 @@ describe('a build on a full disk', () => {
   });
 });
 
+describe('a build on a read-only or unwritable disk', () => {
+  // Tests run as root here, whom no chmod stops, and mount no read-only disk: the write is refused as the disk would refuse it.
+  it.each([
+    ['EROFS', 'read-only file system', 'that file system is mounted read-only: build to a folder on one the build may write (--out, --cache), or mount it read-write'],
+    ['EACCES', 'permission denied', "the build's user may not write there: let it (chown the folder to it, or chmod u+w), or build to a folder of its own (--out, --cache)"],
+    ['EPERM', 'operation not permitted', "the build's user may not write there: let it (chown the folder to it, or chmod u+w), or build to a folder of its own (--out, --cache)"],
+  ])('%s: says where it could not write and what to do', async (code, words, fix) => {
+    const root = await tempDir();
+    const values = { content: DEMO_CONTENT, out: path.join(root, 'dist'), templates: TEMPLATES, cache: path.join(root, 'cache'), 'base-url': DEFAULT_BASE_URL, 'search-shard': '25000' };
+    const probe = await open(path.join(root, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const refused = vi.spyOn(handles, 'writeFile').mockRejectedValue(Object.assign(new Error(`${code}: ${words}, write`), { code }));
+    try {
+      await expect(runBuild(values)).rejects.toThrow(`${code}: ${words}, write (writing ${values.out} or the cache ${values.cache}): ${fix}`);
+    } finally {
+      refused.mockRestore();
+    }
+  });
+});
+
 describe('check', () => {
   it('names an asset a template addresses relative to the page at its line and column, with the address to write, as the templates\' other problems', async () => {
     const templates = path.join(await tempDir(), 'templates');

@@ -4,7 +4,7 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadContent } from '../src/load.ts';
-import { buildSearchIndex, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -134,6 +134,17 @@ describe('search index', () => {
     } finally {
       await thread.close();
     }
+  });
+});
+
+describe("Pagefind's process stopping", () => {
+  // It panics when a write of its fails (a full disk), and says why only on its own stderr.
+  it('is told as a full disk, with the folder and what to do, when the disk it wrote to has next to no space left', () => {
+    expect(pagefindStopped(4242, '/srv/dist.staging-search', 12 * 1024)).toBe(
+      "search index: Pagefind's process (4242) stopped before the index was written: the disk that holds /srv/dist.staging-search is full (12 KiB free); free some space there and build again",
+    );
+    expect(pagefindStopped(4242, '/srv/dist.staging-search', 5e9)).toBe("search index: Pagefind's process (4242) stopped before the index was written");
+    expect(pagefindStopped(4242, '/srv/dist.staging-search', undefined)).toBe("search index: Pagefind's process (4242) stopped before the index was written");
   });
 });
 
