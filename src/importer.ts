@@ -10,7 +10,7 @@ import fg from 'fast-glob';
 import { listContent, REDIRECTS_DIR } from './listing.ts';
 import { checkContent, lockContent } from './locks.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
-import { writeFileAtomic } from './output.ts';
+import { removeKilledTemps, writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
@@ -626,6 +626,8 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
     await unlock();
   } else if ((await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText) report.unchanged++;
   else await writeOne(content, STATE_FILE, stateText, report);
+  // An import killed as it wrote (SIGKILL) left the temporary file of each write it was in, where nothing else removes it.
+  for (const dir of new Set([content, ...[...outputs.keys()].map((rel) => path.dirname(path.join(content, rel)))])) await removeKilledTemps(dir);
 }
 
 async function writeOne(content: string, rel: string, text: string, report: ImportReport): Promise<void> {

@@ -34,6 +34,21 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   }
 }
 
+/** A name writeFileAtomic gives its temporary file, with the tag of the process that writes it (see ownTag). */
+const ATOMIC_TEMP = /^\..+\.tmp-([\d_]+)-[a-z\d]*$/;
+
+/**
+ * Removes the temporary files of writeFileAtomic in `dir` whose writer is gone: one killed as it wrote (SIGKILL, or
+ * the machine stopping) left its hidden file there for ever. A writer that still runs keeps its own.
+ */
+export async function removeKilledTemps(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const writer = ATOMIC_TEMP.exec(name)?.[1];
+    // One this user may not remove stays, as it would have: the write that looks is not to fail for it.
+    if (writer !== undefined && !tagRuns(writer)) await rm(path.join(dir, name), { force: true }).catch(() => undefined);
+  }
+}
+
 function siblings(outDir: string) {
   const parent = path.dirname(outDir);
   const base = path.basename(outDir);

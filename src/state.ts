@@ -9,10 +9,9 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { LoadCache } from './load.ts';
-import { folderId, writeFileAtomic } from './output.ts';
+import { folderId, removeKilledTemps, writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
 import { Locked, takeLock } from './locks.ts';
-import { tagRuns } from './processes.ts';
 
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
@@ -228,11 +227,9 @@ export function readState(stateDir: string, code: string, outDir: string): Build
 /** Writes the state under a temporary name; the build moves it into place when its output is in place. */
 export async function writeStateNext(stateDir: string, state: BuildState): Promise<[string, string]> {
   await mkdir(stateDir, { recursive: true });
-  for (const name of await readdir(stateDir)) {
-    // Another version's state, or the temporary file of a process killed while it wrote one (see writeFileAtomic).
-    const killed = /^\.state-.*\.tmp-([\d_]+)-/.exec(name);
-    if ((ANY_STATE_FILE.test(name) && name !== stateFile(state.code)) || (killed && !tagRuns(killed[1]!))) await rm(path.join(stateDir, name), { force: true });
-  }
+  // Another version's state, and the temporary file of a process killed while it wrote one.
+  for (const name of await readdir(stateDir)) if (ANY_STATE_FILE.test(name) && name !== stateFile(state.code)) await rm(path.join(stateDir, name), { force: true });
+  await removeKilledTemps(stateDir);
   const next = path.join(stateDir, `${stateFile(state.code)}.next`);
   await writeFileAtomic(next, statePieces(state));
   return [next, path.join(stateDir, stateFile(state.code))];

@@ -15,7 +15,7 @@ import { slugFromTitle } from './collections.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, httpDate, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
 import { DEFAULT_SITE, isLive, loadContent, loadFullTalk, revisionOf, type Catalogue, type CatalogueTalk } from './load.ts';
-import { writeFileAtomic } from './output.ts';
+import { removeKilledTemps, writeFileAtomic } from './output.ts';
 import { readWithStats, type WriteHandler } from './server.ts';
 import { Locked } from './locks.ts';
 import { lockState, stateDirFor } from './state.ts';
@@ -529,6 +529,8 @@ export class RecordWriter implements WriteHandler {
     try {
       if (change.before) mode = (await stat(file)).mode & 0o777;
       else made = await mkdir(path.dirname(file), { recursive: true });
+      // A write killed as it wrote (SIGKILL) left its temporary file beside the talk's, where nothing else removes it.
+      await removeKilledTemps(path.dirname(file));
       await writeFileAtomic(file, change.after, mode);
       result = await this.build(true);
     } finally {

@@ -14,6 +14,7 @@ import { RECORD_FILE } from '../src/headers.ts';
 import { importPyvideo, STATE_FILE, type ImportState } from '../src/importer.ts';
 import { loadContent } from '../src/load.ts';
 import { checkContent } from '../src/locks.ts';
+import { ownTag } from '../src/processes.ts';
 import { API_FIELDS } from '../src/record.ts';
 import { fragmentFiles } from '../src/search.ts';
 import { fingerprint, PYVIDEO_SNAPSHOT, TEMPLATES, unlikeSanitised } from './helpers.ts';
@@ -330,6 +331,20 @@ describe('importing hand-made snapshots', () => {
       const published = await talkIn(content, 'conf', 'with-id');
       expect([published.state, published.added, published.updated]).toEqual([1, '2026-01-02T03:04:05', '2026-02-03T04:05:06.789']);
       expect((await talkIn(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
+    }));
+
+  it("removes the temporary files an import killed as it wrote left beside the talks', and keeps a live writer's", () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/a-talk.json', { title: 'A talk' });
+      await importPyvideo({ source, content, now: FIRST });
+      const videos = path.join(content, 'conf', 'videos');
+      const killed = [path.join(videos, `.a-talk.json.tmp-${2 ** 22 + 17}_5-k9x`), path.join(content, `.pyvideo-import.json.tmp-${2 ** 22 + 17}_5-a1`)];
+      const live = path.join(videos, `.a-talk.json.tmp-${ownTag()}-live`);
+      for (const file of [...killed, live]) await writeFile(file, '{"title": "half');
+      await write('conf/videos/a-talk.json', { title: 'A talk, retitled' });
+      await importPyvideo({ source, content, now: SECOND });
+      expect([...killed, live].map((file) => existsSync(file))).toEqual([false, false, true]);
     }));
 
   it('keeps the event folder given before when a newer snapshot brings a folder of that name', () =>

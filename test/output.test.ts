@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWriter, folderId, Patch, recover, recoverPatch, scratchFolder, Staging, tempName, writeFileAtomic } from '../src/output.ts';
-import { startOf } from '../src/processes.ts';
+import { FileWriter, folderId, Patch, recover, recoverPatch, removeKilledTemps, scratchFolder, Staging, tempName, writeFileAtomic } from '../src/output.ts';
+import { ownTag, startOf } from '../src/processes.ts';
 import { tempDir } from './helpers.ts';
 
 describe('Staging', () => {
@@ -92,6 +92,19 @@ describe('writeFileAtomic', () => {
     await expect(writeFileAtomic(file, pieces())).rejects.toThrow('ENOSPC');
     expect(await readdir(root)).toEqual(['state.v8']);
     expect(await readFile(file, 'utf8')).toBe('old');
+  });
+});
+
+describe('removeKilledTemps', () => {
+  it("removes the temporary files a writer killed while it wrote left, and keeps a live writer's and every other file", async () => {
+    const root = await tempDir();
+    const deadPid = 2 ** 22 + 17;
+    const kept = ['talk.yaml', `.talk.yaml.tmp-${ownTag()}-live`, '.talk.yaml.swp', '.notes.tmp-abc', 'x.tmp-1-2'];
+    for (const name of [...kept, `.talk.yaml.tmp-${deadPid}-k9x`, `.other.json.tmp-${deadPid}_123-a1`]) await writeFile(path.join(root, name), '');
+    await removeKilledTemps(root);
+    expect((await readdir(root)).sort()).toEqual(kept.sort());
+    // A folder that is not there has none.
+    await removeKilledTemps(path.join(root, 'gone'));
   });
 });
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { build } from '../src/build.ts';
 import { RECORD_ALLOW } from '../src/headers.ts';
+import { ownTag } from '../src/processes.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { hasState, readState, stateDirFor } from '../src/state.ts';
 import { addToken, readTokens } from '../src/tokens.ts';
@@ -108,6 +109,16 @@ describe('writes through the API', () => {
       expect(listPage.status).toBe(200);
       found = listPage.text.includes(r.text);
     }
+  });
+
+  it("removes the temporary files a writer killed as it wrote left beside the talk's file, and keeps a live writer's", async () => {
+    const videos = path.dirname(path.join(content, TALK));
+    const killed = path.join(videos, `.asyncio-in-production-lessons.yaml.tmp-${2 ** 22 + 17}_5-k9x`);
+    const live = path.join(videos, `.asyncio-in-production-lessons.yaml.tmp-${ownTag()}-live`);
+    for (const file of [killed, live]) await writeFile(file, 'title: half');
+    expect((await send('PATCH', 12, { quality_notes: 'Checked.' })).status).toBe(200);
+    expect([existsSync(killed), existsSync(live)]).toEqual([false, true]);
+    await rm(live);
   });
 
   it('PUT replaces the record: fields left out take their defaults', async () => {
