@@ -284,22 +284,25 @@ const EMBED_POLICY: sanitizeHtml.IOptions = {
 /**
  * An embed's iframe as the page shows it. Its own `allow` would hand the page it frames, from any host,
  * the camera, microphone or location under the site's name (the browser asks as if the site wanted
- * them): it gets the features the site's own players have. One without a title (which names it to a
+ * them): it gets the features the site's own players have, fullscreen among them. One without a title (which names it to a
  * screen reader) is given `title`. Its address is asked for over https, as a browser asks for it from a
  * page served so: YouTube's and Vimeo's classic embed codes (`src="//www.youtube.com/embed/…"`, or
  * `http://`) would otherwise leave no player.
  */
 const embedFrame =
   (title: string): sanitizeHtml.Transformer =>
-  (tagName, attribs) => ({
-    tagName,
-    attribs: {
+  (tagName, attribs) => {
+    const frame: sanitizeHtml.Attributes = {
       ...attribs,
       ...(attribs.src === undefined ? {} : { src: attribs.src.trim().replace(/^(?:http:)?\/\/(?=[^/\\])/i, 'https://') }),
       ...(attribs.allow === undefined ? {} : { allow: PLAYER_ALLOW }),
       ...(attribs.title?.trim() ? {} : { title }),
-    },
-  });
+    };
+    // The site's allow gives fullscreen: an allowfullscreen beside it (YouTube's embed code, the pyvideo import's) is
+    // what Chromium warns of on every such page ("Allow attribute will take precedence over 'allowfullscreen'").
+    if (frame.allow !== undefined) delete frame.allowfullscreen;
+    return { tagName, attribs: frame };
+  };
 
 /**
  * An embed's player, safe (see embedFrame): the first the embed has, as a talk has one; a video element
