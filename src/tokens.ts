@@ -4,7 +4,8 @@
 import { isUtf8 } from 'node:buffer';
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from './output.ts';
+import path from 'node:path';
+import { removeKilledTemps, writeFileAtomic } from './output.ts';
 
 export interface TokenEntry {
   name: string;
@@ -64,6 +65,8 @@ export async function removeToken(file: string, name: string): Promise<boolean> 
 }
 
 async function writeTokens(file: string, entries: readonly TokenEntry[]): Promise<void> {
+  // A `token add` killed as it wrote (SIGKILL) left its temporary file beside the tokens, where nothing else removes it.
+  await removeKilledTemps(path.dirname(file));
   await writeFileAtomic(file, formatTokens(entries), 0o600);
 }
 

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addToken, credentials, parseTokens, readTokens, removeToken, verifyToken } from '../src/tokens.ts';
@@ -20,6 +20,13 @@ describe('tokens', () => {
     // One character changed (a token ends in "0" one time in 64).
     expect(verifyToken(entries, `${alice.slice(0, -1)}${alice.endsWith('0') ? '1' : '0'}`)).toBeUndefined();
     expect(verifyToken(entries, '')).toBeUndefined();
+  });
+
+  it('removes the temporary file a token command killed as it wrote left beside the tokens', async () => {
+    const file = path.join(await tempDir(), 'tokens.txt');
+    await writeFile(path.join(path.dirname(file), `.tokens.txt.tmp-${2 ** 22 + 17}-k9x`), 'half');
+    await addToken(file, 'ci');
+    expect(await readdir(path.dirname(file))).toEqual(['tokens.txt']);
   });
 
   it('refuses a taken or unusable name, and removes by name', async () => {
