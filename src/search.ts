@@ -92,7 +92,8 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
 export function pageSearchRecord(page: CataloguePage): SearchRecord {
   return {
     url: sitePagePath(page.slug),
-    content: spaceCjkWords([page.title, page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n')),
+    // As a talk's: an override in its text would reverse the rest of the excerpt.
+    content: spaceCjkWords(withoutBidiFormatting([page.title, page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n'))),
     meta: { title: page.title, kind: 'Page' },
     filters: {},
   };

@@ -4,7 +4,7 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadContent } from '../src/load.ts';
-import { buildSearchIndex, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -42,6 +42,15 @@ describe('searchRecord', () => {
     const record = searchRecord({ ...talk, title: 'T', blurb: '', speakers: ['', '\u202eRLO first', 'Second Person'], tags: [' ', 'zz'], category: 'Conf' });
     expect(record.meta.speakers).toBe('\u2068\u202eRLO first\u2069, Second Person');
     expect(record.content).toBe('T\n—\nRLO first, Second Person\n—\nzz\n—\nConf');
+  });
+});
+
+describe('pageSearchRecord', () => {
+  it("leaves out bidirectional formatting, as a talk's record does: an override in a page's text reversed the rest of its excerpt", async () => {
+    const page = (await loadContent(DEMO_CONTENT)).catalogue.pages[0]!;
+    const record = pageSearchRecord({ ...page, title: 'About \u202eus', description: 'Who \u2067we\u2069 are', body: 'The \u202bbody\u202c text.' });
+    expect(record.content).toBe('About us\nWho we are\nThe body text.');
+    expect(record.meta.title).toBe('About \u202eus');
   });
 });
 
