@@ -289,6 +289,21 @@ describe('search', () => {
     expect(await failing.page.locator('#search-status a').getAttribute('href')).toBe('/talks/');
   });
 
+  it('says that search could not be loaded, rather than "No talks found.", when a part of the index cannot be fetched once the page has loaded it (a rebuild since, offline)', async () => {
+    for (const part of ['**/*.pf_index', '**/*.pf_fragment']) {
+      const { page } = await openPage();
+      await page.goto(`${base}/search/`);
+      await expect.poll(() => page.locator('#search-status').textContent()).toBe('');
+      // As after a rebuild, which removes the chunks the index this page loaded names.
+      await page.route(part, (route) => route.fulfill({ status: 404, body: '' }));
+      await page.locator('#q').fill('outages');
+      await expect.poll(() => page.locator('#search-status').textContent(), { message: part }).toBe('Search could not be loaded: reload the page, or browse all talks.');
+      expect(await page.locator('#search-status a').getAttribute('href')).toBe('/talks/');
+      expect(await page.locator('#results li').count()).toBe(0);
+      await page.close();
+    }
+  });
+
   it('says the index is loading until its WebAssembly and metadata are in, and that it could not be loaded when they cannot be', async () => {
     // Pagefind's script loads them after it has loaded: an index is searchable once they are in.
     const { page, problems } = await openPage();

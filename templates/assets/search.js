@@ -52,17 +52,51 @@ async function openIndex(dir) {
   await index.preload('');
   return index;
 }
+/**
+ * Whether a chunk of the index (a word's, a filter's, a result's) could not be fetched since the page loaded: a rebuild
+ * since removed the chunks the index loaded here names, or the browser is offline. Pagefind logs the failure of a
+ * word's chunk and answers as if it had no match ("No talks found."); it offers no other sign of it than its fetch.
+ */
+let chunkFailed = false;
+const fetchChunk = window.fetch.bind(window);
+window.fetch = async (input, init) => {
+  const chunk = /\.pf_\w+$/.test(String(input));
+  try {
+    const response = await fetchChunk(input, init);
+    chunkFailed ||= chunk && !response.ok;
+    return response;
+  } catch (err) {
+    chunkFailed ||= chunk;
+    throw err;
+  }
+};
+
+/** Says that search cannot be used, rather than leave a box that does nothing or answers wrong, and links all talks instead. */
+function unavailable() {
+  list.replaceChildren();
+  more.hidden = true;
+  // Said once, as say() does: a query typed after it would have it read out again.
+  if (status.querySelector('a')) return;
+  const all = document.createElement('a');
+  all.href = '/talks/';
+  all.textContent = 'all talks';
+  status.replaceChildren('Search could not be loaded: reload the page, or browse ', all, '.');
+}
+
+/** `promise`'s value, or undefined where it failed for a chunk that could not be fetched (a result's data): see chunkFailed. */
+const unlessChunkFailed = (promise) =>
+  promise.catch((err) => {
+    if (!chunkFailed) throw err;
+  });
+
 // A site with pages and no talks lists no shard. The index takes a second or two on a large catalogue: say so meanwhile,
-// and say so if it cannot load (offline, a partial upload), rather than leave a box that does nothing.
+// and say so if it cannot load (offline, a partial upload).
 status.textContent = 'Loading the search index…';
 let shards, pagesIndex;
 try {
   [shards, pagesIndex] = await Promise.all([Promise.all(form.dataset.indexes.split(' ').filter(Boolean).map(openIndex)), form.dataset.pages && openIndex(form.dataset.pages)]);
 } catch (err) {
-  const all = document.createElement('a');
-  all.href = '/talks/';
-  all.textContent = 'all talks';
-  status.replaceChildren('Search could not be loaded: reload the page, or browse ', all, '.');
+  unavailable();
   throw err;
 }
 status.textContent = '';
@@ -268,11 +302,12 @@ function showMore(fromButton) {
   const slice = results.slice(shown, shown + PAGE);
   shown += slice.length;
   more.hidden = shown >= results.length;
-  const loading = Promise.all(slice.map((r) => r.data()));
+  const loading = unlessChunkFailed(Promise.all(slice.map((r) => r.data())));
   // Appended in the order asked for, however the loads finish.
   appended = appended.then(async () => {
     const batch = await loading;
     if (ticket !== latest) return;
+    if (!batch) return unavailable();
     const items = batch.map(resultItem);
     list.append(...items);
     // The button may be gone once the last batch is shown: focus moves to the first talk it brought, not to the page.
@@ -309,8 +344,15 @@ async function run() {
   }
   const filtersLoaded = catalogueCounts !== undefined;
   // The options count what the query finds in each year, event or language, whichever is chosen now.
-  const [found, unfiltered] = await Promise.all([searchAll(spaced(term), filters), term && narrowed ? searchAll(spaced(term), {}) : undefined]);
+  const searched = await unlessChunkFailed(Promise.all([searchAll(spaced(term), filters), term && narrowed ? searchAll(spaced(term), {}) : undefined]));
   if (ticket !== latest) return;
+  // The answer lacks what the index could not fetch: it would say "No talks found." of words that many have.
+  if (chunkFailed) {
+    unavailable();
+    status.dataset.query = qs;
+    return;
+  }
+  const [found, unfiltered] = searched;
   queryCounts = term ? (unfiltered ?? found).counts : null;
   countedEarly = queryCounts !== null && !filtersLoaded;
   // The filters came in during the search: they are counted now (else loadFilters does it when they come).
@@ -325,7 +367,8 @@ async function run() {
   const pages = results.filter((result) => result.page).length;
   // Filters leave the pages out: they have no event, year or language.
   const none = pagesIndex && !narrowed ? 'No talks or pages found.' : 'No talks found.';
-  say(n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`);
+  if (chunkFailed) unavailable();
+  else say(n === 0 ? none : `${[counted(n - pages, 'talk'), counted(pages, 'page')].filter(Boolean).join(' and ')} found.`);
   // Which query the status answers: lets scripts (and tests) tell fresh results from stale ones.
   status.dataset.query = qs;
 }
