@@ -438,8 +438,8 @@ describe('search', () => {
     }
   });
 
-  it('finds a talk by a word written with a symbol, as its title writes it (<canvas>, $PATH, a=b)', async () => {
-    const talk = 'id: 501\ntitle: "Drawing on <canvas> from $PATH, where a=b"\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
+  it('finds a talk by a word written with a symbol, as its title writes it (<canvas>, $PATH, a=b), and shows its excerpt as written (an entity written out too: &amp;)', async () => {
+    const talk = 'id: 501\ntitle: "Drawing on <canvas> from $PATH, where a=b"\nsummary: "Escaping &amp; and &copy; for AT&T, &nbsp; too"\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
     const own = await serveOneEventWith('symbols', 'symbols.yaml', talk);
     const { page, problems } = await openPage();
     try {
@@ -449,6 +449,8 @@ describe('search', () => {
         await search(page, query);
         expect(await page.locator('#results li h2').allTextContents(), query).toEqual(['Drawing on <canvas> from $PATH, where a=b']);
       }
+      // Pagefind's excerpt escapes only < and >: read as HTML, &amp; was shown as &.
+      expect(await page.locator('#results li p.excerpt').textContent()).toMatch(/^Drawing on <canvas> from \$PATH, where a=b — Escaping &amp; and &copy; for AT&T, &nbsp; too — /);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

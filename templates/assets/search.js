@@ -252,14 +252,18 @@ async function recount() {
 /** A space after a Chinese or Japanese character, before another or a comma: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
 const INDEX_SPACE = new RegExp(`(?<=${CJK.source}(?:</mark>)?) (?=(?:<mark>)?${CJK.source}|[,.;:!?)])`, 'gu');
 
-/** Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. */
+/**
+ * Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. It is the text with
+ * its < and > written &lt; and &gt;, and nothing else escaped: read as HTML, an entity the text writes out (&amp;, &copy;)
+ * was shown as its character. Only a &lt; or &gt; the text writes out is shown as < or >: the excerpt writes them alike.
+ */
 function excerptNode(html) {
   const p = document.createElement('p');
   p.className = 'excerpt';
-  const doc = new DOMParser().parseFromString(html.replace(INDEX_SPACE, ''), 'text/html');
-  for (const node of doc.body.childNodes) {
-    if (node.nodeName === 'MARK') p.append(Object.assign(document.createElement('mark'), { textContent: node.textContent }));
-    else p.append(document.createTextNode(node.textContent));
+  // Between the marks' tags (a < of the text is &lt;, so none is a tag), every other part is a hit.
+  for (const [i, part] of html.replace(INDEX_SPACE, '').split(/<\/?mark>/).entries()) {
+    const text = part.replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+    p.append(i % 2 ? Object.assign(document.createElement('mark'), { textContent: text }) : text);
   }
   return p;
 }
