@@ -684,7 +684,7 @@ class FileSender {
     let encoding: string | undefined;
     if (range === undefined && COMPRESSED_KINDS.has(kind)) {
       for (const accepted of acceptedEncodings(req.headers['accept-encoding'])) {
-        const copy = (await cache.get(abs + accepted.suffix)) ?? cache.encoded(abs, identity, accepted);
+        const copy = (await this.copyOf(abs, identity, accepted)) ?? cache.encoded(abs, identity, accepted);
         if (!copy) continue;
         file = copy;
         fileRel = rel + accepted.suffix;
@@ -697,6 +697,15 @@ class FileSender {
     // Awaited only when there is something to wait for: an answer from memory takes no turn more.
     if (streaming) await streaming;
     return true;
+  }
+
+  /**
+   * The build's copy of `file` in `encoding`, unless it is older than the file: a build writes a copy after its file,
+   * so an older one was made of other bytes (a page edited by hand, or a patch caught between its file's rename and its copies').
+   */
+  private async copyOf(abs: string, file: CachedFile, encoding: Encoding): Promise<CachedFile | undefined> {
+    const copy = await this.folder.cache.get(abs + encoding.suffix);
+    return copy && copy.mtimeMs >= file.mtimeMs ? copy : undefined;
   }
 
   /** Sends the folder's 404.html, or a page of our own when there is none. */
