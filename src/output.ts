@@ -180,10 +180,16 @@ export class FileWriter {
     const data = typeof body === 'string' ? Buffer.from(body) : body;
     const changed = this.writeOne(rel, data);
     if (!compress) return;
-    // Copies of an unchanged file are left alone, unless a build without copies came before.
-    for (const { suffix, encode } of ENCODINGS) {
-      if (changed || !existsSync(path.join(this.target.root, `${rel}${suffix}`))) this.writeOne(`${rel}${suffix}`, encode(data));
-    }
+    for (const { suffix, encode } of ENCODINGS) if (changed || !this.copyOfFile(rel, `${rel}${suffix}`)) this.writeOne(`${rel}${suffix}`, encode(data));
+  }
+
+  /**
+   * Whether the copy `copy` of the unchanged file `rel` is one: not when it is missing (a build without copies came
+   * before) or older than the file, which was then written since, as a fix made by hand to what this build renders.
+   */
+  private copyOfFile(rel: string, copy: string): boolean {
+    const copied = statSync(path.join(this.target.root, copy), { throwIfNoEntry: false });
+    return copied !== undefined && copied.mtimeMs >= statSync(path.join(this.target.root, rel)).mtimeMs;
   }
 
   /**
