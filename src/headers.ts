@@ -58,6 +58,8 @@ export const ENCODINGS = [
   { name: 'br', suffix: '.br', encode: (data: Uint8Array) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.byteLength } }) },
   { name: 'gzip', suffix: '.gz', encode: (data: Uint8Array) => gzipSync(data, { level: 6 }) },
 ] as const;
+/** Whether `name` is a compressed copy's, in any case of its letters (where case is ignored, one file with the copy): no server sends such a file as one. */
+export const isCopyName = (name: string): boolean => ENCODINGS.some((e) => name.toLowerCase().endsWith(e.suffix));
 /** Bodies smaller than this are sent as they are when compressed as they are sent: the encoding's own bytes would eat the gain (Caddy's default too). */
 export const MIN_COMPRESS_BYTES = 512;
 

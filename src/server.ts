@@ -28,6 +28,7 @@ import {
   HOST_FILES,
   ID_PATTERN,
   INVALID_PAGE,
+  isCopyName,
   kindOf,
   LIST_TITLES,
   listFile,
@@ -150,7 +151,7 @@ export function contentTypeOf(rel: string): string {
 
 /** Precompressed copies and host configuration are in the folder but are not the site's own files. */
 function isServedName(rel: string): boolean {
-  return !ENCODINGS.some((e) => rel.endsWith(e.suffix)) && !(HOST_FILES as readonly string[]).includes(rel);
+  return !isCopyName(rel) && !(HOST_FILES as readonly string[]).includes(rel);
 }
 
 /** What an API path addresses. */

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { fileKey, FolderSpellings, whereOneFile, type SpelledFolder } from './file-keys.ts';
+import { isCopyName } from './headers.ts';
 import { cached } from './memo.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
@@ -81,6 +82,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
   const notAsset = (where: string, ref: string) => `${where}: ${ref} is not a file of ${path.join(dir, 'assets')}; add it there, or change the reference`;
   const problems = [
     ...links.sort().map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`),
+    ...assetNames.filter(isCopyName).map((name) => `${path.join(dir, 'assets', name)} ends in .br or .gz, the names of the compressed copies --compress writes beside a file, which no server sends as a file of their own; rename it`),
     ...same.map(
       ([first, other]) =>
         `${path.join(dir, 'assets', other)} and ${path.join(dir, 'assets', first)} are one file ${whereOneFile(other, first)}: copied to the site's assets there, one would overwrite the other; rename one of them (and the addresses of it), or remove it`,

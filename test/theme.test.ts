@@ -132,6 +132,19 @@ describe('missingAssets', () => {
     expect(failed).toEqual(['copy.css', 'etc'].map((name) => `${path.join(dir, 'assets', name)} is a symbolic link; the site takes only the assets folder's own files: copy the file there`));
   });
 
+  // style.css.gz of the theme's own was written over the build's copy of style.css with --compress, and sent as its gzip.
+  it('refuses an asset named as a compressed copy is, in any case of its letters: no server sends such a file', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    for (const name of ['style.css.gz', 'talks.tar.GZ', 'logo.svg.br']) await writeFile(path.join(dir, 'assets', name), 'bytes');
+    const failed = await loadTheme(dir).then(() => [], (err: { problems?: string[] }) => err.problems);
+    expect(failed).toEqual(
+      ['logo.svg.br', 'style.css.gz', 'talks.tar.GZ'].map(
+        (name) => `${path.join(dir, 'assets', name)} ends in .br or .gz, the names of the compressed copies --compress writes beside a file, which no server sends as a file of their own; rename it`,
+      ),
+    );
+  });
+
   // Copied to dist/assets/ on macOS or Windows, or from a host on them, the two would be one file there.
   it('refuses assets whose names, or the folders they are in, differ only in case, or in how Unicode encodes a letter, naming both and the fix', async () => {
     const dir = path.join(await tempDir('vc-theme-'), 'templates');
