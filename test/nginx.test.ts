@@ -95,6 +95,17 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     expect(gunzipSync(page.body).equals(await file('speakers/index.html'))).toBe(true);
   });
 
+  // nginx's default (gzip_proxied off) sends nothing compressed to a request with a Via header: a site behind a CDN or a caching proxy got every page whole.
+  it('a request through a proxy (Via) gets the .gz copy, and a feed gzipped, as any other; a record still never is encoded', async () => {
+    const via = { 'accept-encoding': 'gzip', via: '1.1 cache.example' };
+    const page = await get('/talks/', via);
+    expect([page.headers['content-encoding'], page.body.equals(await file('talks/index.html.gz'))]).toEqual(['gzip', true]);
+    const feed = await get('/feed.atom', via);
+    expect([feed.headers['content-encoding'], gunzipSync(feed.body).equals(await file('feed.atom'))]).toEqual(['gzip', true]);
+    const record = await get('/api/v2/video/12', via);
+    expect([record.headers['content-encoding'], record.headers.vary]).toEqual([undefined, 'Accept']);
+  });
+
   it('a folder without its slash is redirected to it; a missing page is the 404 page', async () => {
     const folder = await get('/talks?x=1');
     expect(folder.status).toBe(301);
