@@ -318,33 +318,27 @@ export function sanitiseEmbed(html: string, title: string): string {
   }).trim();
 }
 
-/** Elements whose content sanitize-html drops with them (its default nonTextTags): their text is not the page's. */
-const HIDDEN_ELEMENTS = /<(script|style|textarea|option|xmp)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
-/** CommonMark's autolinks, <https://…> and <name@host>: a link whose text is its address. */
-const AUTOLINK = /<([a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)>/gi;
+/** The tags renderMarkdown writes that text runs on through; every other but `br` (a line's end) ends a block. */
+const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'code', 'del', 'em', 'i', 'ins', 'kbd', 'mark', 's', 'samp', 'small', 'strong', 'sub', 'sup', 'u']);
 
 /**
- * An excerpt of Markdown for the search index and feeds, of the text its page shows: its marks and
- * tags are dropped rather than rendered (the excerpt is escaped wherever it is shown), and so are
- * comments and what the sanitiser drops with its element (a script's code), which the page does not show.
- * Its character references are the characters the page shows (`wasn&#39;t` in text scraped from HTML),
- * decoded once the tags are gone: `&lt;b&gt;` is text.
+ * renderMarkdown's HTML as the text a reader of it reads, each block's on a line of its own (a paragraph,
+ * as far as bidirectional text goes): its tags out (a `>` in its attributes is escaped, as is any `<` of
+ * its text), then its character references decoded, once.
+ */
+const textOf = (html: string) =>
+  decodeHTMLStrict(html.replace(/<\/?([a-z][a-z\d]*)[^>]*>/gi, (_, name: string) => (INLINE_TAGS.has(name) ? '' : name === 'br' ? ' ' : '\n')));
+
+/**
+ * An excerpt of Markdown for the search index and feeds, of the text its page shows: the page's HTML
+ * as renderMarkdown makes it, without its tags (the excerpt is escaped wherever it is shown). So each
+ * escape is the character it escapes, code is as written, a table is its cells' text, an image its alt
+ * text, and the comments and what the sanitiser drops with its element (a script's code) are left out
+ * as the page leaves them out. Its character references are the characters the page shows (`wasn&#39;t`
+ * in text scraped from HTML), decoded once: `&lt;b&gt;` is text.
  */
 export function blurb(markdown: string, length: number): string {
-  return excerpt(
-    decodeHTMLStrict(
-      markdown
-        // A comment left open runs to the end, as it does in HTML.
-        .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
-        .replace(HIDDEN_ELEMENTS, ' ')
-        .replace(AUTOLINK, '$1')
-        .replace(/<\/?[a-z][^>]*>/gi, ' ')
-        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-        .replace(/^\s{0,3}(?:#+|>+)\s*/gm, '')
-        .replace(/[*`]+|(?<!\w)_+|_+(?!\w)/g, ''),
-    ),
-    length,
-  );
+  return excerpt(textOf(renderMarkdown(markdown)), length);
 }
 
 /**

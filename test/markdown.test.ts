@@ -172,6 +172,16 @@ describe('excerpts', () => {
     for (const word of blurb(source, 500).split(' ')) expect(shown).toContain(word);
   });
 
+  it('of Markdown are the text its page shows: escapes resolved, code as written, tables, lists and images as their text', () => {
+    expect(blurb('Hello\\*world\\* 2 * 3 = 6, a\\_b and \\<not a tag>', 300)).toBe('Hello*world* 2 * 3 = 6, a_b and <not a tag>');
+    // Code's character references are text: the page shows `&amp;` as written, once decoded.
+    expect(blurb('`code <x> & y` and `a &amp; b`\n\n```html\n<p>if a < b</p>\n```', 300)).toBe('code <x> & y and a &amp; b <p>if a < b</p>');
+    expect(blurb('| Name | Value |\n|:-----|------:|\n| a \\| b | `1` |', 300)).toBe('Name Value a | b 1');
+    expect(blurb('Setup\n=====\n\n1. one\n2. [x] two\n\n![a *diagram*](https://e.org/d.png) and [C#](https://e.org/c "tip")', 300)).toBe('Setup one two a diagram and C#');
+    // Inline HTML is text without its tags (H₂O, not "H 2 O"); a raw HTML block's text is the page's too, its script not.
+    expect(blurb('H<sub>2</sub>O line\\\nbreak\n\n<div>\n<script>steal()</script>\n<p>Shown &amp; <b>bold</b></p>\n</div>', 300)).toBe('H2O line break Shown & bold');
+  });
+
   it('of plain text keep it as written, on one line, cut at a word', () => {
     expect(excerpt('use `__init__` in C#,\n a < b <script>x</script>', 100)).toBe('use `__init__` in C#, a < b <script>x</script>');
     expect(excerpt('one two three', 9)).toBe('one two…');
