@@ -4,7 +4,7 @@
 /** Bidirectional formatting that reaches past the text it is in: embeddings, overrides, isolates. */
 const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 /** Paragraph separators (bidirectional class B), which end every isolate, embedding and override open before them. */
-const PARAGRAPH_BREAK = /[\n\r\u001c-\u001e\u0085\u2029]/g;
+const PARAGRAPH_BREAK = /[\n\r\u001c-\u001e\u0085\u2029]/;
 
 /**
  * `text` without explicit bidirectional formatting: for text cut anywhere and shown in pieces (a search
@@ -25,7 +25,7 @@ export function isolated(text: string): string {
   if (!EXPLICIT_BIDI.test(text)) return text;
   let open = 0;
   let out = '';
-  for (const char of text.replace(PARAGRAPH_BREAK, ' ')) {
+  for (const char of text.replace(new RegExp(PARAGRAPH_BREAK.source, 'g'), ' ')) {
     if (char === '\u2066' || char === '\u2067' || char === '\u2068') open++;
     else if (char === '\u2069') {
       // A closing mark with nothing of the text's to close would close the isolate around it.
@@ -35,4 +35,33 @@ export function isolated(text: string): string {
     out += char;
   }
   return `\u2068${out}${'\u2069'.repeat(open)}\u2069`;
+}
+
+/** The mark that closes each opening one: PDF an embedding or override, PDI an isolate. */
+const CLOSER: Record<string, string> = { '\u202a': '\u202c', '\u202b': '\u202c', '\u202d': '\u202c', '\u202e': '\u202c', '\u2066': '\u2069', '\u2067': '\u2069', '\u2068': '\u2069' };
+
+/**
+ * `text` with the explicit bidirectional formatting each of its paragraphs leaves open closed at that
+ * paragraph's end, innermost first, as the Unicode Bidirectional Algorithm closes it there: for text
+ * that is cut short (an excerpt) or whose paragraphs are joined into one line, where an override open at
+ * the end of a piece would reverse what follows it. A PDF closes nothing opened outside an isolate it is
+ * in; a PDI closes its isolate and what was opened inside it.
+ */
+export function withBidiFormattingClosed(text: string): string {
+  if (!EXPLICIT_BIDI.test(text)) return text;
+  let open: string[] = [];
+  let out = '';
+  const closeAll = () => {
+    out += open.reverse().join('');
+    open = [];
+  };
+  for (const char of text) {
+    if (char in CLOSER) open.push(CLOSER[char]!);
+    else if (char === '\u202c' && open.at(-1) === '\u202c') open.pop();
+    else if (char === '\u2069' && open.includes('\u2069')) open.length = open.lastIndexOf('\u2069');
+    else if (PARAGRAPH_BREAK.test(char)) closeAll();
+    out += char;
+  }
+  closeAll();
+  return out;
 }

@@ -4,6 +4,7 @@ import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities';
 import { naughtyHref } from 'launder';
 import { Marked, Tokenizer, type RendererObject, type Token } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { withBidiFormattingClosed } from './bidi.ts';
 import { cached } from './memo.ts';
 
 const OPTIONS = { gfm: true, breaks: false, async: false } as const;
@@ -349,15 +350,21 @@ export function blurb(markdown: string, length: number): string {
  */
 export const NOT_HTML_TEXT = '\\u0000-\\u0008\\u000B\\u000E-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\uFFFE\\uFFFF';
 
-/** Plain text on one line, cut at a word to at most `length` characters (and an ellipsis). */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Plain text on one line, cut at a word to at most `length` characters (and an ellipsis), the bidirectional
+ * formatting each of its lines and the cut leave open closed (see withBidiFormattingClosed): an override
+ * would otherwise run on into the next line and past the excerpt, over the text shown after it.
+ */
 export function excerpt(text: string, length: number): string {
-  const plain = text.replace(/\s+/g, ' ').trim();
+  const plain = withBidiFormattingClosed(text).replace(/\s+/g, ' ').trim();
   if (plain.length <= length) return plain;
   const cut = plain.slice(0, length);
-  let end = Math.max(cut.lastIndexOf(' '), length - 40);
-  // Never between the halves of a surrogate pair (an emoji in a text without spaces, as PyCon Taiwan's descriptions mix them with Chinese):
-  // half of one is no character, and the feeds, the JSON-LD and the page's description would carry it.
-  if (/[\ud800-\udbff]/.test(cut.charAt(end - 1))) end--;
+  // Through a word too long to end at, never through a grapheme: half a surrogate pair is no character (an emoji in a text
+  // without spaces, as PyCon Taiwan's descriptions mix them with Chinese), and a letter without its accent, a family
+  // without its last member or half a flag is another; the feeds, the JSON-LD and the page's description would carry it.
+  const end = graphemes.segment(plain).containing(Math.max(cut.lastIndexOf(' '), length - 40, 0))!.index;
   // A copy: V8 makes a slice that keeps the whole text alive as long as the excerpt, which every talk's digest holds (23 MB of descriptions on the pyvideo import).
-  return structuredClone(`${cut.slice(0, end).trimEnd()}…`);
+  return structuredClone(`${withBidiFormattingClosed(cut.slice(0, end).trimEnd())}…`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isolated, withoutBidiFormatting } from '../src/bidi.ts';
+import { isolated, withBidiFormattingClosed, withoutBidiFormatting } from '../src/bidi.ts';
 
 const [LRI, RLI, FSI, PDI, RLO, PDF] = ['\u2066', '\u2067', '\u2068', '\u2069', '\u202e', '\u202c'];
 
@@ -29,5 +29,19 @@ describe('withoutBidiFormatting', () => {
   it('drops embeddings, overrides and isolates, and keeps the marks that reach no further than a character', () => {
     expect(withoutBidiFormatting(`a${RLO}b${PDF}${LRI}c${PDI}${RLI}d${FSI}`)).toBe('abcd');
     expect(withoutBidiFormatting('שלום\u200f 3')).toBe('שלום\u200f 3');
+  });
+});
+
+describe('withBidiFormattingClosed', () => {
+  it('leaves text that closes what it opens as it is', () => {
+    for (const text of ['Plain', 'שלום עולם', `a${RLO}b${PDF}c`, `${RLI}a${RLO}b${PDI}c`]) expect(withBidiFormattingClosed(text)).toBe(text);
+  });
+
+  it('closes what each paragraph leaves open at its end, innermost first', () => {
+    expect(withBidiFormattingClosed(`a${RLO}b`)).toBe(`a${RLO}b${PDF}`);
+    expect(withBidiFormattingClosed(`${RLI}a${RLO}b`)).toBe(`${RLI}a${RLO}b${PDF}${PDI}`);
+    // A PDF inside an isolate closes nothing opened outside it.
+    expect(withBidiFormattingClosed(`${RLO}a${LRI}b${PDF}c`)).toBe(`${RLO}a${LRI}b${PDF}c${PDI}${PDF}`);
+    expect(withBidiFormattingClosed(`${RLO}a\n${FSI}b\u2029c`)).toBe(`${RLO}a${PDF}\n${FSI}b${PDI}\u2029c`);
   });
 });

@@ -182,6 +182,11 @@ describe('excerpts', () => {
     expect(blurb('H<sub>2</sub>O line\\\nbreak\n\n<div>\n<script>steal()</script>\n<p>Shown &amp; <b>bold</b></p>\n</div>', 300)).toBe('H2O line break Shown & bold');
   });
 
+  it('of Markdown have the text of each of its blocks closed off: an override open at the end of one does not reach into the next', () => {
+    expect(blurb('\u202eevil\n\nnext paragraph', 300)).toBe('\u202eevil\u202c next paragraph');
+    expect(excerpt('\u2067one\ntwo', 300)).toBe('\u2067one\u2069 two');
+  });
+
   it('of plain text keep it as written, on one line, cut at a word', () => {
     expect(excerpt('use `__init__` in C#,\n a < b <script>x</script>', 100)).toBe('use `__init__` in C#, a < b <script>x</script>');
     expect(excerpt('one two three', 9)).toBe('one two…');
@@ -197,6 +202,24 @@ describe('excerpts', () => {
     expect(blurb(`💡 ${chinese.repeat(3).slice(0, 256)}🚀${chinese}`, 300)).toBe(`💡 ${chinese.repeat(3).slice(0, 256)}…`);
     // A pair the cut leaves whole stays.
     expect(excerpt(`${chinese.slice(0, 118)}🚀${chinese}`, 160)).toBe(`${chinese.slice(0, 118)}🚀…`);
+  });
+});
+
+describe('excerpts cut short', () => {
+  it('are cut between graphemes: never inside a combining sequence, an emoji ZWJ sequence or a flag', () => {
+    // No space to cut at within 40 characters of the limit: the cut goes through a word, at the start of the grapheme it falls in.
+    expect(excerpt('e\u0301'.repeat(100), 51)).toBe(`${'e\u0301'.repeat(5)}…`);
+    const han = '字'.repeat(50);
+    expect(excerpt(`${han}👩\u200d👩\u200d👧${han}`, 93)).toBe(`${han}…`);
+    expect(excerpt(`${han}🇯🇵${han}`, 92)).toBe(`${han}…`);
+    expect(excerpt(`${han}🇯🇵${han}`, 94)).toBe(`${han}🇯🇵…`);
+  });
+
+  it('close the bidirectional formatting the cut leaves open', () => {
+    const [RLO, PDF, RLI, PDI] = ['\u202e', '\u202c', '\u2067', '\u2069'];
+    expect(excerpt(`Talk ${RLO}${'evil '.repeat(20)}${PDF}end`, 30)).toBe(`Talk ${RLO}evil evil evil evil${PDF}…`);
+    expect(blurb(`Talk ${RLI}${'kept '.repeat(20)}${PDI}end`, 30)).toBe(`Talk ${RLI}kept kept kept kept${PDI}…`);
+    expect(excerpt(`Talk ${RLO}evil${PDF} ${'word '.repeat(20)}`, 30)).toBe(`Talk ${RLO}evil${PDF} word word word…`);
   });
 });
 
