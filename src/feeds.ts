@@ -72,6 +72,22 @@ const html = (text: string) => x(escapeText(text));
  */
 const idOf = (item: FeedItem, abs: (p: string) => string) => abs(shortLinkPath(item.id));
 
+/** What RFC 3986 has in no URL's path, query or fragment and WHATWG's serialiser leaves as written. */
+const NOT_IN_URLS = /[[\]^`{|}]/g;
+
+/**
+ * A media file's URL as URL parsers read it, where the content has it as written (and so do the API and
+ * the talk's page, whose browser reads it so): a reader that parses an enclosure by RFC 3986, as most do,
+ * refuses letters of other scripts and the `|`, `{` or `^` the schema takes, as a browser takes them.
+ * WHATWG's serialisation (the host in punycode, letters percent-encoded), and the rest of what RFC 3986
+ * refuses percent-encoded too.
+ */
+function mediaUrl(written: string): string {
+  const url = new URL(written);
+  const rest = `${url.pathname}${url.search}${url.hash}`;
+  return `${url.href.slice(0, url.href.length - rest.length)}${rest.replace(NOT_IN_URLS, encodeURIComponent)}`;
+}
+
 /** What an item says when its talk has no summary. */
 const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, a talk at ${isolated(item.category)}`;
 
@@ -98,7 +114,7 @@ function atom(input: FeedInput, abs: (p: string) => string, siteName: string): s
       `<title type="html"${xmlLang(lang.title)}>${html(item.title)}</title>`,
       `<id>${x(idOf(item, abs))}</id>`,
       `<link href="${url}"/>`,
-      ...(e ? [`<link rel="enclosure" href="${x(e.url)}" type="${x(e.type)}"${e.length !== null ? ` length="${e.length}"` : ''}/>`] : []),
+      ...(e ? [`<link rel="enclosure" href="${x(mediaUrl(e.url))}" type="${x(e.type)}"${e.length !== null ? ` length="${e.length}"` : ''}/>`] : []),
       `<updated>${utc(item.updated).toISOString()}</updated>`,
       ...(item.recorded ? [`<published>${utc(item.recorded).toISOString()}</published>`] : []),
       `<summary type="html"${xmlLang(lang.summary)}>${html(summaryOf(item))}</summary>`,
@@ -140,7 +156,7 @@ function rss(input: FeedInput, abs: (p: string) => string): string {
       // RSS's own <author> takes an e-mail address: names go in Dublin Core's creator.
       ...item.speakers.map((name) => `<dc:creator>${x(name)}</dc:creator>`),
       ...[item.category, ...item.tags].map((term) => `<category>${x(term)}</category>`),
-      ...(e ? [`<enclosure url="${x(e.url)}" length="${e.length ?? 0}" type="${x(e.type)}"/>`] : []),
+      ...(e ? [`<enclosure url="${x(mediaUrl(e.url))}" length="${e.length ?? 0}" type="${x(e.type)}"/>`] : []),
       '</item>',
     ].join('\n');
   });
@@ -185,7 +201,7 @@ function json(input: FeedInput, abs: (p: string) => string): string {
         date_modified: utc(item.updated).toISOString(),
         authors: item.speakers.length > 0 ? item.speakers.map((name) => ({ name })) : undefined,
         tags: [item.category, ...item.tags],
-        attachments: e ? [{ url: e.url, mime_type: e.type, ...(e.length !== null ? { size_in_bytes: e.length } : {}) }] : undefined,
+        attachments: e ? [{ url: mediaUrl(e.url), mime_type: e.type, ...(e.length !== null ? { size_in_bytes: e.length } : {}) }] : undefined,
       };
     }),
   };

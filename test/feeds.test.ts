@@ -148,6 +148,16 @@ describe('feeds', () => {
     expect(items.map((i: { language?: string }) => i.language)).toEqual(['ja', undefined]);
   });
 
+  it('writes a media file\'s URL as URL parsers read it, percent-encoded, where the content (and the API) have it as written', () => {
+    // The schema takes what WHATWG's parser takes: letters of any script, and "|", "{", "^" that RFC 3986 has in no URL.
+    const written = 'https://médias.example.org/vidéos/a|b{c}^d[1]%7C`.mp4?sig=x|y^z{}[]`&k=é#t=1|2';
+    const url = 'https://xn--mdias-bsa.example.org/vid%C3%A9os/a%7Cb%7Bc%7D%5Ed%5B1%5D%7C%60.mp4?sig=x%7Cy%5Ez%7B%7D%5B%5D%60&k=%C3%A9#t=1%7C2';
+    const feed: FeedInput = { ...input, items: [{ ...input.items[0]!, enclosure: { url: written, type: 'video/mp4', length: 1 } }] };
+    expect(parser.parse(renderFeed('rss', feed, SITE)).rss.channel.item[0].enclosure['@url']).toBe(url);
+    expect(parser.parse(renderFeed('atom', feed, SITE)).feed.entry[0].link.find((l: Record<string, string>) => l['@rel'] === 'enclosure')['@href']).toBe(url);
+    expect(JSON.parse(renderFeed('json', feed, SITE)).items[0].attachments[0].url).toBe(url);
+  });
+
   it('takes its dates from the items, never the clock', () => {
     for (const format of ['atom', 'rss', 'json'] as const) {
       const first = renderFeed(format, input, SITE);
