@@ -2,7 +2,7 @@
 // sanitise), then an allow-list; player embeds through a stricter one.
 import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities';
 import { naughtyHref } from 'launder';
-import { Marked, Tokenizer, type RendererObject, type Token } from 'marked';
+import { Marked, Tokenizer, type RendererObject, type Token, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { withBidiFormattingClosed } from './bidi.ts';
 import { cached } from './memo.ts';
@@ -240,19 +240,27 @@ function imagesAsLinks(tokens: Token[], inLink = false): void {
 /** A Markdown text's blocks as the site reads them: each token's `raw`, in order, is the text (its line ends made `\n`). */
 export const markdownBlocks = (source: string): Token[] => marked.lexer(source);
 
-export function renderMarkdown(source: string, top: HeadingTop = 3): string {
-  if (source.trim() === '') return '';
+/** A Markdown text's tokens as its page renders them: marked's, each image made a link. */
+function pageTokens(source: string): Token[] {
   const tokens = marked.lexer(source);
   imagesAsLinks(tokens);
+  return tokens;
+}
+
+/** pageTokens' tokens as the page's HTML, through sanitize-html where they have raw HTML. */
+function renderTokens(tokens: Token[], top: HeadingTop): string {
   const { html, shift } = survey(tokens, top);
   return html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens));
+}
+
+export function renderMarkdown(source: string, top: HeadingTop = 3): string {
+  return source.trim() === '' ? '' : renderTokens(pageTokens(source), top);
 }
 
 /** Every Markdown source through sanitize-html, as renderMarkdown does with those that have HTML in them: what its fast path must match. */
 export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
-  const tokens = marked.lexer(source);
-  imagesAsLinks(tokens);
+  const tokens = pageTokens(source);
   return sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy);
 }
 
@@ -330,17 +338,66 @@ const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'code', 'del', 'em', 'i', 'ins', 
 const textOf = (html: string) =>
   decodeHTMLStrict(html.replace(/<\/?([a-z][a-z\d]*)[^>]*>/gi, (_, name: string) => (INLINE_TAGS.has(name) ? '' : name === 'br' ? ' ' : '\n')));
 
+/** The text of the page's HTML for pageTokens' tokens. */
+const pageText = (tokens: Token[]) => textOf(renderTokens(tokens, 3));
+
+/**
+ * The text textOf reads in renderMarkdown's fast path for tokens without raw HTML, read off the tokens
+ * (rendering and reading back each talk's description held up loading a catalogue): each block's on a
+ * line of its own, an escape the character it escapes, code and an autolink as written (the page escapes
+ * them), other text its character references decoded once, a line break a space.
+ */
+function shownText(tokens: Token[] = []): string {
+  let text = '';
+  for (const token of tokens) text += tokenText(token);
+  return text;
+}
+
+function tokenText(token: Token): string {
+  switch (token.type) {
+    case 'paragraph':
+    case 'heading':
+    case 'blockquote':
+      return `\n${shownText(token.tokens)}\n`;
+    case 'list':
+      return `\n${token.items.map((item: Tokens.ListItem) => shownText(item.tokens)).join('\n')}\n`;
+    case 'table':
+      return `\n${[...token.header, ...token.rows.flat()].map((cell: Tokens.TableCell) => shownText(cell.tokens)).join('\n')}\n`;
+    case 'code':
+      return `\n${token.text}\n`;
+    case 'hr':
+      return '\n';
+    case 'br':
+      return ' ';
+    case 'codespan':
+      return token.text;
+    case 'link':
+      return token.autolink ? token.text : shownText(token.tokens);
+    case 'text':
+    case 'escape':
+      return 'tokens' in token && token.tokens ? shownText(token.tokens) : decodeHTMLStrict(token.text);
+    default:
+      return 'tokens' in token ? shownText(token.tokens) : '';
+  }
+}
+
 /**
  * An excerpt of Markdown for the search index and feeds, of the text its page shows: the page's HTML
  * as renderMarkdown makes it, without its tags (the excerpt is escaped wherever it is shown). So each
  * escape is the character it escapes, code is as written, a table is its cells' text, an image its alt
  * text, and the comments and what the sanitiser drops with its element (a script's code) are left out
  * as the page leaves them out. Its character references are the characters the page shows (`wasn&#39;t`
- * in text scraped from HTML), decoded once: `&lt;b&gt;` is text.
+ * in text scraped from HTML), decoded once: `&lt;b&gt;` is text. Text without raw HTML is read off its
+ * tokens; with it (6 of the pyvideo import's 16,095 descriptions), off its sanitised HTML, as only the
+ * whole of it shows what the sanitiser keeps (an unclosed <script> hides every block after it).
  */
 export function blurb(markdown: string, length: number): string {
-  return excerpt(textOf(renderMarkdown(markdown)), length);
+  const tokens = pageTokens(markdown);
+  return excerpt(survey(tokens, 3).html ? pageText(tokens) : shownText(tokens), length);
 }
+
+/** An excerpt of the text of the page's HTML, for every text, as blurb makes one for those with raw HTML: what its reading of the tokens must match. */
+export const blurbOfPage = (markdown: string, length: number): string => excerpt(pageText(pageTokens(markdown)), length);
 
 /**
  * Code points HTML calls a parse error wherever they stand, as a character class's ranges: controls other than

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { blurb, escapeMarkup, escapeText, excerpt, linkedText, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
-import { unlikeSanitised } from './helpers.ts';
+import { loadContent, loadFullTalk } from '../src/load.ts';
+import { blurb, blurbOfPage, escapeMarkup, escapeText, excerpt, linkedText, renderMarkdown, renderMarkdownSanitised, sanitiseEmbed } from '../src/markdown.ts';
+import { DEMO_CONTENT, unlikeSanitised } from './helpers.ts';
 
 describe('renderMarkdown', () => {
   it('renders lists, links, code and headings below the page outline', () => {
@@ -202,6 +203,33 @@ describe('excerpts', () => {
     expect(blurb(`💡 ${chinese.repeat(3).slice(0, 256)}🚀${chinese}`, 300)).toBe(`💡 ${chinese.repeat(3).slice(0, 256)}…`);
     // A pair the cut leaves whole stays.
     expect(excerpt(`${chinese.slice(0, 118)}🚀${chinese}`, 160)).toBe(`${chinese.slice(0, 118)}🚀…`);
+  });
+});
+
+// blurb reads the text off marked's tokens: it must be the text of the page's HTML, block breaks (where bidi formatting ends) included.
+describe('excerpts of Markdown read off its tokens', () => {
+  const nasty = [
+    'Hello\\*world\\* \\& \\&amp; \\<b> &amp;amp; &#38;copy; &copy &bogus; Q&A; &#0; &#x110000; &#xD800; *&amp;* _a&lt;b_',
+    '`&copy; <x>` a `b\nc` <https://a.b/?x&amp;y> https://a.b/?x&amp;y www.e.org/&amp; a@b.co <mailto:a@b.co>',
+    '![](https://e.org/a.png?x&amp;y) ![a *b*](https://e.org/b.png) [![c](https://e.org/c.png) d&amp;e](https://e.org) [x](javascript:1) [y](<a b>)',
+    '[x][r] [y][] [z] [^1]\n\n[r]: https://e.org "T"\n[y]: https://e.org/y\n\n[^1]: note',
+    'Setext &amp;\n===\n\nTwo\n---\n\n# \u202ehead\nnext\n\n***\n\n\u202eline  \nbreak\\\nagain',
+    '- \u202ea\n  ***\n  b\n- \u202eitem\n- [ ] box\n- [x] \u2067done\n\n1. one\n\n   ```py\n   \u202ecode &amp;\n   ```\n2. two\n   - nested\n\n- [ ] loose\n\n- b',
+    '| \u202ea | `b\\|c` |\n|:--|--:|\n| &amp; | **d** |\n| e |\n\nafter',
+    '> \u202equote\n> > deeper\n\nafter\n\n    indented &amp; <b>\n\n~~~\nfenced\n~~~',
+    'napari (https://napari.org)です。 ~~del~~ ***bold-em*** \ud800 x\u0000y',
+    'Hi <!-- c --> there <script>x()</script>\n\n<div>\n<p>a</p>\n</div>\n\n<script>\nopen\n\nafter',
+  ];
+
+  it('the text of its HTML, for the demo content and Markdown that stretches it', async () => {
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const texts = [
+      ...nasty,
+      ...catalogue.talks.map((talk) => loadFullTalk(DEMO_CONTENT, talk).description),
+      ...catalogue.events.map((event) => event.description),
+      ...catalogue.pages.flatMap((page) => [page.description, page.body]),
+    ];
+    for (const length of [Number.POSITIVE_INFINITY, 300, 40]) for (const text of texts) expect(blurb(text, length), text).toBe(blurbOfPage(text, length));
   });
 });
 
