@@ -211,11 +211,59 @@ function nginxPageMap(): string[] {
   ];
 }
 
-/** The nginx configuration with `root` and `listen` as given (the file the build writes has placeholders to edit). */
-export function nginxConfig({ root, listen }: NginxOptions): string {
+/** The server block's settings: what nginx's defaults answer otherwise than our server. */
+function nginxServerSettings(): string[] {
+  return [
+    '    server_tokens off;',
+    '    absolute_redirect off;',
+    "    # If-Modified-Since of the file's date or later is a 304, as our server and Caddy answer it (nginx's default: the same date only).",
+    '    if_modified_since before;',
+    "    # A Range of several ranges is ignored (the whole file, 200), as our server answers it, not a multipart/byteranges 206.",
+    '    max_ranges 1;',
+    "    # Text files name their charset, as our server sends them (nginx's default list leaves out text/css and",
+    "    # would add it to the feeds' application/ types, which our server sends without).",
+    '    charset utf-8;',
+    '    charset_types text/css text/plain text/xml application/javascript;',
+    '    index index.html;',
+    '    error_page 404 /404.html;',
+    '    # A folder without an index.html (/assets/) is no page: its 404, not autoindex\'s 403.',
+    '    error_page 403 =404 /404.html;',
+    "    # Other methods on the site's files: our server's 405 with its Allow (nginx's own page has none), and OPTIONS its 204.",
+    '    error_page 405 = @vc_not_allowed;',
+    "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",
+    "    # files, whatever the http block (Debian's turns gzip on for text/html, the API's type) says.",
+    '    gzip off;',
+    '    gzip_vary off;',
+    "    # Through a CDN or a caching proxy (a request with Via) too, as nginx's default would send it nothing compressed: what they",
+    '    # keep says Vary: Accept-Encoding.',
+    '    gzip_proxied any;',
+  ];
+}
+
+/** The API's locations: records, lists, events, then a JSON 404 for anything else under /api/v2. */
+function nginxApiLocations(): string[] {
   const lists = LIST_NAMES.flatMap((name) =>
     nginxApiLocation(`^/api/v2/${name}/?$`, `/api/v2/${name}/page.$vc_page`, 'list', listEndpoint(name), 'if ($vc_page = "") { return 404; }'),
   );
+  return [
+    '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
+    '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
+    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
+    ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
+    ...lists,
+    ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
+    ...nginxApiMissLocation('^/api/v2/category/[^/]+/?$', CATEGORY),
+    '    # Anything else under /api/v2 (/api/ itself is the page about the API).',
+    '    location ~ ^/api/v2(?:/|$) {',
+    ...nginxApiJsonHeaders(undefined),
+    `        return 404 ${nginxString(NOT_FOUND)};`,
+    '    }',
+    ...nginxApiErrors(),
+  ];
+}
+
+/** The nginx configuration with `root` and `listen` as given (the file the build writes has placeholders to edit). */
+export function nginxConfig({ root, listen }: NginxOptions): string {
   return [
     '# video-catalogue: nginx configuration for the folder `npm run build` writes.',
     `# ${GENERATED}`,
@@ -241,43 +289,9 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     `    listen ${listen};  # EDIT: the port (or address:port) to listen on`,
     `    root ${nginxString(root)};  # EDIT: the folder \`npm run build\` wrote`,
     '',
-    '    server_tokens off;',
-    '    absolute_redirect off;',
-    "    # If-Modified-Since of the file's date or later is a 304, as our server and Caddy answer it (nginx's default: the same date only).",
-    '    if_modified_since before;',
-    "    # A Range of several ranges is ignored (the whole file, 200), as our server answers it, not a multipart/byteranges 206.",
-    '    max_ranges 1;',
-    "    # Text files name their charset, as our server sends them (nginx's default list leaves out text/css and",
-    "    # would add it to the feeds' application/ types, which our server sends without).",
-    '    charset utf-8;',
-    '    charset_types text/css text/plain text/xml application/javascript;',
-    '    index index.html;',
-    '    error_page 404 /404.html;',
-    '    # A folder without an index.html (/assets/) is no page: its 404, not autoindex\'s 403.',
-    '    error_page 403 =404 /404.html;',
-    "    # Other methods on the site's files: our server's 405 with its Allow (nginx's own page has none), and OPTIONS its 204.",
-    '    error_page 405 = @vc_not_allowed;',
-    "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",
-    "    # files, whatever the http block (Debian's turns gzip on for text/html, the API's type) says.",
-    '    gzip off;',
-    '    gzip_vary off;',
-    "    # Through a CDN or a caching proxy (a request with Via) too, as nginx's default would send it nothing compressed: what they",
-    '    # keep says Vary: Accept-Encoding.',
-    '    gzip_proxied any;',
+    ...nginxServerSettings(),
     '',
-    '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
-    '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
-    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
-    ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
-    ...lists,
-    ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
-    ...nginxApiMissLocation('^/api/v2/category/[^/]+/?$', CATEGORY),
-    '    # Anything else under /api/v2 (/api/ itself is the page about the API).',
-    '    location ~ ^/api/v2(?:/|$) {',
-    ...nginxApiJsonHeaders(undefined),
-    `        return 404 ${nginxString(NOT_FOUND)};`,
-    '    }',
-    ...nginxApiErrors(),
+    ...nginxApiLocations(),
     '',
     '    # Host configuration and the precompressed copies are in the folder but are not the site.',
     `    location ~ ${HIDDEN_FILES} { ${REFUSE_WRITES} return 404; }`,
@@ -500,8 +514,8 @@ const UNCLEAN_PATH = '^[^?]*(?://|\\\\|%5[cC]|%2[fF]|/(?:\\.|%2[eE]){1,2}(?:/|\\
 /** The request headers that make file_server answer with less than the whole file (a 304, a 412, a 206). */
 const CONDITIONAL_HEADERS = ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'If-Range', 'Range'];
 
-/** The Caddyfile with the site address and root as given. */
-export function caddyConfig({ root, listen }: NginxOptions): string {
+/** The API's routes: records, lists, events, then a JSON 404 for anything else under /api/v2. */
+function caddyApiRoutes(): string[] {
   const i = '\t\t\t';
   const lists = LIST_NAMES.flatMap((name) =>
     caddyApi(`list_${name}`, `path /api/v2/${name} /api/v2/${name}/`, 'list', listEndpoint(name), `/api/v2/${name}/page.{vars.page}`, [
@@ -510,6 +524,87 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       `${i}respond @invalid ${caddyString(INVALID_PAGE)} 404`,
     ]),
   );
+  return [
+    ...caddyApi('record', `path_regexp record ^/api/v2/video/(${ID_PATTERN})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
+    ...caddyApiMiss('record_miss', '^/api/v2/video/[^/]+/?$', RECORD),
+    ...lists,
+    ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),
+    ...caddyApiMiss('category_miss', '^/api/v2/category/[^/]+/?$', CATEGORY),
+    '\t# Anything else under /api/v2 (/api/ itself is the page about the API).',
+    '\t@api path /api/v2 /api/v2/*',
+    '\thandle @api {',
+    ...caddyApiJsonHeaders('\t\t', undefined),
+    `\t\trespond ${caddyString(NOT_FOUND)} 404`,
+    '\t}',
+  ];
+}
+
+/** Writes and OPTIONS anywhere but a record, as our server answers them. */
+function caddySiteWrites(): string[] {
+  return [
+    "\t# The site accepts no writes: our server's 405 with its Allow, and OPTIONS its 204.",
+    '\t@site_write not method GET HEAD',
+    '\thandle @site_write {',
+    '\t\theader {',
+    `\t\t\tAllow ${caddyString(READ_ALLOW)}`,
+    `\t\t\tX-Content-Type-Options ${caddyString(NOSNIFF)}`,
+    '\t\t}',
+    '\t\t@site_options method OPTIONS',
+    '\t\trespond @site_options 204',
+    '\t\t@site_refused not method OPTIONS',
+    ...caddyApiJsonHeaders('\t\t', undefined, '@site_refused'),
+    `\t\trespond ${caddyString(notAllowed('{method}'))} 405`,
+    '\t}',
+  ];
+}
+
+/** A folder asked for without its slash, redirected to it with its query (301). */
+function caddyFolderRedirect(): string[] {
+  return [
+    "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",
+    '\t# The Location is the path as the client wrote it ({uri}: {path} is decoded, a Location is ASCII), with its query.',
+    "\t# A path the file matcher finds a folder at only once cleaned (//evil.example/../talks) gets file_server's 308 to the",
+    '\t# folder itself: a Location made of it would send a browser to another site.',
+    '\t@folder {',
+    '\t\tnot path */',
+    '\t\tfile {path}/index.html',
+    `\t\tnot vars_regexp {http.request.uri} ${caddyString(UNCLEAN_PATH)}`,
+    // From its slash: Caddy 2.6 first matches a variable of the placeholder's name, which is none, as the text `<nil>`.
+    `\t\tvars_regexp folder {http.request.uri} ${caddyString('^(/[^?]*)(.*)$')}`,
+    '\t}',
+    '\thandle @folder {',
+    `\t\theader X-Content-Type-Options ${caddyString(NOSNIFF)}`,
+    '\t\tredir {re.folder.1}/{re.folder.2} 301',
+    '\t}',
+  ];
+}
+
+/** Missing files and refused methods: the site's 404 page, or the status alone. */
+function caddyErrors(): string[] {
+  return [
+    '\t# Missing files and refused methods: the site\'s 404 page, or the status alone. A name too long for the',
+    '\t# file system is no file either (Go\'s stat fails, which file_server answers 500).',
+    '\thandle_errors {',
+    "\t\t@not_found expression {err.status_code} == 404 || ({err.status_code} == 500 && {err.message}.contains('name too long'))",
+    '\t\thandle @not_found {',
+    '\t\t\trewrite * /404.html',
+    // The request's validators and range were about the missing address, not 404.html: file_server would
+    // answer them against the page (a reload's If-None-Match an empty 404, a Range part of the page).
+    ...CONDITIONAL_HEADERS.map((name) => `\t\t\trequest_header -${name}`),
+    ...caddyHeaders('page', '\t\t\t'),
+    '\t\t\tfile_server {',
+    '\t\t\t\tstatus 404',
+    // Not its redirect of /404.html/ (a name it finds both before and after the rewrite) to the page's own address.
+    '\t\t\t\tdisable_canonical_uris',
+    '\t\t\t}',
+    '\t\t}',
+    '\t\trespond {err.status_code}',
+    '\t}',
+  ];
+}
+
+/** The Caddyfile with the site address and root as given. */
+export function caddyConfig({ root, listen }: NginxOptions): string {
   return [
     '# video-catalogue: Caddy (v2.6 or newer) configuration for the folder `npm run build` writes.',
     `# ${GENERATED}`,
@@ -529,52 +624,16 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       '\t@ranges header_regexp Range ,',
       '\trequest_header @ranges -Range',
       '',
-      ...caddyApi('record', `path_regexp record ^/api/v2/video/(${ID_PATTERN})/?$`, 'record', RECORD, '/api/v2/video/{re.record.1}'),
-      ...caddyApiMiss('record_miss', '^/api/v2/video/[^/]+/?$', RECORD),
-      ...lists,
-      ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),
-      ...caddyApiMiss('category_miss', '^/api/v2/category/[^/]+/?$', CATEGORY),
-      '\t# Anything else under /api/v2 (/api/ itself is the page about the API).',
-      '\t@api path /api/v2 /api/v2/*',
-      '\thandle @api {',
-      ...caddyApiJsonHeaders('\t\t', undefined),
-      `\t\trespond ${caddyString(NOT_FOUND)} 404`,
-      '\t}',
+      ...caddyApiRoutes(),
       '',
-      "\t# The site accepts no writes: our server's 405 with its Allow, and OPTIONS its 204.",
-      '\t@site_write not method GET HEAD',
-      '\thandle @site_write {',
-      '\t\theader {',
-      `\t\t\tAllow ${caddyString(READ_ALLOW)}`,
-      `\t\t\tX-Content-Type-Options ${caddyString(NOSNIFF)}`,
-      '\t\t}',
-      '\t\t@site_options method OPTIONS',
-      '\t\trespond @site_options 204',
-      '\t\t@site_refused not method OPTIONS',
-      ...caddyApiJsonHeaders('\t\t', undefined, '@site_refused'),
-      `\t\trespond ${caddyString(notAllowed('{method}'))} 405`,
-      '\t}',
+      ...caddySiteWrites(),
       '',
       // After the API (a copy's name under /api/v2 gets the API's JSON 404) and the writes (refused whatever the path), as on our server.
       '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
       `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
       '\terror @hidden 404',
       '',
-      "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",
-      '\t# The Location is the path as the client wrote it ({uri}: {path} is decoded, a Location is ASCII), with its query.',
-      "\t# A path the file matcher finds a folder at only once cleaned (//evil.example/../talks) gets file_server's 308 to the",
-      '\t# folder itself: a Location made of it would send a browser to another site.',
-      '\t@folder {',
-      '\t\tnot path */',
-      '\t\tfile {path}/index.html',
-      `\t\tnot vars_regexp {http.request.uri} ${caddyString(UNCLEAN_PATH)}`,
-      // From its slash: Caddy 2.6 first matches a variable of the placeholder's name, which is none, as the text `<nil>`.
-      `\t\tvars_regexp folder {http.request.uri} ${caddyString('^(/[^?]*)(.*)$')}`,
-      '\t}',
-      '\thandle @folder {',
-      `\t\theader X-Content-Type-Options ${caddyString(NOSNIFF)}`,
-      '\t\tredir {re.folder.1}/{re.folder.2} 301',
-      '\t}',
+      ...caddyFolderRedirect(),
       '',
       '\t# The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html.',
       ...caddySite('Pages, and folders (their index.html)', 'page', 'path *.html */', 'page'),
@@ -589,24 +648,7 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
     ].map((line) => (line ? `\t${line}` : line)),
     '\t}',
     '',
-    '\t# Missing files and refused methods: the site\'s 404 page, or the status alone. A name too long for the',
-    '\t# file system is no file either (Go\'s stat fails, which file_server answers 500).',
-    '\thandle_errors {',
-    "\t\t@not_found expression {err.status_code} == 404 || ({err.status_code} == 500 && {err.message}.contains('name too long'))",
-    '\t\thandle @not_found {',
-    '\t\t\trewrite * /404.html',
-    // The request's validators and range were about the missing address, not 404.html: file_server would
-    // answer them against the page (a reload's If-None-Match an empty 404, a Range part of the page).
-    ...CONDITIONAL_HEADERS.map((name) => `\t\t\trequest_header -${name}`),
-    ...caddyHeaders('page', '\t\t\t'),
-    '\t\t\tfile_server {',
-    '\t\t\t\tstatus 404',
-    // Not its redirect of /404.html/ (a name it finds both before and after the rewrite) to the page's own address.
-    '\t\t\t\tdisable_canonical_uris',
-    '\t\t\t}',
-    '\t\t}',
-    '\t\trespond {err.status_code}',
-    '\t}',
+    ...caddyErrors(),
     '}',
     '',
   ].join('\n');
