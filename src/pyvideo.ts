@@ -438,10 +438,12 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const notes: ImportNote[] = [];
   const note: Note = (kind) => notes.push({ kind, source: ctx.source });
   if (typeof source.title !== 'string' || source.title.trim() === '') return { ok: false, error: 'title is missing or empty' };
-  const title = plainTitle(source.title);
-  if (title !== source.title) note('title: HTML character references decoded (&amp; → &)');
-  for (const key of Object.keys(source)) if (!KNOWN_FIELDS.has(key)) note(`field "${key}" ignored (not in pyvideo's schema)`);
   const fields = fieldReader(source, note);
+  // Read as the other texts are, controls and noncharacters taken out: the schema refuses them.
+  const written = fields.text('title');
+  const title = plainTitle(written);
+  if (title !== written) note('title: HTML character references decoded (&amp; → &)');
+  for (const key of Object.keys(source)) if (!KNOWN_FIELDS.has(key)) note(`field "${key}" ignored (not in pyvideo's schema)`);
   const language = talkLanguage(source.language, note);
   if ('error' in language) return { ok: false, error: language.error };
   const recorded = recordedDate(source.recorded, note);

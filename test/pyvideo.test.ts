@@ -211,6 +211,17 @@ describe('convertTalk', () => {
     expect(textProblems(value)).toEqual([]);
   });
 
+  it('takes them out of a title too, as of the other texts, before its character references are decoded', () => {
+    const { value, notes } = convert({ ...record, title: 'Caf\u00e9\u009d &amp; t\ufdd0alks' });
+    expect(value.title).toBe('Caf\u00e9 & talks');
+    expect(notes.map((n) => n.kind).filter((k) => k.startsWith('title:'))).toEqual([
+      'title: control characters (DEL, U+0080 to U+009F) taken out',
+      'title: noncharacters (U+FDD0 to U+FDEF, U+FFFE and U+FFFF of any plane) taken out',
+      'title: HTML character references decoded (&amp; → &)',
+    ]);
+    expect(textProblems(value)).toEqual([]);
+  });
+
   // 34 related URLs of the snapshot carry Markdown's escapes (`Kalman\_filter`), which browsers read as "/" (`Kalman/_filter`, no page).
   it('takes out the Markdown escapes of a related URL, and keeps in whiteboard what is still no URL to publish, so that the record validates', () => {
     const related = ['http://en.wikipedia.org/wiki/Kalman\\_filter', { label: 'Gephi', url: 'http://gephi.org/\\' }, 'http://2016.es.pycon.org/</a', 'https:///e.org/x'];
