@@ -1218,6 +1218,9 @@ class Writing {
       await markUnsaved(deferredStateDir);
     }
     const writeState = stateDir && !deferredStateDir;
+    // So is the no-op record: one a build killed after its commit left would answer for the output it replaced, to a
+    // build whose input is that one's again (an option or a template put back), which would then write nothing.
+    if (writeState) await forgetUnchanged(stateDir);
     if (output instanceof Patch) {
       output.checkOutput();
       const move = writeState ? [await writeStateNext(stateDir, this.stateOf(outputId(out)))] : [];

@@ -784,6 +784,18 @@ describe('a build killed while it commits', () => {
     await incremental();
     await expectSameAsClean();
   });
+
+  it("leaves no no-op record of the output it replaced (killed after its commit, another --base-url then put back)", async () => {
+    const killed = runCommand('build', ['--content', content, '--templates', templates, '--out', out, '--cache', path.join(root, 'cache'), '--compress', '--base-url', 'https://talks.example.org'], {
+      node: ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs')],
+      env: { ...process.env, CRASH_AT: 'unchanged' },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toContain('https://talks.example.org/');
+    // The input is the first build's again: its no-op record would take the output for that build's.
+    expect((await incremental()).written).toBeGreaterThan(0);
+    await expectSameAsClean();
+  });
 });
 
 describe('a build that fails in one of its render threads', () => {
