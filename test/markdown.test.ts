@@ -220,11 +220,28 @@ describe('excerpts of Markdown read off its tokens', () => {
     'napari (https://napari.org)です。 ~~del~~ ***bold-em*** \ud800 x\u0000y',
     'Hi <!-- c --> there <script>x()</script>\n\n<div>\n<p>a</p>\n</div>\n\n<script>\nopen\n\nafter',
   ];
+  // Without a character of markup: only a line's start, if any, makes them Markdown (blurb reads the others as they are).
+  const plainish = [
+    'Plain text,\non two lines.\n\nA second paragraph: 3.5 + 2 = 5.5 - 0 (a@b.co, www.e.org/x?y=1).',
+    'Setext\n=\nbody',
+    'Setext\n---\nbody',
+    'Rule\n\n- - -\n\nafter',
+    '# heading\ntext',
+    '   > quote',
+    '+ item\n+ two',
+    '- item',
+    '1) one\n2. two',
+    '123456789. big',
+    'Line  \nbreak',
+    'para\n\n    indented code\n\n\tTabbed',
+    'CRLF\r\n===\r\nbody',
+  ];
 
   it('the text of its HTML, for the demo content and Markdown that stretches it', async () => {
     const { catalogue } = await loadContent(DEMO_CONTENT);
     const texts = [
       ...nasty,
+      ...plainish,
       ...catalogue.talks.map((talk) => loadFullTalk(DEMO_CONTENT, talk).description),
       ...catalogue.events.map((event) => event.description),
       ...catalogue.pages.flatMap((page) => [page.description, page.body]),
