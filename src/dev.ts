@@ -27,7 +27,8 @@ const CLIENT = `(() => {
   const source = new EventSource(${JSON.stringify(DEV_EVENTS)});
   let box;
   source.addEventListener('reload', () => location.reload());
-  source.addEventListener('search', () => location.pathname === '/search/' && location.reload());
+  // The page the search index serves, at whichever of its addresses (/search/index.html): its script holds the old index.
+  source.addEventListener('search', () => document.querySelector('[data-indexes]') && location.reload());
   source.addEventListener('problems', (event) => {
     const { errors, built } = JSON.parse(event.data);
     if (!box) {

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevResult, type DevServer } from '../src/dev.ts';
@@ -166,6 +167,31 @@ describe('npm run dev', () => {
     expect((await raw(server.url, 'GET', '/faq/')).status).toBe(404);
     expect((await raw(server.url, 'GET', '/')).text).not.toContain('/faq/');
     stream.close();
+  });
+
+  it("has the search page reload once the search index is built, at any of its addresses, and no other page", async () => {
+    const { server } = await devOnDemo();
+    const client = (await raw(server.url, 'GET', DEV_CLIENT)).text;
+    /** The client run in a page at `pathname` whose search form is there or not, as a browser would run it; what the page did on each event. */
+    const pageAt = (pathname: string, searchForm: boolean) => {
+      const listeners = new Map<string, () => void>();
+      const reloads: string[] = [];
+      const page = {
+        EventSource: class {
+          addEventListener(name: string, listener: () => void) {
+            listeners.set(name, listener);
+          }
+        },
+        location: { pathname, reload: () => reloads.push(pathname) },
+        document: { querySelector: (selector: string) => (searchForm && selector === '[data-indexes]' ? {} : null) },
+      };
+      runInNewContext(client, page);
+      listeners.get('search')!();
+      return reloads;
+    };
+    expect(pageAt('/search/', true)).toEqual(['/search/']);
+    expect(pageAt('/search/index.html', true)).toEqual(['/search/index.html']);
+    expect(pageAt('/talks/', false)).toEqual([]);
   });
 
   it('answers only GET and HEAD on its own paths, and has browsers revalidate what they keep', async () => {
