@@ -80,10 +80,12 @@ function onlyChangedFields(source: string, untouched: string, rewritten: string)
     const bare = source[end - 1] !== '\n' && text.endsWith('\n');
     edits.push({ start, end, text: bare && start === end ? `\n${text.slice(0, -1)}` : bare ? text.slice(0, -1) : text });
   };
+  let previous: Span | undefined;
   for (const [key, span] of own) {
     const now = after.get(key);
-    if (!now) replace(span.start, span.end, '');
+    if (!now) replace(commentAbove(source, span.start, previous?.end), span.end, '');
     else if (slice(untouched, before.get(key)!) !== slice(rewritten, now)) replace(span.start, span.end, slice(rewritten, now));
+    previous = span;
   }
   const end = Math.max(...[...own.values()].map((span) => span.end));
   const added = [...after].filter(([key]) => !own.has(key));
@@ -92,6 +94,22 @@ function onlyChangedFields(source: string, untouched: string, rewritten: string)
   for (const edit of edits.sort((a, b) => b.start - a.start || b.end - a.end)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   // Whatever this missed (an anchor's scope, a comment's place), the file must read as the library's whole rewrite does.
   return sameYaml(out, rewritten) ? out : undefined;
+}
+
+/**
+ * Where the comment lines right above a field that starts at `start` begin, after the field before it, which ends at
+ * `after`: a removed field's comment goes with it, as an editor removes it (and the yaml library did), rather than
+ * come to stand above the next field. Not past a blank line, nor above the first field (a file's heading).
+ */
+function commentAbove(text: string, start: number, after: number | undefined): number {
+  if (after === undefined) return start;
+  let from = start;
+  while (from > after) {
+    const line = text.lastIndexOf('\n', from - 2) + 1;
+    if (line < after || !/^[ \t]*#/.test(text.slice(line, from))) break;
+    from = line;
+  }
+  return from;
 }
 
 function sameYaml(a: string, b: string): boolean {

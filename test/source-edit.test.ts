@@ -83,6 +83,11 @@ describe('editing a content file', () => {
     expect(out.replace(/\r\n/g, '')).not.toContain('\n');
   });
 
+  it("removes the comment lines right above a field it removes, not past a blank line, nor a file's heading above its first field", () => {
+    const text = '# Talk file\nduration: 60\nid: 1\n# about what follows\n\n# the title as announced\n#   (see the programme)\ntitle: x\nrecorded: "2024-05-16"\n';
+    expect(editSource('t.yaml', text, { duration: undefined, title: undefined })).toBe('# Talk file\nid: 1\n# about what follows\n\nrecorded: "2024-05-16"\n');
+  });
+
   it('keeps the comments on a list it replaces', () => {
     const out = editSource('talk.yaml', 'id: 1\nspeakers:\n  # in the order announced\n  - A\ntags: # no tag for the room\n  - a\n', { speakers: ['B', 'C'], tags: [] });
     expect(out).toContain('# in the order announced');
