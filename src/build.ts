@@ -23,7 +23,7 @@ import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
 import type { BatchResult } from './render-talks.ts';
-import { SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
+import { PAGES_INDEX, SEARCH_DIR, SEARCH_SHARD_SIZE, shardOf } from './search-shards.ts';
 import type { SearchThread } from './search.ts';
 import type { WorkerTask } from './render-worker.ts';
 import type { SiteInfo, SiteRenderer } from './render.ts';
@@ -432,8 +432,11 @@ async function startSearchIndex(
   const keys = new Map(shards.map((shard) => [shard.dir, shard.key]));
   const gone = [...before.keys()].some((dir) => !keys.has(dir));
   // Deferred, the last build's files all stay, under their old keys, which the next build sees as stale; only
-  // a shard that is new is built now, as the search page published at once lists it.
-  const deferred = defer && before.size > 0;
+  // a shard that is new is built now, as the search page published at once lists it. A talks' shard new or gone
+  // moves talks from shard to shard: the shards left as they were would then list some twice, and lose others,
+  // until the next build, so the index is built now, as a build that does not defer builds it.
+  const reshaped = [...shards.map((shard) => shard.dir).filter((dir) => !before.has(dir)), ...[...before.keys()].filter((dir) => !keys.has(dir))].some((dir) => dir !== PAGES_INDEX);
+  const deferred = defer && before.size > 0 && !reshaped;
   const building = deferred ? stale.filter((shard) => !before.has(shard.dir)) : stale;
   const kept = deferred ? [...before.values()].flat() : shards.filter((shard) => !stale.includes(shard)).flatMap((shard) => before.get(shard.dir)!);
   const pending = deferred && (building.length < stale.length || gone);
