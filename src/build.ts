@@ -11,14 +11,13 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
-import { Piscina } from 'piscina';
 import type { ContentError } from './errors.ts';
 import { checkContent } from './locks.ts';
 import { contentSignature, countStale, listContent, type ContentEntry, type WatchedListing } from './listing.ts';
 import type { Catalogue, LoadBasis, ReadTalks } from './load.ts';
 import { FileWriter, finishPatch, folderId, notTheBuildsGlobs, outputId, outputReplaced, Patch, scratchFolder, Staging, swappable, type WriteTarget } from './output.ts';
 import { contains, realPath } from './paths.ts';
-import { PROJECT_ROOT, threadEntry } from './program.ts';
+import { PROJECT_ROOT } from './program.ts';
 import { COMPRESSED_KINDS, filesOf, kindOf } from './headers.ts';
 import type { Fingerprints, OutputSpec, PageJob, Part, PlanMemo, TalkJob } from './plan.ts';
 import type { Progress } from './progress.ts';
@@ -30,6 +29,7 @@ import type { SiteInfo, SiteRenderer } from './render.ts';
 import { forgetState, forgetUnchanged, hasState, lockState, ManifestPatch, markUnsaved, readState, readUnchanged, stateDirFor, stateStamp, writeStateNext, writeUnchanged, type BuildState, type PartFiles, type Totals } from './state.ts';
 import { RenderFailures, TemplateError } from './template-errors.ts';
 import { loadTheme, TEMPLATE_NAMES, templatesUsed, ThemeError, type Theme } from './theme.ts';
+import { Workers } from './workers.ts';
 
 /**
  * The modules that load, plan, render and index, imported once a build has something to do: a build
@@ -205,40 +205,6 @@ function fingerprints(theme: Theme, code: string, site: SiteInfo): Fingerprints 
 }
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-
-/** Worker threads for a build, started on first use: small builds never pay for them. */
-class Workers {
-  private pool: Piscina | undefined;
-
-  constructor(readonly threads: number) {}
-
-  /**
-   * Starts the threads now (`count` of them, if none run yet), so that their start-up overlaps the main
-   * thread's own work; or `atFirst` of them, and the others once more tasks wait than they can take.
-   */
-  start(count = this.threads, atFirst = count): Piscina {
-    this.pool ??= new Piscina({
-      filename: threadEntry('render-worker').href,
-      minThreads: atFirst,
-      maxThreads: count,
-      // A thread started on demand stays until the build closes the pool: one stopped when idle for a moment would be started again.
-      idleTimeout: Infinity,
-      // Workers keep nothing between batches: a small heap makes them collect garbage early instead of growing.
-      resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 32 },
-    });
-    return this.pool;
-  }
-
-  run<R>(task: unknown, name?: string): Promise<R> {
-    return this.start().run(task, name ? { name } : undefined) as Promise<R>;
-  }
-
-  async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.destroy();
-  }
-}
 
 /**
  * One build's rendering (see renderJobs): the tasks it takes, a batch at a time for each of its

@@ -3,6 +3,8 @@
 import { renderBatch, type BatchResult } from './render-talks.ts';
 import { SiteRenderer, type SiteInfo } from './render.ts';
 import { mapStackTraces } from './stack-traces.ts';
+import { readTalks as readTalksHere } from './load.ts';
+import { carrying } from './workers.ts';
 import type { Templates } from './theme.ts';
 import type { WriteTarget } from './output.ts';
 import type { PageJob, TalkJob } from './plan.ts';
@@ -20,15 +22,17 @@ export interface WorkerTask {
   pages: PageJob[];
 }
 
-export { readTalks } from './load.ts';
 
 mapStackTraces();
 
 let current: { key: string; renderer: SiteRenderer } | undefined;
 
-export default function run(task: WorkerTask): BatchResult {
+function run(task: WorkerTask): BatchResult {
   // The site's navigation is the content's: a renderer is kept for one navigation, as for one set of templates.
   const key = `${task.templatesKey}${task.templatesFolder}\0${JSON.stringify(task.site)}`;
   if (current?.key !== key) current = { key, renderer: new SiteRenderer(task.templates, task.site, task.templatesFolder, task.writtenTemplates) };
   return renderBatch(current.renderer, task.target, task.contentDir, task.jobs, task.pages);
 }
+
+export default carrying(run);
+export const readTalks = carrying(readTalksHere);
