@@ -180,16 +180,17 @@ export class FileWriter {
     const data = typeof body === 'string' ? Buffer.from(body) : body;
     const changed = this.writeOne(rel, data);
     if (!compress) return;
-    for (const { suffix, encode } of ENCODINGS) if (changed || !this.copyOfFile(rel, `${rel}${suffix}`)) this.writeOne(`${rel}${suffix}`, encode(data));
+    const written = changed ? undefined : statSync(path.join(this.target.root, rel)).mtimeMs;
+    for (const { suffix, encode } of ENCODINGS) if (written === undefined || !this.copyOf(`${rel}${suffix}`, written)) this.writeOne(`${rel}${suffix}`, encode(data));
   }
 
   /**
-   * Whether the copy `copy` of the unchanged file `rel` is one: not when it is missing (a build without copies came
-   * before) or older than the file, which was then written since, as a fix made by hand to what this build renders.
+   * Whether `copy` is a copy of its unchanged file, last written at `written`: not when it is missing (a build without
+   * copies came before) or older than the file, which was then written since, as a fix made by hand to what this build renders.
    */
-  private copyOfFile(rel: string, copy: string): boolean {
+  private copyOf(copy: string, written: number): boolean {
     const copied = statSync(path.join(this.target.root, copy), { throwIfNoEntry: false });
-    return copied !== undefined && copied.mtimeMs >= statSync(path.join(this.target.root, rel)).mtimeMs;
+    return copied !== undefined && copied.mtimeMs >= written;
   }
 
   /**
