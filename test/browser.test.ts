@@ -266,6 +266,17 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('finds talks in a browser without Intl.Segmenter (Firefox before 125), a Chinese or Japanese run looked up whole', async () => {
+    const { page, problems } = await openPage();
+    await page.addInitScript(() => delete (Intl as { Segmenter?: unknown }).Segmenter);
+    await page.goto(`${base}/search/`);
+    await search(page, 'outages');
+    expect(await page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
+    await search(page, 'ハンズオン');
+    expect(await page.locator('#results li h2 a', { hasText: 'はじめての Python 入門ハンズオン' }).count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
   it('says while the index loads and when it cannot, and waits for two letters as the index counts them', async () => {
     const { page } = await openPage();
     let release = () => undefined as void;

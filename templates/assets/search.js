@@ -16,7 +16,8 @@ const MIN_LENGTH = 2;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
 const EMOJI = /\p{Extended_Pictographic}/u;
 const CJK_RUN = new RegExp(`${CJK.source}+`, 'gu');
-const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
+// Firefox before 125 has no Intl.Segmenter: there a run of Chinese or Japanese is looked up whole, and search still works.
+const cjkWords = Intl.Segmenter && new Intl.Segmenter('ja', { granularity: 'word' });
 /**
  * Symbols, which Pagefind's index leaves out of a word (`<canvas>` is canvas, `$PATH` path, `a=b` ab) and its
  * query does not (it takes out punctuation alone), so a word written with one found nothing. An emoji is a word of its own there.
@@ -26,7 +27,7 @@ const SYMBOLS = /(?!\p{Emoji})\p{S}/gu;
 const spaced = (term) =>
   term
     .replace(SYMBOLS, '')
-    .replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `)
+    .replace(CJK_RUN, (run) => ` ${cjkWords ? Array.from(cjkWords.segment(run), (s) => s.segment).join(' ') : run} `)
     .replace(/\s+/g, ' ')
     .trim();
 
