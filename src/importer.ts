@@ -112,6 +112,7 @@ export async function importPyvideo(options: { source: string; content: string; 
 
   const records = await readTalkRecords(source, talkFiles, events.slugs, report, progress, signal);
   const byHand = await handWritten(content, state);
+  report.errors.push(...handTalksLeftAlone(state, events, byHand.slugs, content));
   const ids = idBook(state, records, byHand.ids);
   const slugs = slugBook(state, [...records.keys()], byHand.slugs, events.slugs, ids.earlier);
   const run: TalkImport = { events, noPublish, ids, slugs, content, now };
@@ -127,7 +128,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   }
   if (report.errors.length > 0) return report;
   const removals = leftFiles(state, nextState, outputs, events);
-  await writeFiles(content, outputs, unfinished ? new Set() : asLeft, removals, nextState, report, progress);
+  await writeFiles(content, outputs, unfinished ? new Map() : asLeft, removals, nextState, report, progress);
   report.ok = true;
   return report;
 }
@@ -326,22 +327,21 @@ async function readTalkRecords(source: string, talkFiles: string[], folderSlugs:
 }
 
 /**
- * The talks in `content` that no import wrote (written by hand): their ids, which new ids pass and
- * no record may take, and their slugs by event, which no imported talk may take (its file would
+ * The talks in `content` that no import wrote (written by hand): their ids, by their files, which new ids pass and
+ * no record may take (not even its own: an imported talk's file moved or rewritten as YAML by hand is
+ * one talk twice once the import writes it again), and their slugs by event, which no imported talk may take (its file would
  * replace theirs). Only those files are read: the state knows the others.
  */
-async function handWritten(content: string, state: ImportState): Promise<{ ids: Set<number>; slugs: Map<string, Set<string>> }> {
-  const found = { ids: new Set<number>(), slugs: new Map<string, Set<string>>() };
+async function handWritten(content: string, state: ImportState): Promise<{ ids: Map<number, string>; slugs: Map<string, Set<string>> }> {
+  const found = { ids: new Map<number, string>(), slugs: new Map<string, Set<string>>() };
   if (!existsSync(content)) return found;
-  const talks = Object.values(state.talks);
-  const imported = new Set(talks.map((t) => `${t.event}/videos/${t.slug}.json`));
-  const tracked = new Set(talks.map((t) => t.id));
+  const imported = new Set(Object.values(state.talks).map((t) => `${t.event}/videos/${t.slug}.json`));
   const names = (await listContent(content)).map((e) => e.path).filter((name) => /^[^/]+\/videos\/[^/]+$/.test(name) && !imported.has(name));
   for (const read of readTalks({ dir: content, display: content, names })) {
     const [event, , fileName] = read.name.split('/') as [string, string, string];
     const slug = (read.ok && read.digest.slug) || fileName.replace(/\.[^.]+$/, '');
     setIn(found.slugs, event).add(slug);
-    if (read.ok && !tracked.has(read.digest.id)) found.ids.add(read.digest.id);
+    if (read.ok) found.ids.set(read.digest.id, read.name);
   }
   return found;
 }
@@ -357,8 +357,8 @@ interface IdBook {
   movable: Map<number, string>;
   /** The file of each id given to a talk of the last import. */
   givenTo: Map<number, string>;
-  /** The ids of talks written by hand. */
-  byHand: Set<number>;
+  /** The ids of talks written by hand, and their files. */
+  byHand: Map<number, string>;
   /** The ids given so far, to their files. */
   used: Map<number, string>;
   /** The highest id ever given. */
@@ -366,7 +366,7 @@ interface IdBook {
 }
 
 /** What earlier imports gave the talks of this snapshot and kept for those that left it, and the ids this import gives. */
-function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Set<number>): IdBook {
+function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Map<number, string>): IdBook {
   const left = state.left ?? {};
   const nextLeft: Record<string, TalkState> = Object.fromEntries(Object.entries({ ...left, ...state.talks }).filter(([file]) => !records.has(file)));
   const retired = new Set([...state.retired, ...Object.values(nextLeft).map((talk) => talk.id)]);
@@ -381,7 +381,7 @@ function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Se
     givenTo: new Map(Object.entries(state.talks).map(([file, talk]) => [talk.id, file])),
     byHand,
     used: new Map(),
-    highest: [...records.values()].reduce((highest, { own }) => Math.max(highest, own ?? 0), Math.max(state.highestId, ...byHand, 0)),
+    highest: [...records.values()].reduce((highest, { own }) => Math.max(highest, own ?? 0), Math.max(state.highestId, ...byHand.keys(), 0)),
   };
 }
 
@@ -473,7 +473,8 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
     return undefined;
   };
   const clash = run.ids.used.get(id);
-  if (run.ids.byHand.has(id)) return refuse(`id ${id} is already used by a talk in ${run.content} that this import did not write`);
+  const byHand = run.ids.byHand.get(id);
+  if (byHand) return refuse(`id ${id} is already used by a talk in ${run.content} that this import did not write: ${byHand}`);
   if (clash) return refuse(`id ${id} was given to ${clash} by an earlier import; give one of them another id`);
   run.ids.used.set(id, file);
   const taken = setIn(run.slugs.taken, event);
@@ -538,11 +539,12 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
 
 /**
  * The files the import writes, by their paths in the content folder, and the state it leaves; counts the talks, drafts and talks changed.
- * `asLeft`: the talk files the last import wrote as they are now written again, their records unchanged.
+ * `asLeft`: the talk files the last import wrote as they are now written again, their records unchanged; each with its text as
+ * a talk whose file was edited since, `updated` moved (see writeFiles).
  */
-function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState; asLeft: Set<string> } {
+function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState; asLeft: AsLeft } {
   const outputs = new Map<string, string>();
-  const asLeft = new Set<string>();
+  const asLeft: AsLeft = new Map();
   const nextState: ImportState = {
     highestId: ids.highest,
     retired: [...ids.retired].sort((a, b) => a - b),
@@ -559,10 +561,16 @@ function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now:
     if (draft) report.drafts++;
     report.talks++;
     const rel = talkFile(event, slug);
-    if (talk.previous && !changed && talkFile(talk.previous.event, talk.previous.slug) === rel) asLeft.add(rel);
     if (outputs.has(rel)) report.errors.push({ file, reason: `its talk file ${rel} was given to another talk as well` });
     outputs.set(rel, toJson(value satisfies TalkFile));
-    nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) };
+    const written = (nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) });
+    // Not a talk back in the snapshot: the last import removed its file.
+    if (!changed && ids.givenTo.get(value.id) === file && talkFile(talk.previous!.event, talk.previous!.slug) === rel) {
+      asLeft.set(rel, () => {
+        value.updated = written.updated = now.updated;
+        return toJson(value);
+      });
+    }
   }
   for (const [event, value] of events.files) outputs.set(path.join(event, 'category.json'), toJson(value));
   const sitePages = siteRedirects(talks.map((talk) => talk.value));
@@ -570,6 +578,9 @@ function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now:
   report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
   return { outputs, nextState, asLeft };
 }
+
+/** Talk files the last import wrote, written again as they were: by path, the text of one that was edited since. */
+type AsLeft = Map<string, () => string>;
 
 /** A talk's dates: an earlier import's while what its record says is unchanged; and the hash that tells it next time. */
 function talkDates({ bytes, previous, value }: ConvertedTalk, eventTitle: string, now: Dates): { hash: string; dates: Dates; changed: boolean } {
@@ -589,23 +600,39 @@ function leftFiles(state: ImportState, nextState: ImportState, outputs: Map<stri
     const rel = talkFile(old.event, old.slug);
     if (!outputs.has(rel)) removals.push(rel);
   }
-  for (const event of Object.values(state.folders)) if (!events.files.has(event)) removals.push(path.join(event, 'category.json'));
+  for (const event of leftEvents(state, events)) removals.push(path.join(event, 'category.json'));
   return removals;
+}
+
+/** The folders of the events that left the snapshot, which lose their category files. */
+const leftEvents = (state: ImportState, events: Events) => Object.values(state.folders).filter((event) => !events.files.has(event));
+
+/** Talks written by hand into the folder of an event that left the snapshot would be left without their event (the build refuses them). */
+function handTalksLeftAlone(state: ImportState, events: Events, byHand: Map<string, Set<string>>, content: string): ImportError[] {
+  return leftEvents(state, events).flatMap((event) => {
+    const slugs = byHand.get(event);
+    if (!slugs) return [];
+    const reason = `its event left the snapshot, but its folder in ${content} holds talks this import did not write (${[...slugs].sort().join(', ')}): move them to another event's folder`;
+    return [{ file: path.join(event, 'category.json'), reason }];
+  });
 }
 
 /**
  * Writes each file whose bytes change, atomically, removes those of talks and events that left, and counts them.
  * One of `asLeft` that changes was edited (by hand, or through the API) or removed since: the snapshot is what the import writes, which is said.
+ * An edited one's record as the site served it changes back, so its `updated` moves (feeds and clients follow it; a PATCH moved it), where
+ * one removed comes back as it was.
  */
-async function writeFiles(content: string, outputs: Map<string, string>, asLeft: Set<string>, removals: string[], nextState: ImportState, report: ImportReport, progress?: Progress): Promise<void> {
+async function writeFiles(content: string, outputs: Map<string, string>, asLeft: AsLeft, removals: string[], nextState: ImportState, report: ImportReport, progress?: Progress): Promise<void> {
   const changed: [string, string][] = [];
   progress?.start('files compared:');
   await forEachLimit([...outputs], 32, async ([rel, text]) => {
     progress?.tick();
     const current = await readFile(path.join(content, rel), 'utf8').catch(() => undefined);
     if (current === text) return void report.unchanged++;
-    if (asLeft.has(rel)) noteAll(report, [{ kind: current === undefined ? 'talk file removed since the last import: written again' : 'talk file edited since the last import: replaced by its record', source: rel }]);
-    changed.push([rel, text]);
+    const again = asLeft.get(rel);
+    if (again) noteAll(report, [{ kind: current === undefined ? 'talk file removed since the last import: written again' : 'talk file edited since the last import: replaced by its record', source: rel }]);
+    changed.push([rel, again && current !== undefined ? again() : text]);
   });
   progress?.done();
   await mkdir(content, { recursive: true });

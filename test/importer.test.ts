@@ -2,7 +2,7 @@
 // missing snapshot fails the suite; elsewhere these tests are skipped with a note.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeHTML, decodeHTMLStrict } from 'entities';
@@ -633,11 +633,71 @@ describe('importing hand-made snapshots', () => {
 
       const again = await importPyvideo({ source, content, now: SECOND });
       expect(again.errors).toEqual([]);
-      expect(await readFile(edited, 'utf8')).toBe(imported);
+      // Its record as the site served it changed (back): `updated` says so, as a PATCH's did, for feeds and clients that follow it.
+      expect(await readFile(edited, 'utf8')).toBe(imported.replace('"updated": "2026-01-02T03:04:05.678"', '"updated": "2026-02-03T04:05:06.789"'));
+      expect((await talkIn(content, 'conf', 'left-alone')).updated).toBe('2026-01-02T03:04:05.678');
+      expect((await talkIn(content, 'conf', 'removed')).updated).toBe('2026-01-02T03:04:05.678');
       expect((await talkIn(content, 'conf', 'removed')).title).toBe('removed');
       expect(again.notes.get('talk file edited since the last import: replaced by its record')).toEqual({ count: 1, example: path.join('conf', 'videos', 'edited.json') });
       expect(again.notes.get('talk file removed since the last import: written again')).toEqual({ count: 1, example: path.join('conf', 'videos', 'removed.json') });
       expect(again.written).toBe(4);
+    }));
+
+  it('says nothing of a removed file of a talk that left the snapshot and came back: the import removed it', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      for (const name of ['stays', 'away']) await write(`conf/videos/${name}.json`, { title: name });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      await rm(path.join(source, 'conf', 'videos', 'away.json'));
+      expect((await importPyvideo({ source, content, now: SECOND })).removed).toBe(1);
+
+      await write('conf/videos/away.json', { title: 'away' });
+      const back = await importPyvideo({ source, content, now: SECOND });
+      expect([back.errors, back.keptIds, back.written]).toEqual([[], 2, 2]);
+      expect([...back.notes.keys()].filter((kind) => kind.includes('since the last import'))).toEqual([]);
+      expect((await talkIn(content, 'conf', 'away')).updated).toBe('2026-01-02T03:04:05.678');
+    }));
+
+  it('refuses to give again the id of a talk file it wrote that was moved or rewritten as YAML by hand, and writes nothing', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/talk.json', { id: 3, title: 'Talk' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const imported = path.join(content, 'conf', 'videos', 'talk.json');
+      const talk = JSON.parse(await readFile(imported, 'utf8'));
+      await rm(imported);
+      await writeFile(path.join(content, 'conf', 'videos', 'talk.yaml'), `# checked by hand\nid: 3\ntitle: Talk\nadded: ${talk.added}\nupdated: ${talk.updated}\n`);
+      expect((await loadContent(content)).errors).toEqual([]);
+
+      const before = await fingerprint(content);
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([{ file: 'conf/videos/talk.json', reason: `id 3 is already used by a talk in ${content} that this import did not write: conf/videos/talk.yaml` }]);
+      expect(await fingerprint(content)).toEqual(before);
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
+
+  it('refuses to take away the event of talks written by hand when the event leaves the snapshot (its folder renamed), and writes nothing', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/talk.json', { title: 'Talk' });
+      // Written beside the event's imported talks, before or after they were.
+      await mkdir(path.join(content, 'conf', 'videos'), { recursive: true });
+      await writeFile(path.join(content, 'conf', 'videos', 'mine.yaml'), 'id: 50\ntitle: Mine\nadded: 2026-01-01T00:00:00\nupdated: 2026-01-01T00:00:00\n');
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      await rename(path.join(source, 'conf'), path.join(source, 'conf-2026'));
+
+      const before = await fingerprint(content);
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([
+        { file: path.join('conf', 'category.json'), reason: `its event left the snapshot, but its folder in ${content} holds talks this import did not write (mine): move them to another event's folder` },
+      ]);
+      expect(await fingerprint(content)).toEqual(before);
+      expect((await loadContent(content)).errors).toEqual([]);
+
+      await rename(path.join(content, 'conf', 'videos', 'mine.yaml'), path.join(content, 'mine.yaml'));
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      await rename(path.join(content, 'mine.yaml'), path.join(content, 'conf-2026', 'videos', 'mine.yaml'));
+      expect((await loadContent(content)).errors).toEqual([]);
     }));
 
   it('says of a file given as the snapshot or as the content folder that it is a file, before it reads the snapshot', () =>
