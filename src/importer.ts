@@ -637,12 +637,14 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
   progress?.done();
   await mkdir(content, { recursive: true });
   const stateText = toJson(nextState);
-  if (changed.length > 0 || removals.length > 0) {
-    // Not taken back when a write fails (a folder it may not write, a full disk), nor when the process is killed: the
-    // lock left tells builds that the folder holds half a catalogue, and the next import that it has this one to finish.
-    const unlock = await lockContent(content);
-    // The state goes first: talk files written before it were taken for talks written by hand, and every import after refused.
-    await writeOne(content, STATE_FILE, stateText, report);
+  const stateKept = (await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText;
+  // Not taken back when a write fails (a folder it may not write, a full disk), nor when the process is killed: the
+  // lock left tells builds that the folder holds half a catalogue, and the next import that it has this one to finish.
+  const unlock = changed.length > 0 || removals.length > 0 ? await lockContent(content) : undefined;
+  // The state goes first: talk files written before it were taken for talks written by hand, and every import after refused.
+  if (stateKept) report.unchanged++;
+  else await writeOne(content, STATE_FILE, stateText, report);
+  if (unlock) {
     await removeFiles(content, removals, report);
     progress?.start('files written:');
     await forEachLimit(changed, 32, async ([rel, text]) => {
@@ -651,8 +653,7 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
     });
     progress?.done();
     await unlock();
-  } else if ((await readFile(path.join(content, STATE_FILE), 'utf8').catch(() => undefined)) === stateText) report.unchanged++;
-  else await writeOne(content, STATE_FILE, stateText, report);
+  }
   // An import killed as it wrote (SIGKILL) left the temporary file of each write it was in, where nothing else removes it.
   for (const dir of new Set([content, ...[...outputs.keys()].map((rel) => path.dirname(path.join(content, rel)))])) await removeKilledTemps(dir);
 }
@@ -683,8 +684,13 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
 
 async function removeFiles(content: string, removals: string[], report: ImportReport): Promise<void> {
   for (const rel of removals) {
-    await rm(path.join(content, rel), { force: true });
-    report.removed++;
+    // One already gone (removed by hand) is not counted.
+    await rm(path.join(content, rel)).then(
+      () => report.removed++,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      },
+    );
     await rmdir(path.dirname(path.join(content, rel))).catch(() => undefined);
   }
 }

@@ -700,6 +700,27 @@ describe('importing hand-made snapshots', () => {
       expect((await loadContent(content)).errors).toEqual([]);
     }));
 
+  it('counts as written and removed only the files whose bytes it changed or that it removed: not the state when it is the same, nor a file already gone', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/kept.json', { title: 'Kept' });
+      await write('conf/videos/gone.json', { title: 'Gone' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      await rm(path.join(content, 'conf', 'videos', 'gone.json'));
+      await rm(path.join(source, 'conf', 'videos', 'gone.json'));
+      const left = await importPyvideo({ source, content, now: SECOND });
+      expect([left.errors, left.removed, left.written]).toEqual([[], 0, 1]);
+
+      const event = path.join(content, 'conf', 'category.json');
+      const imported = await readFile(event, 'utf8');
+      await writeFile(event, imported.replace('"title": "Conf"', '"title": "Conf, by hand"'));
+      const state = (await fingerprint(content))[STATE_FILE];
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect([again.errors, again.written, again.unchanged]).toEqual([[], 1, 3]);
+      expect(await readFile(event, 'utf8')).toBe(imported);
+      expect((await fingerprint(content))[STATE_FILE]).toBe(state);
+    }));
+
   it('says of a file given as the snapshot or as the content folder that it is a file, before it reads the snapshot', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
