@@ -476,7 +476,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     process.stderr.write(`import: ${source}: ${report.unusable}; nothing was written\n`);
     return 2;
   }
-  for (const error of report.errors) process.stderr.write(`${path.join(source, error.file)}: ${error.reason}\n`);
+  for (const error of report.errors) process.stderr.write(`${path.isAbsolute(error.file) ? error.file : path.join(source, error.file)}: ${error.reason}\n`);
   if (!report.ok) {
     process.stderr.write(`import failed: ${counted(report.errors.length, 'record')} could not be converted; nothing was written\n`);
     return 1;

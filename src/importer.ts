@@ -13,7 +13,7 @@ import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { removeKilledTemps, writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
 import { slugFromTitle } from './collections.ts';
-import { chooseSlug, convertEvent, convertTalk, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, isObject, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
 import { fileKey, FolderSpellings } from './file-keys.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
@@ -51,7 +51,7 @@ export interface ImportState {
   folders: Record<string, string>;
 }
 
-/** A record the import could not convert: its path inside the source, and why. */
+/** A record the import could not convert: its path inside the source (a file of the content folder's, absolute), and why. */
 interface ImportError {
   file: string;
   reason: string;
@@ -94,7 +94,8 @@ export async function importPyvideo(options: { source: string; content: string; 
   // Throws while another import writes the folder. One that stopped part way left files this one finishes: they are not edits by hand.
   const unfinished = checkContent(content) !== undefined;
   const noPublish = await readNoPublish(source, report.errors);
-  const state = await readState(content);
+  const state = await readState(content, report.errors);
+  if (!state) return report;
   // Not only files: a link to nothing, or a folder so named, is a record that cannot be read, not one that left the snapshot.
   const categoryFiles = (await fg('*/category.json', { cwd: source, onlyFiles: false })).sort();
   // An import is the whole catalogue: from a folder with no events it would remove every talk imported before.
@@ -185,13 +186,16 @@ async function readNoPublish(source: string, errors: ImportError[]): Promise<Set
   return noPublish;
 }
 
-async function readState(content: string): Promise<ImportState> {
+/** What earlier imports gave; undefined, its error reported, when their state cannot be read: taken for none, every talk would get a new id beside its file. */
+async function readState(content: string, errors: ImportError[]): Promise<ImportState | undefined> {
   const none: ImportState = { highestId: 0, retired: [], talks: {}, folders: {} };
-  try {
-    return { ...none, ...(JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as Partial<ImportState>) };
-  } catch {
-    return none;
-  }
+  const file = path.join(content, STATE_FILE);
+  if (!existsSync(file)) return none;
+  const read = await readRecord(content, STATE_FILE);
+  if (!('error' in read) && isObject(read.value)) return { ...none, ...(read.value as Partial<ImportState>) };
+  const problem = 'error' in read ? read.error : 'not a JSON object';
+  errors.push({ file: path.resolve(file), reason: `${problem}: it holds the ids earlier imports gave; restore it (from git, a backup) and import again` });
+  return undefined;
 }
 
 /** A JSON file of the snapshot, its bytes and its value, or why it cannot be read. */
@@ -600,20 +604,20 @@ function leftFiles(state: ImportState, nextState: ImportState, outputs: Map<stri
     const rel = talkFile(old.event, old.slug);
     if (!outputs.has(rel)) removals.push(rel);
   }
-  for (const event of leftEvents(state, events)) removals.push(path.join(event, 'category.json'));
+  for (const [, event] of leftEvents(state, events)) removals.push(path.join(event, 'category.json'));
   return removals;
 }
 
-/** The folders of the events that left the snapshot, which lose their category files. */
-const leftEvents = (state: ImportState, events: Events) => Object.values(state.folders).filter((event) => !events.files.has(event));
+/** The events that left the snapshot, which lose their category files: pyvideo's folder of each, and its folder here. */
+const leftEvents = (state: ImportState, events: Events) => Object.entries(state.folders).filter(([, event]) => !events.files.has(event));
 
 /** Talks written by hand into the folder of an event that left the snapshot would be left without their event (the build refuses them). */
 function handTalksLeftAlone(state: ImportState, events: Events, byHand: Map<string, Set<string>>, content: string): ImportError[] {
-  return leftEvents(state, events).flatMap((event) => {
+  return leftEvents(state, events).flatMap(([folder, event]) => {
     const slugs = byHand.get(event);
     if (!slugs) return [];
-    const reason = `its event left the snapshot, but its folder in ${content} holds talks this import did not write (${[...slugs].sort().join(', ')}): move them to another event's folder`;
-    return [{ file: path.join(event, 'category.json'), reason }];
+    const reason = `the event left the snapshot, but its folder ${path.join(content, event)} holds talks this import did not write (${[...slugs].sort().join(', ')}): move them to another event's folder`;
+    return [{ file: `${folder}/category.json`, reason }];
   });
 }
 

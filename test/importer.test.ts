@@ -689,7 +689,7 @@ describe('importing hand-made snapshots', () => {
       const before = await fingerprint(content);
       const report = await importPyvideo({ source, content, now: SECOND });
       expect(report.errors).toEqual([
-        { file: path.join('conf', 'category.json'), reason: `its event left the snapshot, but its folder in ${content} holds talks this import did not write (mine): move them to another event's folder` },
+        { file: 'conf/category.json', reason: `the event left the snapshot, but its folder ${path.join(content, 'conf')} holds talks this import did not write (mine): move them to another event's folder` },
       ]);
       expect(await fingerprint(content)).toEqual(before);
       expect((await loadContent(content)).errors).toEqual([]);
@@ -719,6 +719,20 @@ describe('importing hand-made snapshots', () => {
       expect([again.errors, again.written, again.unchanged]).toEqual([[], 1, 3]);
       expect(await readFile(event, 'utf8')).toBe(imported);
       expect((await fingerprint(content))[STATE_FILE]).toBe(state);
+    }));
+
+  it('refuses a state file it cannot read (a merge conflict in it), where it gave every talk a new id beside its file, and writes nothing', () =>
+    handMade(async ({ source, content, write }) => {
+      await write('conf/category.json', { title: 'Conf' });
+      await write('conf/videos/talk.json', { title: 'Talk' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const state = path.join(content, STATE_FILE);
+      await writeFile(state, `<<<<<<< HEAD\n${await readFile(state, 'utf8')}`);
+
+      const before = await fingerprint(content);
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([{ file: path.resolve(state), reason: expect.stringMatching(/^not valid JSON \(.*\): it holds the ids earlier imports gave; restore it \(from git, a backup\) and import again$/) }]);
+      expect(await fingerprint(content)).toEqual(before);
     }));
 
   it('says of a file given as the snapshot or as the content folder that it is a file, before it reads the snapshot', () =>
