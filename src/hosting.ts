@@ -514,11 +514,15 @@ const UNCLEAN_PATH = '^[^?]*(?://|\\\\|%5[cC]|%2[fF]|/(?:\\.|%2[eE]){1,2}(?:/|\\
 /** The request headers that make file_server answer with less than the whole file (a 304, a 412, a 206). */
 const CONDITIONAL_HEADERS = ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'If-Range', 'Range'];
 
-/** The API's routes: records, lists, events, then a JSON 404 for anything else under /api/v2. */
+/**
+ * The API's routes: records, lists, events, then a JSON 404 for anything else under /api/v2. Each is matched by
+ * path_regexp, which tells case apart as our server and Django's routes do: Caddy's `path` ignores it, so that
+ * `/API/v2/Video/` was the list of records there, where it is the site's 404 on ours and on nginx.
+ */
 function caddyApiRoutes(): string[] {
   const i = '\t\t\t';
   const lists = LIST_NAMES.flatMap((name) =>
-    caddyApi(`list_${name}`, `path /api/v2/${name} /api/v2/${name}/`, 'list', listEndpoint(name), `/api/v2/${name}/page.{vars.page}`, [
+    caddyApi(`list_${name}`, `path_regexp ^/api/v2/${name}/?$`, 'list', listEndpoint(name), `/api/v2/${name}/page.{vars.page}`, [
       ...CADDY_PAGE.map((line) => `${i}${line}`),
       ...caddyApiJsonHeaders(i, READ_ALLOW, '@invalid'),
       `${i}respond @invalid ${caddyString(INVALID_PAGE)} 404`,
@@ -531,7 +535,7 @@ function caddyApiRoutes(): string[] {
     ...caddyApi('category', `path_regexp category ^/api/v2/category/(${SLUG_PATTERN})/?$`, 'list', CATEGORY, '/api/v2/category/{re.category.1}'),
     ...caddyApiMiss('category_miss', '^/api/v2/category/[^/]+/?$', CATEGORY),
     '\t# Anything else under /api/v2 (/api/ itself is the page about the API).',
-    '\t@api path /api/v2 /api/v2/*',
+    '\t@api path_regexp ^/api/v2(?:/|$)',
     '\thandle @api {',
     ...caddyApiJsonHeaders('\t\t', undefined),
     `\t\trespond ${caddyString(NOT_FOUND)} 404`,

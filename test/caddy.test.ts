@@ -25,6 +25,11 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
       const res = await get(`/api/v2/video${query}`);
       expect([query, res.status, res.text, res.headers['content-type'], res.headers.vary]).toEqual([query, 404, '{"detail": "Invalid page."}', 'application/json', 'Accept']);
     }
+    // Outside /api/v2 (in its case) a list's path in other letter case is the site's 404 page, as on our server: Caddy's `path` matcher ignores case.
+    for (const pathname of ['/API/v2/video/', '/Api/V2/speaker?page=2', '/API/v2/nothing']) {
+      const res = await get(pathname);
+      expect([pathname, res.status, res.body.equals(await file('404.html'))]).toEqual([pathname, 404, true]);
+    }
   });
 
   it('OPTIONS answers the description; PUT, PATCH and DELETE are 405 with Allow', async () => {

@@ -72,6 +72,10 @@ export const API_CASES: ApiCase[] = [
   ['DELETE', '/api/v2/video/abc/'],
   ['GET', '/api/v2/category/page.1'],
   ['GET', '/api/v2/category/No-Such/'],
+  // Paths are case-sensitive, as Django's URL patterns are: an endpoint's path in other letter case is no endpoint.
+  ['GET', '/api/v2/VIDEO?page=2'],
+  ['GET', '/api/v2/Category/'],
+  ['HEAD', '/api/v2/Speaker'],
   // The API's answers are sent whole whatever the Range, as Django REST framework sends them, and say no Accept-Ranges.
   ['GET', '/api/v2/video/12', { range: 'bytes=0-1,5-6' }],
   ['GET', '/api/v2/video/12', { range: 'bytes=0-9' }],
