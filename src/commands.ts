@@ -125,6 +125,11 @@ function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
     if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: ${notAFolder(dir)}`);
   }
+  // Its templates and assets are no content files: read as content, it would pass for an empty catalogue too.
+  if (within(values.content, values.templates)) {
+    const how = within(values.templates, values.content) ? 'the' : 'inside the';
+    throw new OptionError(`--content ${values.content} is ${how} templates folder (--templates ${values.templates}), which holds no talks: name the content folder, such as content`);
+  }
   if (!output) return;
   const named = `${output} ${values.out}`;
   const out = values.out;

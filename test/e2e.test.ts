@@ -146,6 +146,22 @@ describe('commands', () => {
     expect(fg.sync('*', { cwd: root, onlyDirectories: true }).sort()).toEqual(['content', 'site']);
   });
 
+  it('build, check, dev, start: --content naming the templates folder, which holds no talks, exits 2 before any work rather than emptying the site', async () => {
+    const root = await tempDir();
+    await cp(path.join(ROOT, 'templates'), path.join(root, 'templates'), { recursive: true });
+    const out = path.join(root, 'dist');
+    const built = cli('build', ['--content', DEMO_CONTENT, '--templates', 'templates', '--out', out, '--cache', path.join(root, 'cache')], root);
+    expect(built.status, built.stderr).toBe(0);
+    const before = await fingerprint(root);
+    const writes = ['--out', out, '--cache', path.join(root, 'cache')];
+    const serves = [...writes, '--port', '0'];
+    for (const [script, content, args] of [['build', 'templates', writes], ['check', 'templates', []], ['dev', 'templates/assets', serves], ['start', 'templates', serves]] as const) {
+      const result = cli(script, ['--content', content, '--templates', 'templates', ...args], root);
+      expect([result.status, result.stderr.split('\n')[0]], script).toEqual([2, `${script}: --content ${content} is ${content === 'templates' ? 'the' : 'inside the'} templates folder (--templates templates), which holds no talks: name the content folder, such as content`]);
+    }
+    expect(await fingerprint(root)).toEqual(before);
+  });
+
   it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
     const result = cli('build', ['--contnet', 'x']);
     expect(result.status).toBe(2);
