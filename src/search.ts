@@ -137,6 +137,7 @@ function* batchesOf(shards: ShardInput[]): Generator<SearchRecord[]> {
  * the index it held.
  */
 export async function writeIndex(batches: Iterator<SearchRecord[]>, count: number, dir: string, signal?: AbortSignal): Promise<string[]> {
+  quietPagefindStops();
   // Every record is indexed as English text: talks in many languages share one index, so one query finds them all.
   const { index, errors } = await pagefind.createIndex({ forceLanguage: 'en', maxFragments: fragmentFiles(count) });
   const stop = () => void pagefind.close();
@@ -180,6 +181,24 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
     signal?.removeEventListener('abort', stop);
     await pagefind.close();
   }
+}
+
+/** The console.error that quietPagefindStops put in place last. */
+let quietLog: typeof console.error | undefined;
+
+/**
+ * Pagefind's client logs each of its writes that fails once its process is gone (`Service stopped` and a stack
+ * trace: one for every record on its way when Ctrl+C in a terminal signals its process too, a screenful), then
+ * fails what waits. writeIndex says once why the index stopped (see pagefindStopped), so those are left out;
+ * the console is the client's only way of saying them. Left in place: its last writes may fail after writeIndex.
+ */
+function quietPagefindStops(): void {
+  if (console.error === quietLog) return;
+  const log = console.error;
+  quietLog = (...args: unknown[]) => {
+    if (args[0] !== 'Service stopped' || (args[1] as NodeJS.ErrnoException | undefined)?.code !== 'EPIPE') log.apply(console, args);
+  };
+  console.error = quietLog;
 }
 
 /** Space left on the disk under which Pagefind's process stopping is taken for the disk's being full: a write it failed took the rest. */

@@ -2,8 +2,9 @@
 // of its own, and stopped cleanly when the build that wanted it is gone.
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadContent } from '../src/load.ts';
+import { childrenNamed, running } from '../src/processes.ts';
 import { buildSearchIndex, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
@@ -99,6 +100,27 @@ describe('search index', () => {
     while ((children = await pagefindChildren()).length === 0) await new Promise((r) => setTimeout(r, 20));
     process.kill(Number(children[0]!.split(' ')[0]), 'SIGINT');
     expect(await outcome).toMatch(/search index: Pagefind's process \(\d+\) stopped before the index was written/);
+  });
+
+  it("says once that Pagefind's process stopped, without its client's stack trace for each record then on its way (a screenful on Ctrl+C in a terminal)", async () => {
+    const logged = vi.spyOn(console, 'error');
+    try {
+      const many = records(1000);
+      // Pagefind's process ends between two batches, as a Ctrl+C meets it while the records go.
+      function* batches() {
+        yield many.slice(0, 500);
+        const pid = childrenNamed(process.pid, ['pagefind', 'pagefind_extend']).at(-1)!;
+        process.kill(pid, 'SIGINT');
+        while (running(pid));
+        yield many.slice(500);
+      }
+      await expect(writeIndex(batches(), many.length, await tempDir('vc-search-'))).rejects.toThrow(/search index: Pagefind's process \(\d+\) stopped before the index was written/);
+      // Its client's writes fail one after another once the pipe is gone.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(logged.mock.calls.filter(([first]) => first === 'Service stopped')).toEqual([]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it("fails a build with its message and exit code 1, rather than end it silently, when Pagefind's process ends as it writes the index (as on a full disk)", async () => {
