@@ -8,6 +8,7 @@ import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError } from './errors.ts';
 import { checkContent } from './locks.ts';
+import { CATEGORY_FILE } from './listing.ts';
 import { notTheBuilds } from './output.ts';
 import { contains, realPath } from './paths.ts';
 import { terminalProgress } from './progress.ts';
@@ -116,6 +117,28 @@ const notAFolder = (dir: string) => (existsSync(dir) ? 'is a file, not a folder'
 const within = (inner: string, outer: string) => contains(realPath(outer), realPath(inner));
 
 /**
+ * The event that `dir` is the folder of, or the videos folder of, by its category file: a content folder named
+ * a level or two too deep (`cd content/pycon-2024 && npm run check -- --content .`), whose every file would be
+ * called misplaced.
+ */
+function eventFolderOf(dir: string): { folder: string; category: string } | undefined {
+  for (const folder of path.basename(path.resolve(dir)) === 'videos' ? [dir, path.join(dir, '..')] : [dir]) {
+    const category = namesIn(folder).find((name) => CATEGORY_FILE.test(name));
+    if (category) return { folder, category };
+  }
+  return undefined;
+}
+
+/** The names in a folder; none where it cannot be read, which the loader reports with its fix (chmod). */
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
+/**
  * The folders a command reads, and the one it writes, checked before any work: a mistyped content
  * folder must not pass for an empty catalogue (whose build would empty the site), and a build
  * replaces its output folder whole, so it must not hold the content, the templates, the working
@@ -124,6 +147,11 @@ const within = (inner: string, outer: string) => contains(realPath(outer), realP
 function checkFolders(values: BuildValues, output?: '--out' | '--dir'): void {
   for (const [option, dir] of [['content', values.content], ['templates', values.templates]] as const) {
     if (!isFolder(dir)) throw new OptionError(`--${option} ${dir}: ${notAFolder(dir)}`);
+  }
+  const event = eventFolderOf(values.content);
+  if (event) {
+    const how = event.folder === values.content ? 'an' : 'in an';
+    throw new OptionError(`--content ${values.content} is ${how} event's folder (${path.join(event.folder, event.category)}), not the catalogue's: name the folder that holds the events' folders, such as ${path.join(event.folder, '..')}`);
   }
   // Its templates and assets are no content files: read as content, it would pass for an empty catalogue too.
   if (within(values.content, values.templates)) {

@@ -8,6 +8,8 @@ import type { LoadCache } from './load.ts';
 import { cached } from './memo.ts';
 
 export const DATA_FILE = /\.(ya?ml|json)$/;
+/** An event's file, in its folder. */
+export const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 /** Listed too, so that the loader can say how to name them: a talk in `talk.YAML` would otherwise vanish without a word. */
 export const ANY_CASE_DATA_FILE = new RegExp(DATA_FILE.source, 'i');
 /** The folder of the site's own pages (src/pages.ts); no event folder can be named so, as a slug has no underscore. */

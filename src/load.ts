@@ -38,7 +38,7 @@ import { cached } from './memo.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
 import { fieldName, isJson, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { checkParsed, validate, type Validated } from './validate.ts';
-import { ANY_CASE_DATA_FILE, DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
+import { ANY_CASE_DATA_FILE, CATEGORY_FILE, DATA_FILE, listContent, PAGES_DIR, REDIRECTS_DIR, SITE_FILE, statKey, type ContentEntry } from './listing.ts';
 
 export interface Origin {
   /** The file as shown in messages, relative to the working directory. */
@@ -150,8 +150,6 @@ export type ReadTalks = (task: { dir: string; display: string; names: string[] }
 type ReadTalkResult =
   | { name: string; ok: true; rev: string; digest: TalkDigest }
   | { name: string; ok: false; errors: { file: string; pos: Position; field: string; message: string }[] };
-
-const CATEGORY_FILE = /^category\.(ya?ml|json)$/;
 
 /**
  * A link is not followed, as the theme's assets' are not: what it leads to is outside the folder that `dev` watches and

@@ -162,6 +162,24 @@ describe('commands', () => {
     expect(await fingerprint(root)).toEqual(before);
   });
 
+  it("build, check: --content naming an event's folder, or its videos folder, exits 2 and names the catalogue's folder, rather than call every file misplaced", async () => {
+    const root = await tempDir();
+    await cp(DEMO_CONTENT, path.join(root, 'content'), { recursive: true });
+    const before = await fingerprint(root);
+    const templates = path.join(ROOT, 'templates');
+    const event = path.join('content', 'tidewater-python-2024');
+    for (const content of [event, path.join(event, 'videos')]) {
+      for (const script of ['build', 'check']) {
+        const result = cli(script, ['--content', content, '--templates', templates, ...(script === 'build' ? ['--out', 'dist', '--cache', 'cache'] : [])], root);
+        expect([result.status, result.stderr.split('\n')[0]], `${script} ${content}`).toEqual([
+          2,
+          `${script}: --content ${content} is ${content === event ? 'an' : 'in an'} event's folder (${event}/category.yaml), not the catalogue's: name the folder that holds the events' folders, such as content`,
+        ]);
+      }
+    }
+    expect(await fingerprint(root)).toEqual(before);
+  });
+
   it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
     const result = cli('build', ['--contnet', 'x']);
     expect(result.status).toBe(2);
