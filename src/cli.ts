@@ -47,6 +47,8 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
   // Defaults after the paths given are read from the shell's folder (see typedPath): they are the package's own.
   for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type };
+  const taken = takenByNpm(spec);
+  if (taken) refuse(spec.name, `npm took --${taken} for itself, as it came before "--": give the options after it, as in npm run ${spec.name} -- ${needed(taken, spec.options)}`);
   let values: Record<string, unknown>;
   let positionals: string[];
   try {
@@ -76,7 +78,23 @@ function refuse(command: string, why: string): never {
   process.exit(2);
 }
 
-const needsValue = (name: string, options: Record<string, OptionSpec>) => `--${name} needs a value: --${name} ${options[name]?.value ?? 'VALUE'}`;
+/** An option as it is given: `--content DIR`, `--clean`. */
+const needed = (name: string, options: Record<string, OptionSpec>) => `--${name}${options[name]?.type === 'boolean' ? '' : ` ${options[name]?.value ?? 'VALUE'}`}`;
+
+const needsValue = (name: string, options: Record<string, OptionSpec>) => `--${name} needs a value: ${needed(name, options)}`;
+
+/** npm's own settings of the names of some of the commands' options: npm sets its cache's in every script, and uses them. */
+const NPM_SETTINGS = new Set(['cache', 'json']);
+
+/**
+ * The command's option that `npm run <command> --content x` gave npm rather than the command: npm takes what comes
+ * before `--` as its own settings, sets an unknown one to "true" in its scripts' environment (npm_config_content) and
+ * passes its value on as an argument, so that `--clean` went without a word and `--port 3000` left "3000" unexplained.
+ */
+function takenByNpm(spec: CommandSpec<Record<string, OptionSpec>>): string | undefined {
+  if (process.env.npm_lifecycle_event !== spec.name) return undefined;
+  return Object.keys(spec.options).find((name) => !NPM_SETTINGS.has(name) && process.env[`npm_config_${name.replaceAll('-', '_')}`] !== undefined);
+}
 
 /** The options whose values are paths, by what --help calls their value. */
 const PATH_VALUES = new Set(['DIR', 'FILE']);

@@ -180,6 +180,16 @@ describe('commands', () => {
     expect(await fingerprint(root)).toEqual(before);
   });
 
+  it('npm run check --content x, without "--": the option npm took for itself is named, with exit code 2, not its value as an unexpected argument or the option left out without a word', () => {
+    const valued = spawnSync('npm', ['run', '--silent', 'check', '--content', 'nowhere'], { cwd: ROOT, encoding: 'utf8' });
+    const took = 'check: npm took --content for itself, as it came before "--": give the options after it, as in npm run check -- --content DIR';
+    expect([valued.status, valued.stderr.split('\n')[0]]).toEqual([2, took]);
+    const flag = spawnSync('npm', ['run', '--silent', 'check', '--content', '--', '--content', DEMO_CONTENT], { cwd: ROOT, encoding: 'utf8' });
+    expect([flag.status, flag.stderr.split('\n')[0]]).toEqual([2, took]);
+    const given = spawnSync('npm', ['run', '--silent', 'check', '--', '--content', DEMO_CONTENT], { cwd: ROOT, encoding: 'utf8' });
+    expect([given.status, given.stderr]).toEqual([0, '']);
+  });
+
   it('rejects an unknown option, or a value its option cannot take, with exit code 2', () => {
     const result = cli('build', ['--contnet', 'x']);
     expect(result.status).toBe(2);
