@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
-import { ContentError } from './errors.ts';
+import { ContentError, visible } from './errors.ts';
 import { checkContent } from './locks.ts';
 import { CATEGORY_FILE } from './listing.ts';
 import { notTheBuilds } from './output.ts';
@@ -634,7 +634,7 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
       process.stderr.write(`removed token "${name}" from ${values.tokens}; restart a server running with it to refuse the token\n`);
       return 0;
     }
-    process.stderr.write(`token: ${values.tokens} has no token named "${name}"\n`);
+    process.stderr.write(`token: ${values.tokens} has no token named "${visible(name)}"\n`);
     return 1;
   }
   throw usage();

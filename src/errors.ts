@@ -5,12 +5,12 @@ import type { Position } from './source.ts';
 /**
  * Control characters, which a terminal acts on (an escape sequence sets its colours, its title or the
  * clipboard) and a line break, which would make a line that looks like another error: a message quotes
- * what the content says, and these are shown as escapes instead. Tabs stay. Bidirectional formatting
+ * what the content (or a command's argument) says, and these are shown as escapes instead. Tabs stay. Bidirectional formatting
  * characters and Unicode's line and paragraph separators are escaped too: a right-to-left override
  * reverses the rest of the line, so that a quoted value could show a path or a fix it does not say.
  */
 const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-const visible = (text: string) =>
+export const visible = (text: string) =>
   text.replace(UNSHOWN, (c) => {
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;

@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { visible } from './errors.ts';
 import { removeKilledTemps, writeFileAtomic } from './output.ts';
 
 export interface TokenEntry {
@@ -47,7 +48,7 @@ export async function readTokens(file: string): Promise<TokenEntry[]> {
 
 /** Adds a token named `name` and returns it: the only time it is ever shown. */
 export async function addToken(file: string, name: string): Promise<string> {
-  if (!isTokenName(name)) throw new Error(`"${name}" is not a usable token name: use letters, digits, ".", "_", "@" or "-" (at most 64)`);
+  if (!isTokenName(name)) throw new Error(`"${visible(name)}" is not a usable token name: use letters, digits, ".", "_", "@" or "-" (at most 64)`);
   const entries = await readTokens(file);
   if (entries.some((e) => e.name === name)) throw new Error(`${file} already has a token named "${name}"; remove it first`);
   // 20 random bytes as 40 hex digits: the form Django REST framework's tokens have, which clients expect.

@@ -244,6 +244,10 @@ describe('commands', () => {
     expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('editor\n');
     const unknown = cli('token', ['remove', 'carol', '--tokens', tokens]);
     expect([unknown.status, unknown.stderr]).toEqual([1, `token: ${tokens} has no token named "carol"\n`]);
+    // A name as typed may hold what a terminal acts on (an escape sequence sets its title): shown as escapes, as content errors show them.
+    const hostile = cli('token', ['remove', 'carol\x1b]0;owned\x07', '--tokens', tokens]);
+    expect([hostile.status, hostile.stderr]).toEqual([1, `token: ${tokens} has no token named "carol\\x1b]0;owned\\x07"\n`]);
+    expect(cli('token', ['add', 'carol\x1b]0;owned\x07', '--tokens', tokens]).stderr).toBe('token: "carol\\x1b]0;owned\\x07" is not a usable token name: use letters, digits, ".", "_", "@" or "-" (at most 64)\n');
     const removed = cli('token', ['remove', 'editor', '--tokens', tokens]);
     expect([removed.status, removed.stderr]).toEqual([0, `removed token "editor" from ${tokens}; restart a server running with it to refuse the token\n`]);
     const empty = cli('token', ['list', '--tokens', tokens]);
