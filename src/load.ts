@@ -323,7 +323,9 @@ export function loadFullTalk(dir: string, talk: CatalogueTalk): FullTalk {
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
     value = parsed.doc.value;
   }
-  return { ...acceptedTalk(value as Record<string, unknown>), ...talk };
+  // Into the record acceptedTalk has just made, rather than spread with it into a new object: V8 took 25 µs a talk to
+  // spread two objects of 40 and 19 fields (a cold build of the import spent half a second of its main thread so).
+  return Object.assign(acceptedTalk(value as Record<string, unknown>), talk);
 }
 
 interface LoadOptions {
