@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
-import { WatchedListing } from './listing.ts';
+import { isHidden, isListed, WatchedListing } from './listing.ts';
 import { folderId } from './output.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { Locked } from './locks.ts';
@@ -21,6 +21,10 @@ export const DEV_CLIENT = '/__dev/client.js';
 const LOCKED_RETRY = 500;
 /** How often the content and templates folders are checked for being another folder than the one watched, and the output for being there. */
 const FOLLOW_EVERY = 500;
+/** What a build reads of the templates folder (src/theme.ts, loadTheme): its templates, and its assets. */
+const isThemeFile = (name: string) => name.startsWith('assets/') || /^[^/]*\.eta$/.test(name);
+/** The watcher's events for a file, rather than a folder. */
+const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
 
 // Loaded from our own origin, so the pages' Content-Security-Policy allows it.
 const CLIENT = `(() => {
@@ -336,6 +340,7 @@ class Builds {
 class FolderWatch {
   private readonly folders: string[];
   private readonly contentDir: string;
+  private readonly templatesDir: string;
   private watchedIds: string;
   private watcher: FSWatcher;
   /** Whether the output held a build when last looked at. */
@@ -349,6 +354,7 @@ class FolderWatch {
     private readonly builds: Builds,
   ) {
     this.contentDir = path.resolve(options.content);
+    this.templatesDir = path.resolve(options.templates);
     this.folders = [options.content, options.templates];
     this.watchedIds = this.folderIds();
     this.watcher = this.watch();
@@ -359,7 +365,7 @@ class FolderWatch {
   // remove-and-write just as well.
   private watch(): FSWatcher {
     return chokidar
-      .watch(this.folders, { ignoreInitial: true, atomic: false })
+      .watch(this.folders, { ignoreInitial: true, atomic: false, ignored: (at) => this.unread(at, false) })
       .on('all', (event, changed) => this.seen(event, changed))
       .on('error', (err) => this.failed(err as NodeJS.ErrnoException));
   }
@@ -382,10 +388,27 @@ class FolderWatch {
 
   /** An event of the watcher's: a file or folder in content/ or templates/ added, changed or removed. */
   private seen(event: string, changed: string): void {
+    if (this.unread(changed, FILE_EVENTS.has(event))) return;
     const name = path.relative(this.contentDir, path.resolve(changed)).split(path.sep).join('/');
     // A folder added or removed: the next build lists the content afresh.
     if (!name.startsWith('../')) this.builds.listing.saw(event === 'addDir' || event === 'unlinkDir' ? undefined : name);
     this.builds.changed();
+  }
+
+  /**
+   * Whether no build reads `at` (a file's path, or a folder's): what the walks pass over (an editor's swap file or lock
+   * link, a git repository's `.git`), or a file of neither folder's (an editor's autosave, `#talk.yaml#`). Left unread,
+   * as they are written while a file is open (vim's swap file every few seconds of typing) or by git at each command,
+   * they built and reloaded every open page; the watcher does not look into such folders either.
+   */
+  private unread(at: string, file: boolean): boolean {
+    // The templates first, the more particular where they are inside the content folder.
+    for (const [dir, reads] of [[this.templatesDir, isThemeFile], [this.contentDir, isListed]] as const) {
+      const name = path.relative(dir, path.resolve(at)).split(path.sep).join('/');
+      if (name === '' || name === '..' || name.startsWith('../')) continue;
+      return isHidden(name) || (file && !reads(name));
+    }
+    return false;
   }
 
   private folderIds(): string {

@@ -22,6 +22,10 @@ export const SITE_FILE = /^_site\.(ya?ml|json)$/;
 const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */
 const isContent = (name: string) => ANY_CASE_DATA_FILE.test(name) || (name.startsWith(`${PAGES_DIR}/`) && !EDITOR_LEFTOVER.test(name));
+/** A path (inside the content or templates folder) with a part the walk passes over, as fast-glob does: a dot file, or one in a dot folder. */
+export const isHidden = (name: string) => name.split('/').some((part) => part.startsWith('.'));
+/** Whether the file `name` (its path inside the content folder) is one the listing holds. */
+export const isListed = (name: string) => isContent(name) && !isHidden(name);
 
 export type ContentEntry = {
   path: string;
@@ -113,8 +117,7 @@ export class WatchedListing {
 function patchListing(dir: string, entries: ContentEntry[], changed: Set<string>): ContentEntry[] {
   const patched = [...entries];
   for (const name of changed) {
-    // As fast-glob lists them: no dot files or dot folders.
-    const entry = isContent(name) && !name.split('/').some((part) => part.startsWith('.')) ? entryOf(dir, name) : undefined;
+    const entry = isListed(name) ? entryOf(dir, name) : undefined;
     let at = 0;
     for (let end = patched.length; at < end; ) {
       const middle = (at + end) >>> 1;

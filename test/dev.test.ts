@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { cp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -333,6 +333,34 @@ describe('npm run dev', () => {
     expect(results.map((r) => (r.ok ? 'ok' : r.errors.join('\n')))).toEqual(results.map(() => 'ok'));
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-102/')).status).toBe(200);
     expect((await raw(server.url, 'GET', '/video/35/screen-readers-101/')).status).toBe(404);
+  });
+
+  it("neither builds nor reloads the pages for files no build reads: editors' swap, lock and autosave files, a git repository's own", async () => {
+    const root = await tempDir('vc-dev-');
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const { server, content, results } = await devOnDemo({ templates }, root);
+    const stream = await events(new URL(DEV_EVENTS, server.url).href);
+    const videos = path.join(content, 'tidewater-python-2024', 'videos');
+    // Written while a file is open, not on a save: vim's swap file every few seconds of typing, emacs's lock and autosave.
+    await writeFile(path.join(videos, '.asyncio-in-production-lessons.yaml.swp'), 'swap');
+    await symlink('someone@host.1:2', path.join(videos, '.#asyncio-in-production-lessons.yaml'));
+    await writeFile(path.join(videos, '#asyncio-in-production-lessons.yaml#'), 'autosave');
+    await writeFile(path.join(templates, '.talk.eta.swp'), 'swap');
+    await writeFile(path.join(templates, '#talk.eta#'), 'autosave');
+    // A catalogue kept in a repository of its own: git add, git commit.
+    await mkdir(path.join(content, '.git', 'objects', '4b'), { recursive: true });
+    await writeFile(path.join(content, '.git', 'index'), 'index');
+    await writeFile(path.join(content, '.git', 'objects', '4b', '825dc642cb6eb9a060e54bf8d69288fbee4904'), 'object');
+    await new Promise((r) => setTimeout(r, 300));
+    await server.idle();
+    expect(results).toHaveLength(1);
+    const file = path.join(videos, 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^duration: .*$/m, 'duration: 1234'));
+    await stream.next('reload');
+    await server.idle();
+    stream.close();
+    expect(results.map((r) => r.ok)).toEqual([true, true]);
   });
 
   it('follows a content folder removed and made again, or another put in its place, publishing nothing while it is gone, and builds an output removed by hand again', async () => {
