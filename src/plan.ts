@@ -664,7 +664,7 @@ function sitePages(plan: Planner, summaries: EventSummary[]): PageJob[] {
     }),
   );
   const example = newestFirst[0];
-  pages.push(plan.page('/api/', 'api', { example: example ? { id: example.id, title: example.title } : null, total: live.length }));
+  pages.push(plan.page('/api/', 'api', { example: example ? { id: example.id, title: example.title, language: example.language } : null, total: live.length }));
   const pagesIndex = published(plan.catalogue.pages).length > 0 ? `/${PAGES_INDEX}/` : null;
   // Without talks their one shard is an empty index, which Pagefind cannot search: a site of pages alone lists none.
   pages.push(plan.page('/search/', 'search', { total: live.length, indexes: live.length > 0 ? searchIndexes(live.length, plan.shardSize) : [], pages: pagesIndex }));

@@ -258,7 +258,7 @@ export interface PageInputs {
   terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
   /** `indexes`: the search index's shards, newest first (see searchIndexes); `pages`: the site's pages' index, if it has pages. */
   search: { total: number; indexes: string[]; pages: string | null };
-  api: { example: { id: number; title: string } | null; total: number };
+  api: { example: { id: number; title: string; language: string } | null; total: number };
   'not-found': Record<string, never>;
   /** One of the site's own pages; `body` is its Markdown. */
   page: Pick<CataloguePage, 'slug' | 'title' | 'description' | 'body' | 'name'>;
@@ -314,7 +314,7 @@ function pageLinks(path: string, page: PageInputs['listing']['page']): PageLinks
 }
 export type TermsView = Viewed<PageInputs['terms']>;
 export type SearchView = Viewed<PageInputs['search']>;
-export type ApiView = Viewed<PageInputs['api'], { example: (NonNullable<PageInputs['api']['example']> & { url: string }) | null; origin: string; fields: typeof API_FIELDS }>;
+export type ApiView = Viewed<PageInputs['api'], { example: (NonNullable<PageInputs['api']['example']> & { url: string; lang: string }) | null; origin: string; fields: typeof API_FIELDS }>;
 export type NotFoundView = PageInputs['not-found'];
 export interface SitePageView extends Pick<PageInputs['page'], 'description'> {
   title: string;
@@ -590,7 +590,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
   }),
   listing: (listing, site) => ({ ...listing, page: pageLinks(listing.path, listing.page), canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
   terms: (terms, site) => ({ ...terms, canonical: canonical(site, terms.path) }),
-  api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example) } }),
+  api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example), lang: textLanguageTag(api.example.title, api.example.language) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
   page: ({ slug, title, description, body, name }, site) => ({
     title: isolated(title),

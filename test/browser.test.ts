@@ -658,6 +658,21 @@ describe('search', () => {
   }, 60_000);
 });
 
+describe('language and direction', () => {
+  it("marks the API page's example title with its talk's language, as every other page marks a talk's title", async () => {
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${base}/api/`);
+      // The demo's newest talk is Kamogawa's, titled in Japanese.
+      const title = page.locator('main p', { hasText: 'The newest talk' }).locator('[lang]');
+      expect(await title.evaluate((span: HTMLElement) => [span.lang, span.dir, span.textContent])).toEqual(['ja', 'auto', 'matplotlib で日本語フォントを正しく使う 📊']);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('hostile text', () => {
   const HOSTILE_PAGES = ['/video/990/hostile-talk/', '/events/tidewater-python-2024/', '/talks/', '/tag/', '/speakers/', '/tags/', '/search/?q=Hostile', '/api/v2/video/990'];
 
