@@ -671,6 +671,38 @@ describe('language and direction', () => {
       await page.close();
     }
   });
+
+  it('sets a name written right to left in its own direction wherever it stands alone: the event, series and speaker headings, a tag, a related link, the event a talk is from', async () => {
+    const content = path.join(dir, 'rtl-content');
+    const event = path.join(content, 'rtl-event');
+    await mkdir(path.join(event, 'videos'), { recursive: true });
+    await writeFile(path.join(event, 'category.yaml'), 'title: "!مؤتمر بايثون"\n');
+    for (const id of [1, 2]) {
+      await writeFile(
+        path.join(event, 'videos', `talk-${id}.yaml`),
+        `id: ${id}\ntitle: Talk ${id}\nspeakers: ["!مريم"]\ntags: ["!تعلم"]\nrelated_urls: [{label: "!الشرائح", url: "https://example.org/slides"}]\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`,
+      );
+    }
+    const own = await serveBuilt(content, 'rtl');
+    const { page, problems } = await openPage();
+    const direction = (selector: string) => page.locator(selector).evaluate((el) => getComputedStyle(el).direction);
+    try {
+      await page.goto(`${own.url}events/`);
+      expect(await direction('main h2')).toBe('rtl');
+      await page.goto(`${own.url}events/rtl-event/`);
+      expect(await direction('h1')).toBe('rtl');
+      await page.goto(`${own.url}video/1/talk-1/`);
+      expect(await direction('.tags a')).toBe('rtl');
+      expect(await direction('.related a')).toBe('rtl');
+      expect(await direction('#others-title bdi')).toBe('rtl');
+      await page.click('.speakers a');
+      expect(await direction('h1')).toBe('rtl');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
 });
 
 describe('hostile text', () => {

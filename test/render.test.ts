@@ -204,7 +204,7 @@ describe("an event's page", () => {
     const changed: Catalogue = { ...catalogue, events: [{ ...event!, description: '# About the event\n\nText.\n\n## Venue\n' }, ...catalogue.events.slice(1)] };
     const job = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'event' && p.path === `events/${event!.slug}/index.html`)!;
     const html = new SiteRenderer(templates, SITE, 'templates').output(job);
-    expect(html.match(/<h\d[ >]/g)).toEqual(['<h1>', '<h2>', '<h3>', '<h2 ']);
+    expect(html.match(/<h\d[ >]/g)).toEqual(['<h1 ', '<h2>', '<h3>', '<h2 ']);
   });
 
   it("of an event without dates, and its line in the lists, give its talks' recording dates", async () => {
