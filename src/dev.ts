@@ -14,6 +14,7 @@ import { folderId } from './output.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { Locked } from './locks.ts';
 import { TemplateError } from './template-errors.ts';
+import { isThemeFile } from './theme.ts';
 
 export const DEV_EVENTS = '/__dev/events';
 export const DEV_CLIENT = '/__dev/client.js';
@@ -21,8 +22,6 @@ export const DEV_CLIENT = '/__dev/client.js';
 const LOCKED_RETRY = 500;
 /** How often the content and templates folders are checked for being another folder than the one watched, and the output for being there. */
 const FOLLOW_EVERY = 500;
-/** What a build reads of the templates folder (src/theme.ts, loadTheme): its templates, and its assets. */
-const isThemeFile = (name: string) => name.startsWith('assets/') || /^[^/]*\.eta$/.test(name);
 /** The watcher's events for a file, rather than a folder. */
 const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
 

@@ -45,6 +45,9 @@ export function templatesUsed(templates: Templates, name: string): string[] {
   return Object.keys(templates).filter((n) => used.has(n));
 }
 
+/** Whether loadTheme reads the file `name` (its path inside the templates folder): a template at the top, or an asset. */
+export const isThemeFile = (name: string) => name.startsWith('assets/') || /^[^/]*\.eta$/.test(name);
+
 /** The problems of a templates folder whose templates could all be read, one a line, with the templates (which may have compile errors besides). */
 export class ThemeError extends Error {
   constructor(
