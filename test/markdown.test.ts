@@ -183,6 +183,12 @@ describe('excerpts', () => {
     expect(blurb('H<sub>2</sub>O line\\\nbreak\n\n<div>\n<script>steal()</script>\n<p>Shown &amp; <b>bold</b></p>\n</div>', 300)).toBe('H2O line break Shown & bold');
   });
 
+  // The schema refuses them in a field, but a numeric reference in Markdown is decoded: the excerpt is the search index's text and result.
+  it('leave out the controls and noncharacters a numeric reference in Markdown stands for', () => {
+    expect(blurb('Hello &#1; world &#x7F; and &#xFFFE;&#x9D; end', 300)).toBe('Hello world and end');
+    expect(blurb('<b>raw &#8;</b> html', 300)).toBe('raw html');
+  });
+
   it('of Markdown have the text of each of its blocks closed off: an override open at the end of one does not reach into the next', () => {
     expect(blurb('\u202eevil\n\nnext paragraph', 300)).toBe('\u202eevil\u202c next paragraph');
     expect(excerpt('\u2067one\ntwo', 300)).toBe('\u2067one\u2069 two');
