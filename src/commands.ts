@@ -531,7 +531,8 @@ export const devCommand = {
   summary:
     'Build, serve, and rebuild incrementally whenever a file under the content or templates folder changes; open pages reload by themselves.\nA content error is shown in the terminal and on the page, and the last good build stays served.',
   options: { ...contentOptions, ...servedSiteOptions, ...incrementalOptions, ...listenOptions },
-  notes: 'With --clean, its first build ignores the cache and writes every file; those after it write what changed.\nExit code: 0 once stopped by SIGINT or SIGTERM (content errors do not stop it), 1 when it cannot start, 2 for a bad option.',
+  notes:
+    'With --clean, its first build ignores the cache and writes every file; those after it write what changed.\nA signal during its first build stops it as it stops npm run build, which it says.\nExit code: 0 once stopped by SIGINT or SIGTERM (content errors do not stop it), 130 or 143 when stopped so during its first build, 1 when it cannot start, 2 for a bad option.',
 } as const;
 
 export async function runDev(given: BuildValues & SiteValues & { cache: string; clean?: boolean; host: string; port: string }): Promise<void> {
@@ -553,9 +554,15 @@ export async function runDev(given: BuildValues & SiteValues & { cache: string; 
     log: (result) => ('templates' in result ? reportBuild({ ok: false, errors: [] }, values, { problems: result.errors, count: result.templates }) : reportBuild(result, values)),
     signal: stop.signal,
   });
-  const close = () => void dev.close().then(() => process.exit(0));
+  const close = (code = 0) => void dev.close().then(() => process.exit(code));
+  // Said as a build stopped so says it: a dev server gone without a word leaves it unknown whether the output was built.
+  if (dev.firstStopped) {
+    const signalled = stop.by()!;
+    process.stderr.write(`dev: stopped by ${signalled} during the first build; ${leftAsItWas(values.out)}\n`);
+    return close(exitCodeOf(signalled));
+  }
   if (stop.signal.aborted) return close();
-  stop.signal.addEventListener('abort', close, { once: true });
+  stop.signal.addEventListener('abort', () => close(), { once: true });
   process.stdout.write(`dev server at ${dev.url}, watching ${values.content} and ${values.templates} (Ctrl+C to stop)\n`);
 }
 

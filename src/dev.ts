@@ -64,6 +64,8 @@ export interface DevOptions extends Omit<BuildOptions, 'progress'> {
 export interface DevServer extends RunningServer {
   /** Resolves when no build is running or waiting. */
   idle(): Promise<void>;
+  /** The signal (options.signal) stopped the first build: it wrote nothing, and the output is as it was before. */
+  firstStopped: boolean;
 }
 
 /** Listens, builds, then watches the content and the templates to build again; close() stops the build that runs and saves the build state. */
@@ -80,6 +82,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   return {
     ...server,
     idle: () => builds.idle(),
+    firstStopped: builds.firstStopped,
     async close() {
       builds.stop();
       await watch.close();
@@ -214,6 +217,10 @@ class Builds {
   private locked = false;
   /** What the last refusal said, which the builds tried again while the same process holds the lock do not say again. */
   private lockTold: string | undefined;
+  /** A build's result has been told: the first build is over. */
+  private told = false;
+  /** The server closed during the first build, which stopped before it had put anything in place. */
+  firstStopped = false;
 
   constructor(
     private readonly options: DevOptions,
@@ -266,6 +273,7 @@ class Builds {
       this.locked ||= err instanceof Locked;
       return thrown(err);
     });
+    if (this.closing.signal.aborted) return this.closed(result);
     if (signal.aborted) return false;
     // Files that changed while it ran can fail a build (a talk saved under it, a file renamed away): the build
     // that follows for them has the last word, and the page is not shown an error that is already gone.
@@ -273,7 +281,7 @@ class Builds {
     const told = this.locked && !result.ok ? String(result.errors[0]) : undefined;
     if (told !== undefined && told === this.lockTold) return false;
     this.lockTold = told;
-    this.options.log(result);
+    this.tell(result);
     if (!result.ok) {
       this.pages.failed(result.errors);
       return false;
@@ -281,6 +289,21 @@ class Builds {
     this.clean = false;
     this.pages.succeeded(deferSearch ? 'reload' : 'search');
     return !!result.summary.searchPending;
+  }
+
+  private tell(result: DevResult): void {
+    this.told = true;
+    this.options.log(result);
+  }
+
+  /**
+   * A build that ended once the server was closing: one that finished all the same (it was putting its output in place,
+   * which a build finishes) is told, as it changed the output; the first build, stopped short, left nothing to tell.
+   */
+  private closed(result: DevResult): false {
+    if (result.ok) this.tell(result);
+    else this.firstStopped ||= !this.told;
+    return false;
   }
 
   /** Saves the build state, running as a build would: a change meanwhile waits for it. */

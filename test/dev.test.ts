@@ -11,7 +11,7 @@ import { build } from '../src/build.ts';
 import { DEV_CLIENT, DEV_EVENTS, startDev, type DevOptions, type DevResult, type DevServer } from '../src/dev.ts';
 import { CONTENT_LOCK } from '../src/locks.ts';
 import { hasState, stateDirFor } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, startCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, fingerprint, startCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 import { raw } from './http.ts';
 
 /** Reads server-sent events from a live connection. */
@@ -417,24 +417,41 @@ describe('npm run dev', () => {
     expect(await contentHashes(out)).toEqual(await contentHashes(clean));
   }, 60_000);
 
-  it('stops its first build on Ctrl+C as it stops the others: exits 0, leaving no staging folder or lock behind', async () => {
-    const root = await tempDir('vc-dev-');
-    const content = path.join(root, 'content');
-    // Enough talks that the first build is still writing its staging folder when the signal comes.
-    await writeManyTalks(content, 10, 100);
-    const out = path.join(root, 'dist');
-    const cache = path.join(root, 'cache');
-    const child = startCommand('dev', ['--content', content, '--templates', TEMPLATES, '--out', out, '--cache', cache, '--port', '0']);
-    let output = '';
-    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk));
+  /** `npm run dev` on a catalogue large enough that its first build is still writing its staging folder when SIGINT comes: its exit and what it said. */
+  async function interruptedFirstBuild(root: string, args: string[] = []) {
+    const child = startCommand('dev', ['--content', path.join(root, 'content'), '--templates', TEMPLATES, '--out', path.join(root, 'dist'), '--cache', path.join(root, 'cache'), '--port', '0', ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
     const exited = once(child, 'exit');
     const staging = async () => (await readdir(root)).some((name) => name.startsWith('.dist.staging-'));
     await expect.poll(staging, { timeout: 30_000, interval: 10 }).toBe(true);
     child.kill('SIGINT');
     const [code, signal] = await exited;
-    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+    return { code, signal, stdout, stderr };
+  }
+
+  it('stops its first build on Ctrl+C as it stops the others, says that nothing was written and exits 130, as a build stopped so does, leaving no staging folder or lock behind', async () => {
+    const root = await tempDir('vc-dev-');
+    await writeManyTalks(path.join(root, 'content'), 10, 100);
+    const { code, signal, stdout, stderr } = await interruptedFirstBuild(root);
+    expect({ code, signal, stdout, stderr }).toEqual({ code: 130, signal: null, stdout: '', stderr: 'dev: stopped by SIGINT during the first build; nothing written\n' });
     expect(await readdir(root)).toEqual(['cache', 'content']);
-    expect(existsSync(path.join(stateDirFor(cache, out), 'lock'))).toBe(false);
+    expect(existsSync(path.join(stateDirFor(path.join(root, 'cache'), path.join(root, 'dist')), 'lock'))).toBe(false);
+  }, 60_000);
+
+  it('says that an output built before is left as it was when Ctrl+C stops its first build', async () => {
+    const root = await tempDir('vc-dev-');
+    const content = path.join(root, 'content');
+    await writeManyTalks(content, 10, 100);
+    const out = path.join(root, 'dist');
+    expect((await build({ content, templates: TEMPLATES, out, cache: path.join(root, 'cache') })).ok).toBe(true);
+    const before = await fingerprint(out);
+    // --clean: the first build writes the output whole, in a staging folder beside it.
+    const { code, stderr } = await interruptedFirstBuild(root, ['--clean']);
+    expect({ code, stderr }).toEqual({ code: 130, stderr: `dev: stopped by SIGINT during the first build; ${out} left as it was\n` });
+    expect(await fingerprint(out)).toEqual(before);
   }, 60_000);
 
   it('lives through what its watcher cannot follow (a link that leads to itself): the build shows the error, and its fix builds', async () => {
