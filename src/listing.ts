@@ -18,10 +18,21 @@ export const PAGES_DIR = '_pages';
 export const REDIRECTS_DIR = '_redirects';
 /** The site's settings (src/schema.ts, siteSchema), at the content folder's root. */
 export const SITE_FILE = /^_site\.(ya?ml|json)$/;
-/** What editors leave beside a file they save (`about.md~`, `#about.md#`, `.about.md.swp` is hidden anyway): never a page. */
-const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|\/#[^/]*#$/;
+/** A backup (`about.md~`, `.bak`, `.orig`), an autosave (`#about.md#`), a swap or temporary file (`.swp`, `.tmp`). */
+const EDITOR_LEFTOVER = /(?:~|\.sw[a-p]|\.bak|\.orig|\.tmp)$|(?:^|\/)#[^/]*#$/;
+/** The file vim writes and removes beside one it saves, to learn whether it may write the folder: `4913`, or 5036, 5159, … where that one is there. */
+const VIM_WRITE_TEST = /(?:^|\/)(\d+)$/;
+const isVimWriteTest = (name: string) => {
+  const n = Number(VIM_WRITE_TEST.exec(name)?.[1]);
+  return n >= 4913 && (n - 4913) % 123 === 0;
+};
+/**
+ * What editors leave beside a file they save: never content, nor an asset (see isThemeFile), and no save for the dev server to
+ * build. Those hidden (emacs's lock `.#about.md`, vim's `.about.md.swp`, macOS's `.DS_Store`) are passed over anyway (isHidden).
+ */
+export const isEditorLeftover = (name: string) => EDITOR_LEFTOVER.test(name) || isVimWriteTest(name);
 /** Every other file under it is content, the loader refusing what is not a page: any other Markdown in the content folder is not read. */
-const isContent = (name: string) => ANY_CASE_DATA_FILE.test(name) || (name.startsWith(`${PAGES_DIR}/`) && !EDITOR_LEFTOVER.test(name));
+const isContent = (name: string) => (ANY_CASE_DATA_FILE.test(name) || name.startsWith(`${PAGES_DIR}/`)) && !isEditorLeftover(name);
 /** A path (inside the content or templates folder) with a part the walk passes over, as fast-glob does: a dot file, or one in a dot folder. */
 export const isHidden = (name: string) => name.split('/').some((part) => part.startsWith('.'));
 /** Whether the file `name` (its path inside the content folder) is one the listing holds. */

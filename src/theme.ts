@@ -6,6 +6,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { fileKey, FolderSpellings, whereOneFile, type SpelledFolder } from './file-keys.ts';
 import { isCopyName } from './headers.ts';
+import { isEditorLeftover, isHidden } from './listing.ts';
 import { cached } from './memo.ts';
 import { closest } from './suggest.ts';
 import { noTemplate, TemplateError, templateFile } from './template-errors.ts';
@@ -45,8 +46,8 @@ export function templatesUsed(templates: Templates, name: string): string[] {
   return Object.keys(templates).filter((n) => used.has(n));
 }
 
-/** Whether loadTheme reads the file `name` (its path inside the templates folder): a template at the top, or an asset. */
-export const isThemeFile = (name: string) => name.startsWith('assets/') || /^[^/]*\.eta$/.test(name);
+/** Whether loadTheme reads the file `name` (its path inside the templates folder): a template at the top, or an asset; not a hidden file, nor what an editor leaves beside one. */
+export const isThemeFile = (name: string) => (name.startsWith('assets/') || /^[^/]*\.eta$/.test(name)) && !isHidden(name) && !isEditorLeftover(name);
 
 /** The problems of a templates folder whose templates could all be read, one a line, with the templates (which may have compile errors besides). */
 export class ThemeError extends Error {
@@ -74,7 +75,8 @@ export async function loadTheme(dir: string): Promise<Theme> {
     templates[name] = await readFile(path.join(dir, file), 'utf8');
   }
   // A link is not followed: a theme's assets are copied into a folder that is published, and one to /etc would publish /etc.
-  const entries = await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false });
+  const found = await fg('**/*', { cwd: path.join(dir, 'assets'), onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false });
+  const entries = found.filter((e) => isThemeFile(`assets/${e.path}`));
   const links = entries.filter((e) => e.dirent.isSymbolicLink()).map((e) => e.path);
   const assetNames = entries.filter((e) => e.dirent.isFile()).map((e) => e.path).sort();
   const assetFiles = new Set(assetNames);

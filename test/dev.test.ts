@@ -348,6 +348,10 @@ describe('npm run dev', () => {
     await writeFile(path.join(videos, '#asyncio-in-production-lessons.yaml#'), 'autosave');
     await writeFile(path.join(templates, '.talk.eta.swp'), 'swap');
     await writeFile(path.join(templates, '#talk.eta#'), 'autosave');
+    await writeFile(path.join(templates, 'assets', '#style.css#'), 'autosave');
+    // Vim's, on a save: it writes this file and removes it, to learn whether it may write the folder.
+    await writeFile(path.join(content, '_pages', '4913'), '');
+    await rm(path.join(content, '_pages', '4913'));
     // A catalogue kept in a repository of its own: git add, git commit.
     await mkdir(path.join(content, '.git', 'objects', '4b'), { recursive: true });
     await writeFile(path.join(content, '.git', 'index'), 'index');

@@ -14,7 +14,7 @@ describe('the content listing', () => {
     await writeFile(path.join(content, 'README.md'), 'x');
     await writeFile(path.join(content, 'tidewater-python-2024', 'notes.md'), 'x');
     // What editors leave beside a page they save is not content; any other file under _pages/ is, for the loader to refuse.
-    for (const leftover of ['about.md~', '#about.md#', 'about.md.swp', 'about.md.orig']) await writeFile(path.join(content, '_pages', leftover), 'x');
+    for (const leftover of ['about.md~', '#about.md#', 'about.md.swp', 'about.md.orig', '4913']) await writeFile(path.join(content, '_pages', leftover), 'x');
     await writeFile(path.join(content, '_pages', 'notes.txt'), 'x');
     // A link is listed, marked, where it stands for content (a folder, a data file, a page), for the loader to refuse.
     const elsewhere = await tempDir('vc-listing-');

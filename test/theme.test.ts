@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTheme, missingAssets, missingCssAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { isThemeFile, loadTheme, missingAssets, missingCssAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
 import { TemplateError } from '../src/template-errors.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
@@ -46,6 +46,22 @@ describe('loadTheme', () => {
     await expect(loadTheme(dir)).rejects.toMatchObject({
       problems: [`${path.join(dir, 'notes.eta')}:1:13: ${fix('./site-footer.eta')}`, `${path.join(dir, 'notes.eta')}:2:13: ${fix('site-footer')}`, `${path.join(dir, 'notes.eta')}:3:13: ${fix('@partials/site-footer')}`],
     });
+  });
+});
+
+describe('the assets', () => {
+  it("publishes none of what editors leave beside a file they save, which the dev server's watcher passes over by the same rule", async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    const published = (await loadTheme(dir)).assets.map((a) => a.path);
+    const leftovers = ['style.css~', '#style.css#', '.style.css.swp', '4913', '.DS_Store', 'img/logo.svg.orig'];
+    await mkdir(path.join(dir, 'assets', 'img'));
+    for (const name of leftovers) await writeFile(path.join(dir, 'assets', name), 'x');
+    // Emacs's lock, a link to where the file is being edited.
+    await symlink('someone@host.1234:1700000000', path.join(dir, 'assets', '.#style.css'));
+    expect((await loadTheme(dir)).assets.map((a) => a.path)).toEqual(published);
+    expect([...leftovers, '.#style.css'].filter((name) => isThemeFile(`assets/${name}`))).toEqual([]);
+    expect(isThemeFile('assets/style.css')).toBe(true);
   });
 });
 
