@@ -49,6 +49,8 @@ export interface ImportState {
    * given, so that a folder new in a later snapshot cannot take it (`python-porto` beside `python_porto`).
    */
   folders: Record<string, string>;
+  /** The hash of each event's category.json as the import wrote it, by its folder here: one that differs next time was edited since. */
+  categories?: Record<string, string>;
 }
 
 /** A record the import could not convert: its path inside the source (a file of the content folder's, absolute), and why. */
@@ -120,7 +122,7 @@ export async function importPyvideo(options: { source: string; content: string; 
   const talks = [...records].flatMap(([file, record]) => importTalk(file, record, run, report) ?? []);
   noteAll(report, claimAliases(claimOrder, events.sources, talks));
 
-  const { outputs, nextState, asLeft } = importedFiles(talks, events, ids, now, report);
+  const { outputs, nextState, asLeft } = importedFiles(talks, events, ids, state.categories ?? {}, now, report);
   report.events = events.files.size;
   // Checked last before writing: a record read or not read once the signal came is no error of the snapshot.
   if (signal?.aborted) {
@@ -543,18 +545,27 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
 
 /**
  * The files the import writes, by their paths in the content folder, and the state it leaves; counts the talks, drafts and talks changed.
- * `asLeft`: the talk files the last import wrote as they are now written again, their records unchanged; each with its text as
- * a talk whose file was edited since, `updated` moved (see writeFiles).
+ * `asLeft`: the talk and event files the last import wrote (`categories`, the hashes of the events' as it wrote them) as they are now
+ * written again, their records unchanged; each with its text as one edited since, a talk's `updated` moved (see writeFiles).
  */
-function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now: Dates, report: ImportReport): { outputs: Map<string, string>; nextState: ImportState; asLeft: AsLeft } {
+function importedFiles(
+  talks: ConvertedTalk[],
+  events: Events,
+  ids: IdBook,
+  categories: Record<string, string>,
+  now: Dates,
+  report: ImportReport,
+): { outputs: Map<string, string>; nextState: ImportState; asLeft: AsLeft } {
   const outputs = new Map<string, string>();
   const asLeft: AsLeft = new Map();
+  const hashes: Record<string, string> = {};
   const nextState: ImportState = {
     highestId: ids.highest,
     retired: [...ids.retired].sort((a, b) => a - b),
     left: ids.left,
     talks: {},
     folders: Object.fromEntries([...events.slugs].filter(([, slug]) => events.files.has(slug))),
+    categories: hashes,
   };
   for (const talk of talks) {
     const { file, event, slug, named, value } = talk;
@@ -570,21 +581,30 @@ function importedFiles(talks: ConvertedTalk[], events: Events, ids: IdBook, now:
     const written = (nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) });
     // Not a talk back in the snapshot: the last import removed its file.
     if (!changed && ids.givenTo.get(value.id) === file && talkFile(talk.previous!.event, talk.previous!.slug) === rel) {
-      asLeft.set(rel, () => {
-        value.updated = written.updated = now.updated;
-        return toJson(value);
+      asLeft.set(rel, {
+        kind: 'talk file',
+        text: () => {
+          value.updated = written.updated = now.updated;
+          return toJson(value);
+        },
       });
     }
   }
-  for (const [event, value] of events.files) outputs.set(path.join(event, 'category.json'), toJson(value));
+  for (const [event, value] of events.files) {
+    const rel = path.join(event, 'category.json');
+    const text = toJson(value);
+    outputs.set(rel, text);
+    hashes[event] = sha256(Buffer.from(text));
+    if (categories[event] === hashes[event]) asLeft.set(rel, { kind: 'event file', text: () => text });
+  }
   const sitePages = siteRedirects(talks.map((talk) => talk.value));
   outputs.set(REDIRECTS_FILE, toJson(sitePages));
   report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
   return { outputs, nextState, asLeft };
 }
 
-/** Talk files the last import wrote, written again as they were: by path, the text of one that was edited since. */
-type AsLeft = Map<string, () => string>;
+/** Talk and event files the last import wrote, written again as they were: by path, what they are and the text of one that was edited since. */
+type AsLeft = Map<string, { kind: 'talk file' | 'event file'; text: () => string }>;
 
 /** A talk's dates: an earlier import's while what its record says is unchanged; and the hash that tells it next time. */
 function talkDates({ bytes, previous, value }: ConvertedTalk, eventTitle: string, now: Dates): { hash: string; dates: Dates; changed: boolean } {
@@ -624,7 +644,7 @@ function handTalksLeftAlone(state: ImportState, events: Events, byHand: Map<stri
 /**
  * Writes each file whose bytes change, atomically, removes those of talks and events that left, and counts them.
  * One of `asLeft` that changes was edited (by hand, or through the API) or removed since: the snapshot is what the import writes, which is said.
- * An edited one's record as the site served it changes back, so its `updated` moves (feeds and clients follow it; a PATCH moved it), where
+ * An edited talk's record as the site served it changes back, so its `updated` moves (feeds and clients follow it; a PATCH moved it), where
  * one removed comes back as it was.
  */
 async function writeFiles(content: string, outputs: Map<string, string>, asLeft: AsLeft, removals: string[], nextState: ImportState, report: ImportReport, progress?: Progress): Promise<void> {
@@ -635,8 +655,8 @@ async function writeFiles(content: string, outputs: Map<string, string>, asLeft:
     const current = await readFile(path.join(content, rel), 'utf8').catch(() => undefined);
     if (current === text) return void report.unchanged++;
     const again = asLeft.get(rel);
-    if (again) noteAll(report, [{ kind: current === undefined ? 'talk file removed since the last import: written again' : 'talk file edited since the last import: replaced by its record', source: rel }]);
-    changed.push([rel, again && current !== undefined ? again() : text]);
+    if (again) noteAll(report, [{ kind: `${again.kind} ${current === undefined ? 'removed since the last import: written again' : 'edited since the last import: replaced by its record'}`, source: rel }]);
+    changed.push([rel, again && current !== undefined ? again.text() : text]);
   });
   progress?.done();
   await mkdir(content, { recursive: true });

@@ -643,6 +643,31 @@ describe('importing hand-made snapshots', () => {
       expect(again.written).toBe(4);
     }));
 
+  it("says which events' category.json it writes again that were edited by hand or removed since the last import, as it says it of talk files", () =>
+    handMade(async ({ source, content, write }) => {
+      for (const event of ['edited', 'removed', 'left-alone', 'changed']) {
+        await write(`${event}/category.json`, { title: event });
+        await write(`${event}/videos/talk.json`, { title: 'Talk' });
+      }
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const category = (event: string) => path.join(content, event, 'category.json');
+      const imported = await readFile(category('edited'), 'utf8');
+      await writeFile(category('edited'), imported.replace('"title": "edited"', '"title": "Edited by hand"'));
+      await rm(category('removed'));
+      // Changed in the snapshot, and the file written by the import: no edit of anyone's is lost.
+      await write('changed/category.json', { title: 'changed in the snapshot' });
+
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect(again.errors).toEqual([]);
+      expect(await readFile(category('edited'), 'utf8')).toBe(imported);
+      expect(JSON.parse(await readFile(category('removed'), 'utf8')).title).toBe('removed');
+      expect(JSON.parse(await readFile(category('changed'), 'utf8')).title).toBe('changed in the snapshot');
+      expect(again.notes.get('event file edited since the last import: replaced by its record')).toEqual({ count: 1, example: path.join('edited', 'category.json') });
+      expect(again.notes.get('event file removed since the last import: written again')).toEqual({ count: 1, example: path.join('removed', 'category.json') });
+      const third = await importPyvideo({ source, content, now: SECOND });
+      expect([...third.notes.keys()].filter((kind) => kind.includes('since the last import'))).toEqual([]);
+    }));
+
   it('says nothing of a removed file of a talk that left the snapshot and came back: the import removed it', () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
