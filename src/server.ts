@@ -95,6 +95,18 @@ function queryOf(rawUrl: string): string {
   return q === -1 ? '' : target.slice(q);
 }
 
+/** A Host value as RFC 3986 writes a host and port: an IP literal in brackets, or a name of its characters (empty where the target has no host). */
+const HOST = /^(?:\[[\w.:%!$&'()*+,;=~-]+\]|[\w.%!$&'()*+,;=~-]*)(?::\d*)?$/;
+
+/**
+ * Whether the request names at most one host, and one that is a host, as RFC 9112 (3.2) requires, or it is 400.
+ * A proxy in front that read the other of two Host lines sent us a request for another site than it thinks;
+ * nginx and Caddy refuse both, and Node only a request with none.
+ */
+export function validHost(hosts: readonly string[] | undefined): boolean {
+  return hosts === undefined || (hosts.length === 1 && HOST.test(hosts[0]!));
+}
+
 /** The bytes from `start` to `end`, both included. */
 type ByteRange = { start: number; end: number };
 
@@ -843,6 +855,7 @@ class Handler {
       if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
       const before = this.writing.get(req.socket);
       if (before) await before.catch(() => undefined);
+      if (!validHost(req.headersDistinct.host)) return send(res, 400, ['Connection', 'close', 'Content-Length', '0', ...NOSNIFF]);
       const pathname = safePath(req.url);
       if (pathname === null) return await this.files.notFound(req, res);
       if (this.options.routes?.(req, res, pathname)) return;

@@ -21,6 +21,7 @@ import {
   pageParam,
   safePath,
   startServer,
+  validHost,
   type CacheLimits,
   type RunningServer,
 } from '../src/server.ts';
@@ -71,6 +72,11 @@ describe('helpers', () => {
     expect(byteRange('bytes=-5000', 1000)).toEqual({ start: 0, end: 999 });
     expect([byteRange('bytes=-0', 1000), byteRange('bytes=-5', 0)]).toEqual(['unsatisfiable', 'unsatisfiable']);
     for (const bad of [undefined, 'bytes=100-50', 'bytes=-', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', `bytes=${'9'.repeat(16)}-`]) expect(byteRange(bad, 1000)).toBeUndefined();
+  });
+
+  it('takes one Host that names a host and port, or none', () => {
+    for (const good of [undefined, ['example.org'], ['127.0.0.1:8080'], ['[::1]:8080'], ['my_host.local:'], ['']]) expect(validHost(good), String(good)).toBe(true);
+    for (const bad of [['a', 'b'], ['a', 'a'], ['a b'], ['evil.example/x'], ['a\\b'], ['user@host'], ['h\u00e9te'], ['[::1'], ['host:80x']]) expect(validHost(bad), String(bad)).toBe(false);
   });
 });
 
@@ -971,6 +977,19 @@ describe('server options', () => {
       await raw(server.url, 'GET', '/api/v2/video/1?format=json');
       const bytes = Buffer.byteLength(OUTPUT['api/v2/video/1']!);
       expect(await line).toMatch(new RegExp(`^127\\.0\\.0\\.1 - - \\[\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\] "GET /api/v2/video/1\\?format=json HTTP/1\\.1" 200 ${bytes} \\d+\\.\\dms$`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a request with two Host lines, or a Host that names no host, 400 and closes, as nginx and Caddy do', async () => {
+    const server = await startServer({ dir: out, host: '127.0.0.1', port: 0, quiet: true });
+    const port = Number(new URL(server.url).port);
+    try {
+      for (const hosts of ['Host: a\r\nHost: b', 'Host: x\r\nHost: x', 'Host: evil.example/x']) {
+        expect(await exchange(port, `GET /api/v2/video/1 HTTP/1.1\r\n${hosts}\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n`), hosts).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n(?:(?!HTTP\/1\.1)[^])*$/);
+      }
+      expect(await exchange(port, 'GET /api/v2/video/1 HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
     } finally {
       await server.close();
     }
