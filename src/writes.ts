@@ -26,7 +26,7 @@ import { parseSource } from './source.ts';
 import { credentials, verifyToken, type TokenEntry } from './tokens.ts';
 import { validate } from './validate.ts';
 
-/** Bodies above this are refused: what is left of one is read only to be dropped (see dropBody), never kept. */
+/** Bodies above this are refused: what is left of one is read only to be dropped (see refuseBody), never kept. */
 const MAX_BODY = 1024 * 1024;
 /** Fields a client cannot set: the path gives the id, the file name the slug, the server the times. */
 const READ_ONLY = new Set(['id', 'slug', 'added', 'updated']);
@@ -56,7 +56,11 @@ function isCurrent(content: string, talk: CatalogueTalk): boolean {
 }
 
 class HttpError extends Error {
-  constructor(readonly answer: Status) {
+  /** `bodyComing`: the request's body, refused, is still coming, to be read and dropped after the answer (see refuseBody). */
+  constructor(
+    readonly answer: Status,
+    readonly bodyComing = false,
+  ) {
     super(answer.body);
   }
 }
@@ -98,17 +102,15 @@ function nestsDeeper(value: unknown, max: number): boolean {
 const waitsToContinue = (req: IncomingMessage) => /(?:^|\W)100-continue(?:$|\W)/i.test(req.headers.expect ?? '');
 
 /**
- * `refusal`, once the rest of the body it refuses has come and been dropped: a client that sends the whole of its
- * body before it reads an answer (fetch, Python's http.client) lost the answer to the reset that a close with
- * megabytes unread makes. The server's time limit on a request bounds how long this reads. A client that waits
- * for `100 Continue`, and has not been sent it, sends no body (`coming` false): it is answered at once.
+ * `refusal` of a body, answered at once. What is still coming of the body is read and dropped after the answer
+ * (for as long as the server gives a request), before the connection ends (see handle): a client that sends the
+ * whole of its body before it reads an answer (fetch, Python's http.client) lost the answer to the reset that a
+ * close with megabytes unread makes, and one sending it slowly, had the answer waited for the whole body, got the
+ * server's time limit's 408 instead. A client that waits for `100 Continue`, and has not been sent it, sends no
+ * body (`coming` false).
  */
-async function dropBody(req: IncomingMessage, refusal: HttpError, coming = !waitsToContinue(req)): Promise<HttpError> {
-  if (coming) {
-    req.resume();
-    await finished(req).catch(() => undefined);
-  }
-  return refusal;
+function refuseBody(req: IncomingMessage, refusal: Status, coming = !waitsToContinue(req)): HttpError {
+  return new HttpError(refusal, coming && !req.complete);
 }
 
 /**
@@ -149,27 +151,27 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   const length = Number(req.headers['content-length'] ?? 0);
   // No body is no data, whatever its type, as Django REST framework reads it: a PATCH of nothing, a PUT of nothing.
   if (length === 0 && req.headers['transfer-encoding'] === undefined) return {};
-  const tooLarge = () => new HttpError(fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' }));
-  if (length > MAX_BODY) throw await dropBody(req, tooLarge());
+  const tooLarge = () => fail(413, 'Request body is larger than 1 MiB.', { Connection: 'close' });
+  if (length > MAX_BODY) throw refuseBody(req, tooLarge());
   const type = req.headers['content-type'] ?? '';
   const decoder = bodyDecoder(type);
   const named = /^application\/json\s*(;|$)/i.test(type);
   const json = named && decoder !== undefined;
-  const unsupported = () => new HttpError(fail(415, `Unsupported media type "${type}" in request.${named ? ' Unknown charset.' : ''}`));
+  const unsupported = () => fail(415, `Unsupported media type "${type}" in request.${named ? ' Unknown charset.' : ''}`);
   // A chunked body may turn out to be none, which is no data too: its type is known wrong once a byte comes.
-  if (!json && length > 0) throw await dropBody(req, unsupported());
+  if (!json && length > 0) throw refuseBody(req, unsupported());
   if (waitsToContinue(req)) res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
-  let refused: HttpError | undefined;
-  // Not destroyed when left part way, as a refusal leaves it: the rest is for dropBody.
+  let refused: Status | undefined;
+  // Not destroyed when left part way, as a refusal leaves it: the rest is for refuseBody.
   for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     refused = size > MAX_BODY ? tooLarge() : !json && size > 0 ? unsupported() : undefined;
     if (refused) break;
     chunks.push(chunk);
   }
-  if (refused) throw await dropBody(req, refused, true);
+  if (refused) throw refuseBody(req, refused, true);
   if (size === 0) return {};
   let value: unknown;
   try {
@@ -292,6 +294,7 @@ export class RecordWriter implements WriteHandler {
   /** The handler the server hands PUT, PATCH and OPTIONS on `/api/v2/video/<id>` to. */
   readonly handle = async (req: IncomingMessage, res: ServerResponse, idText: string): Promise<void> => {
     let answer: Status;
+    let bodyComing = false;
     try {
       answer = await this.answer(req, res, Number(idText));
     } catch (err) {
@@ -300,13 +303,18 @@ export class RecordWriter implements WriteHandler {
         process.stderr.write(`serve: ${req.method} ${req.url} failed (answered 500): ${err instanceof Error ? err.message : String(err)}\n`);
         throw err;
       }
-      answer = err.answer;
+      ({ answer, bodyComing } = err);
     }
     const headers = { ...JSON_HEADERS, ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) };
     // Set one by one, not given to writeHead: the access log reads the body's length back.
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.writeHead(answer.status);
-    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    if (!bodyComing) return void res.end(req.method === 'HEAD' ? undefined : answer.body);
+    // The whole answer now; its end, which may close the connection, once the rest of the refused body is in.
+    res.write(answer.body);
+    req.resume();
+    await finished(req).catch(() => undefined);
+    res.end();
   };
 
   /** Django REST framework authenticates every request, OPTIONS and GET too: credentials given but wrong are 401 whatever is asked for. */

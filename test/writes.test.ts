@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -370,6 +371,31 @@ describe('writes through the API', () => {
     }
     expect(await fingerprint(content)).toEqual(before);
   });
+
+  it('answers a body over the limit with 413 as soon as it is refused, to a client still sending it', async () => {
+    const before = await fingerprint(content);
+    // The client sends the rest of its body only once it has its answer: an answer that waited for the whole body
+    // came after the server's time limit on a request, as its 408, to a client sending slowly.
+    const answerWhileSending = (framing: string, part: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString('latin1');
+          if (answer.includes('\r\n\r\n')) socket.destroy();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+        socket.write(`PATCH /api/v2/video/12 HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n${part}`);
+      });
+    const part = JSON.stringify({ description: 'x'.repeat(1024 * 1024 + 10) });
+    const answers = await Promise.all([
+      answerWhileSending(`Content-Length: ${64 * 1024 * 1024}`, part.slice(0, 65_536)),
+      answerWhileSending('Transfer-Encoding: chunked', `${part.length.toString(16)}\r\n${part}\r\n`),
+    ]);
+    for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(await fingerprint(content)).toEqual(before);
+  }, 45_000);
 
   it('If-Match with the current tag lets the write through', async () => {
     const { headers } = await get('/api/v2/video/12');
