@@ -567,6 +567,7 @@ const FALLBACK_404 = Buffer.from('<!doctype html><html lang="en"><head><meta cha
 
 /** The API's write side (src/writes.ts), as the server hands requests to it. */
 export interface WriteHandler {
+  /** Answers a PUT, PATCH or OPTIONS on a record's path, its credentials' refusal (see refusal) too. */
   handle(req: IncomingMessage, res: ServerResponse, id: string): Promise<void>;
   /** The answer to a request whose credentials are given but wrong; undefined for one without any, or with good ones. */
   refusal(req: IncomingMessage): { status: number; body: string; headers?: Record<string, string> } | undefined;
@@ -886,13 +887,10 @@ class Handler {
 
   private async serveApi(req: IncomingMessage, res: ServerResponse, target: ApiTarget): Promise<void> {
     const headers = { Vary: 'Accept', Allow: target.allow };
-    // Django REST framework authenticates every request: credentials given but wrong are 401 whatever is asked for.
-    const refused = this.options.writes?.refusal(req);
-    if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
     const { file, id } = target;
     const method = req.method;
-    // A path that names no resource is 404 to every method; a list's unreadable page only to GET and HEAD, which read it.
-    if (file === null && !target.paged) return sendJson(res, 404, target.missing, headers);
+    // The writes' handler refuses wrong credentials itself, as it refuses a body: the rest of a write's is read before
+    // the connection is closed, or a client that sends all of it before it reads (Python's) lost its 401 to the reset.
     if (id !== undefined && this.options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
       const write = this.options.writes.handle(req, res, id);
       const { socket } = req;
@@ -903,6 +901,11 @@ class Handler {
         if (this.writing.get(socket) === write) this.writing.delete(socket);
       });
     }
+    // Django REST framework authenticates every request: credentials given but wrong are 401 whatever is asked for.
+    const refused = this.options.writes?.refusal(req);
+    if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
+    // A path that names no resource is 404 to every method; a list's unreadable page only to GET and HEAD, which read it.
+    if (file === null && !target.paged) return sendJson(res, 404, target.missing, headers);
     switch (method) {
       case 'GET':
       case 'HEAD': {

@@ -102,12 +102,12 @@ function nestsDeeper(value: unknown, max: number): boolean {
 const waitsToContinue = (req: IncomingMessage) => /(?:^|\W)100-continue(?:$|\W)/i.test(req.headers.expect ?? '');
 
 /**
- * `refusal` of a body, answered at once. What is still coming of the body is read and dropped after the answer
- * (for as long as the server gives a request), before the connection ends (see handle): a client that sends the
- * whole of its body before it reads an answer (fetch, Python's http.client) lost the answer to the reset that a
- * close with megabytes unread makes, and one sending it slowly, had the answer waited for the whole body, got the
- * server's time limit's 408 instead. A client that waits for `100 Continue`, and has not been sent it, sends no
- * body (`coming` false).
+ * `refusal` of a request's body, or of the request before its body is read (401), answered at once. What is still
+ * coming of the body is read and dropped after the answer (for as long as the server gives a request), before the
+ * connection ends (see handle): a client that sends the whole of its body before it reads an answer (fetch, Python's
+ * http.client) lost the answer to the reset that a close with megabytes unread makes, and one sending it slowly,
+ * had the answer waited for the whole body, got the server's time limit's 408 instead. A client that waits for
+ * `100 Continue`, and has not been sent it, sends no body (`coming` false).
  */
 function refuseBody(req: IncomingMessage, refusal: Status, coming = !waitsToContinue(req)): HttpError {
   return new HttpError(refusal, coming && !req.complete);
@@ -325,15 +325,17 @@ export class RecordWriter implements WriteHandler {
     return undefined;
   };
 
-  /** Answers a request the server did not refuse (see refusal): its credentials are good or absent. */
+  /** Answers a request: 401 when its credentials are wrong (see refusal) or absent, before its body is read (see refuseBody). */
   private async answer(req: IncomingMessage, res: ServerResponse, id: number): Promise<Status> {
+    const refused = this.refusal(req);
+    if (refused) throw refuseBody(req, refused);
     const auth = credentials(req.headers.authorization);
     const user = auth.ok ? verifyToken(this.options.tokens, auth.token) : undefined;
     if (req.method === 'OPTIONS') {
       const body = user ? { ...RECORD_OPTIONS, actions: this.actions } : RECORD_OPTIONS;
       return { status: 200, body: inertJson(body) };
     }
-    if (!user) return fail(401, 'Authentication credentials were not provided.', CHALLENGE);
+    if (!user) throw refuseBody(req, fail(401, 'Authentication credentials were not provided.', CHALLENGE));
     const body = await readJsonBody(req, res);
     const method = req.method as 'PUT' | 'PATCH';
     const conditions = { ifMatch: req.headers['if-match'], ifNoneMatch: req.headers['if-none-match'], ifUnmodifiedSince: req.headers['if-unmodified-since'] };

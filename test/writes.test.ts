@@ -60,6 +60,34 @@ async function send(method: string, id: number | string, body?: unknown, headers
 const get = (rel: string) => raw(server.url, 'GET', rel);
 const json = (r: { text: string }) => JSON.parse(r.text);
 
+/**
+ * The answer to a PATCH of a 32 MiB body with `Authorization: Token <token>`, from a client in a process of its own,
+ * which reads only once its whole request is sent, as Python's http.client does (fetch too, which at least sees an
+ * answer that came before its sending failed): a close with megabytes of the body unread was a reset that took the
+ * answer with it, and Python's client, whose sending fails, never reads it (`error EPIPE` here).
+ */
+async function answerAfterSending(token: string, framing: 'length' | 'chunked'): Promise<string> {
+  const client = `
+    const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
+    const body = JSON.stringify({ description: 'x'.repeat(32 * 1024 * 1024) });
+    const head = 'PATCH /api/v2/video/12 HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Token ' + process.argv[2] + '\\r\\nContent-Type: application/json\\r\\nConnection: close\\r\\n';
+    const request = process.argv[3] === 'chunked'
+      ? head + 'Transfer-Encoding: chunked\\r\\n\\r\\n' + body.length.toString(16) + '\\r\\n' + body + '\\r\\n0\\r\\n\\r\\n'
+      : head + 'Content-Length: ' + body.length + '\\r\\n\\r\\n' + body;
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk));
+    socket.on('error', (err) => process.stdout.write('error ' + err.code, () => process.exit()));
+    socket.on('close', () => process.stdout.write(data));
+    socket.pause();
+    socket.end(request, () => socket.resume());
+  `;
+  const child = spawn(process.execPath, ['-e', client, new URL(server.url).port, token, framing]);
+  let answer = '';
+  child.stdout.on('data', (chunk: Buffer) => (answer += chunk));
+  await new Promise((resolve) => child.on('close', resolve));
+  return answer;
+}
+
 describe('writes through the API', () => {
   // One server for the file: the tests run in order and each starts from what the previous left.
   beforeAll(setUp, 60_000);
@@ -345,29 +373,20 @@ describe('writes through the API', () => {
 
   it('answers a body far over the limit with 413 to a client that sends it all before it reads, not with a reset connection', async () => {
     const before = await fingerprint(content);
-    // A client in a process of its own, which reads only once its whole request is sent (or cannot be), as fetch and
-    // Python's http.client do: a close with megabytes of the body unread was a reset that took the answer with it.
-    const client = `
-      const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
-      const body = JSON.stringify({ description: 'x'.repeat(32 * 1024 * 1024) });
-      const head = 'PATCH /api/v2/video/12 HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Token ' + process.argv[2] + '\\r\\nContent-Type: application/json\\r\\nConnection: close\\r\\n';
-      const request = process.argv[3] === 'chunked'
-        ? head + 'Transfer-Encoding: chunked\\r\\n\\r\\n' + body.length.toString(16) + '\\r\\n' + body + '\\r\\n0\\r\\n\\r\\n'
-        : head + 'Content-Length: ' + body.length + '\\r\\n\\r\\n' + body;
-      let data = '';
-      socket.on('data', (chunk) => (data += chunk));
-      socket.on('error', () => undefined);
-      socket.on('close', () => process.stdout.write(data));
-      socket.pause();
-      socket.end(request, () => socket.resume());
-    `;
-    for (const framing of ['length', 'chunked']) {
-      const child = spawn(process.execPath, ['-e', client, new URL(server.url).port, token, framing]);
-      let answer = '';
-      child.stdout.on('data', (chunk: Buffer) => (answer += chunk));
-      await new Promise((resolve) => child.on('close', resolve));
+    for (const framing of ['length', 'chunked'] as const) {
+      const answer = await answerAfterSending(token, framing);
       expect(answer).toMatch(/^HTTP\/1\.1 413 /);
       expect(answer.endsWith('\r\n\r\n{"detail": "Request body is larger than 1 MiB."}')).toBe(true);
+    }
+    expect(await fingerprint(content)).toEqual(before);
+  });
+
+  it('answers a write with a wrong token 401 to a client that sends its whole body before it reads, not with a reset connection', async () => {
+    const before = await fingerprint(content);
+    for (const [wrong, detail] of [['f'.repeat(40), 'Invalid token.'], [`${token} ${token}`, 'Invalid token header. Token string should not contain spaces.']] as const) {
+      const answer = await answerAfterSending(wrong, 'length');
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer.endsWith(`\r\n\r\n{"detail": "${detail}"}`)).toBe(true);
     }
     expect(await fingerprint(content)).toEqual(before);
   });
