@@ -15,14 +15,36 @@ export function withoutBidiFormatting(text: string): string {
 }
 
 /**
+ * Letters written right to left: the blocks of Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan and Mandaic and
+ * their presentation forms, and the right-to-left blocks beyond the first plane (Phoenician to Adlam).
+ */
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/**
  * `text` as a first-strong isolate (FSI … PDI), its own isolates closed, when it holds explicit
  * bidirectional formatting: text that goes into a line of plain text with others (a `<title>`, a
  * feed's title), where an override left open (U+202E) would reverse what follows it, the site's
- * name too. Its paragraph separators become spaces: after one, an override would be open again
- * outside the isolate. Elements with `dir` isolate their text themselves; other text is left as it is.
+ * name too. Elements with `dir` isolate their text themselves; other text is left as it is.
  */
 export function isolated(text: string): string {
-  if (!EXPLICIT_BIDI.test(text)) return text;
+  return EXPLICIT_BIDI.test(text) ? isolate(text) : text;
+}
+
+/**
+ * `text` as `isolated` gives it, and as an isolate too when it holds letters written right to left: a name set
+ * between words of a line ("Talks tagged “…”"), a heading as well as a `<title>`, where the punctuation at
+ * either end of a right-to-left name (`بايثون!`) would take the line's direction and stand on the other side
+ * of the name.
+ */
+export function isolatedAmongWords(text: string): string {
+  return EXPLICIT_BIDI.test(text) || RIGHT_TO_LEFT.test(text) ? isolate(text) : text;
+}
+
+/**
+ * `text` in FSI … PDI, its own isolates closed. Its paragraph separators become spaces: after one, an
+ * override would be open again outside the isolate.
+ */
+function isolate(text: string): string {
   let open = 0;
   let out = '';
   for (const char of text.replace(new RegExp(PARAGRAPH_BREAK.source, 'g'), ' ')) {

@@ -3,7 +3,7 @@
 // renders nothing, so an incremental build can compare keys and render only
 // the outputs whose key moved.
 import { createHash, hash } from 'node:crypto';
-import { isolated } from './bidi.ts';
+import { isolated, isolatedAmongWords } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
@@ -479,14 +479,14 @@ interface TermKind {
   withFeeds: boolean;
 }
 
-const SPEAKERS: TermKind = { kind: 'speaker', pathOf: speakerPath, heading: (name) => name, withFeeds: true };
-const TAGS: TermKind = { kind: 'tag', pathOf: tagPath, heading: (name) => `Talks tagged “${name}”`, withFeeds: true };
-const LANGUAGES: TermKind = { kind: 'language', pathOf: languagePath, heading: (name) => `Talks in ${name}`, withFeeds: false };
+const SPEAKERS: TermKind = { kind: 'speaker', pathOf: speakerPath, heading: isolated, withFeeds: true };
+const TAGS: TermKind = { kind: 'tag', pathOf: tagPath, heading: (name) => `Talks tagged “${isolatedAmongWords(name)}”`, withFeeds: true };
+const LANGUAGES: TermKind = { kind: 'language', pathOf: languagePath, heading: (name) => `Talks in ${isolated(name)}`, withFeeds: false };
 
 /** A term's part, signed with its names and its talks' files: a term the edit did not touch is the same object, and so is its part. */
 function termPart(plan: Planner, term: Term<CatalogueTalk>, of: TermKind) {
   return plan.signed(`${of.kind}\0${term.slug}`, () => [term], () => `${term.names.join('\0')}\0${term.items.map(plan.origin).join('')}`, () => ({ sitemap: listEntries(of.pathOf(term.slug), term.items) }), (within) => {
-    const list = { title: of.heading(isolated(term.names[0]!)), kind: of.kind, names: term.names, path: of.pathOf(term.slug) };
+    const list = { title: of.heading(term.names[0]!), kind: of.kind, names: term.names, path: of.pathOf(term.slug) };
     return listPart(plan, list, term.items, within, of.withFeeds ? { base: list.path, title: list.title, description: `${list.title}, newest first` } : undefined);
   });
 }

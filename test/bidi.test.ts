@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isolated, withBidiFormattingClosed, withoutBidiFormatting } from '../src/bidi.ts';
+import { isolated, isolatedAmongWords, withBidiFormattingClosed, withoutBidiFormatting } from '../src/bidi.ts';
 
 const [LRI, RLI, FSI, PDI, RLO, PDF] = ['\u2066', '\u2067', '\u2068', '\u2069', '\u202e', '\u202c'];
 
@@ -22,6 +22,18 @@ describe('isolated', () => {
     for (const separator of ['\n', '\r', '\u001c', '\u001d', '\u001e', '\u0085', '\u2029']) {
       expect(isolated(`Evil${separator}${RLO}talk`), JSON.stringify(separator)).toBe(`${FSI}Evil ${RLO}talk${PDI}`);
     }
+  });
+});
+
+describe('isolatedAmongWords', () => {
+  // Set between words ("Talks tagged “…”"), the "!" that ends a right-to-left name would stand at its other end.
+  it('isolates text with letters written right to left, from every right-to-left block', () => {
+    for (const text of ['بايثون!', 'דוד כהן', '3 ܫܠܡܐ', 'ﻻ', '𐤀𐤁', '𞤀𞤣𞤤𞤢𞤥']) expect(isolatedAmongWords(text), text).toBe(`${FSI}${text}${PDI}`);
+  });
+
+  it('leaves other text as it is, and isolates text with explicit formatting as isolated does', () => {
+    for (const text of ['python', 'Ελληνικά', '日本語', '3.12!', '🐍']) expect(isolatedAmongWords(text), text).toBe(text);
+    expect(isolatedAmongWords(`a${RLO}b\nc`)).toBe(isolated(`a${RLO}b\nc`));
   });
 });
 

@@ -74,6 +74,15 @@ async function serveOneEventWith(name: string, file: string, talk: string): Prom
   return serveBuilt(content, `${name}-dist`);
 }
 
+/** An event `slug` of the test's alone, its `category.yaml` and its talks (file name: YAML), built into the folder `name` and served. */
+async function serveEvent(name: string, slug: string, category: string, talks: Record<string, string>): Promise<RunningServer> {
+  const content = path.join(dir, name);
+  await mkdir(path.join(content, slug, 'videos'), { recursive: true });
+  await writeFile(path.join(content, slug, 'category.yaml'), category);
+  for (const [file, talk] of Object.entries(talks)) await writeFile(path.join(content, slug, 'videos', file), talk);
+  return serveBuilt(content, `${name}-dist`);
+}
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -673,17 +682,9 @@ describe('language and direction', () => {
   });
 
   it('sets a name written right to left in its own direction wherever it stands alone: the event, series and speaker headings, a tag, a related link, the event a talk is from', async () => {
-    const content = path.join(dir, 'rtl-content');
-    const event = path.join(content, 'rtl-event');
-    await mkdir(path.join(event, 'videos'), { recursive: true });
-    await writeFile(path.join(event, 'category.yaml'), 'title: "!مؤتمر بايثون"\n');
-    for (const id of [1, 2]) {
-      await writeFile(
-        path.join(event, 'videos', `talk-${id}.yaml`),
-        `id: ${id}\ntitle: Talk ${id}\nspeakers: ["!مريم"]\ntags: ["!تعلم"]\nrelated_urls: [{label: "!الشرائح", url: "https://example.org/slides"}]\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`,
-      );
-    }
-    const own = await serveBuilt(content, 'rtl');
+    const talk = (id: number) =>
+      `id: ${id}\ntitle: Talk ${id}\nspeakers: ["!مريم"]\ntags: ["!تعلم"]\nrelated_urls: [{label: "!الشرائح", url: "https://example.org/slides"}]\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;
+    const own = await serveEvent('rtl', 'rtl-event', 'title: "!مؤتمر بايثون"\n', { 'talk-1.yaml': talk(1), 'talk-2.yaml': talk(2) });
     const { page, problems } = await openPage();
     const direction = (selector: string) => page.locator(selector).evaluate((el) => getComputedStyle(el).direction);
     try {
@@ -697,6 +698,49 @@ describe('language and direction', () => {
       expect(await direction('#others-title bdi')).toBe('rtl');
       await page.click('.speakers a');
       expect(await direction('h1')).toBe('rtl');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
+  // Between the words and quotes of "Talks tagged “…”", the "!" that ends an Arabic tag stood after the tag's first letter, on its right.
+  it("keeps a tag written right to left whole between the words of its page's heading and title, and a speaker's name in the lists of its talks", async () => {
+    const own = await serveEvent('rtl-tag', 'python-day', 'title: Python Day\n', {
+      'talk.yaml': 'id: 1\ntitle: A talk\nspeakers: ["דוד כהן!"]\ntags: ["بايثون!"]\nrecorded: "2024-05-11"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n',
+    });
+    const { page, problems } = await openPage();
+    // Where the first of each character stands across the element's text, from the left.
+    const leftOf = (selector: string, chars: string[]) =>
+      page.locator(selector).first().evaluate((el, chars) => {
+        const text = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        const range = document.createRange();
+        const at: Record<string, number> = {};
+        for (let node = text.nextNode() as Text | null; node; node = text.nextNode() as Text | null) {
+          for (const char of chars) {
+            const i = node.data.indexOf(char);
+            if (i < 0 || char in at) continue;
+            range.setStart(node, i);
+            range.setEnd(node, i + char.length);
+            at[char] = range.getBoundingClientRect().left;
+          }
+        }
+        return at;
+      }, chars);
+    try {
+      await page.goto(`${own.url}video/1/talk/`);
+      await page.click('.tags a');
+      const heading = await leftOf('h1', ['“', 'ب', 'ن', '!', '”']);
+      // “, then the tag read from the right (its "!" at its left end), then ”.
+      expect(heading['“']!).toBeLessThan(heading['!']!);
+      expect(heading['!']!).toBeLessThan(heading['ن']!);
+      expect(heading['ن']!).toBeLessThan(heading['ب']!);
+      expect(heading['ب']!).toBeLessThan(heading['”']!);
+      expect(await page.title()).toBe('Talks tagged “\u2068بايثون!\u2069” · Video catalogue');
+      const speaker = await leftOf('.talk-list bdi', ['!', 'ד', 'ן']);
+      expect(speaker['!']!).toBeLessThan(speaker['ן']!);
+      expect(speaker['ן']!).toBeLessThan(speaker['ד']!);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

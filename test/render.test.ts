@@ -350,6 +350,7 @@ describe('counts', () => {
 
 describe('titles in a line of plain text', () => {
   const [FSI, PDI, RLO] = ['\u2068', '\u2069', '\u202e'];
+  const titleOf = (html: string) => /<title>(.*)<\/title>/.exec(html)![1]!;
   const evil = `Evil${RLO} talk`;
 
   it("keep a right-to-left override in a talk's, an event's, a speaker's, a tag's or a page's name from turning round the rest of the line", async () => {
@@ -367,7 +368,6 @@ describe('titles in a line of plain text', () => {
     const pages = plan.parts.flatMap((p) => p.pages);
     const renderer = new SiteRenderer(templates, SITE, 'templates');
     const output = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
-    const titleOf = (html: string) => /<title>(.*)<\/title>/.exec(html)![1]!;
     const inLine = `${FSI}${evil}${PDI}`;
     const job = plan.parts.flatMap((p) => p.talks).find((j) => j.talk.id === first.id)!;
     const talkPage = renderer.talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, first), title: evil, category: evil, blurb: '', summary: '', description: '' } });
@@ -381,6 +381,22 @@ describe('titles in a line of plain text', () => {
     expect(output(`events/${first.event}/feed.atom`)).toContain(`<title>${inLine}</title>`);
     expect(output(`events/${first.event}/feed.atom`)).toContain(`${inLine}, a talk at ${inLine}`);
     expect(titleOf(output(`${catalogue.pages[0]!.slug}/index.html`))).toBe(`${inLine} · Video catalogue`);
+  });
+
+  // Between the words and quotes of "Talks tagged “…”", the "!" that ends an Arabic tag stood on the left of the quote, not after the tag.
+  it("isolate a tag written right to left between the words of its page's title, heading and feed titles, as they isolate an override", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const first = catalogue.talks[0]!;
+    const tag = 'بايثون!';
+    const plan = planSite({ ...catalogue, talks: [{ ...first, tags: [tag] }, ...catalogue.talks.slice(1)] }, { code: '', templates: {} });
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const output = (file: string) => renderer.output(plan.parts.flatMap((p) => p.pages).find((p) => p.path === file)!);
+    const heading = `Talks tagged “${FSI}${tag}${PDI}”`;
+    const html = output(`tag/${termSlug(tag)}/index.html`);
+    expect(titleOf(html)).toBe(`${heading} · Video catalogue`);
+    expect(html).toContain(`<h1 dir="auto">${heading}</h1>`);
+    expect(output(`tag/${termSlug(tag)}/feed.atom`)).toContain(`<title>${heading}</title>`);
   });
 });
 
