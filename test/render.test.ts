@@ -398,6 +398,12 @@ describe('titles in a line of plain text', () => {
     expect(html).toContain(`<h1 dir="auto">${heading}</h1>`);
     expect(output(`tag/${termSlug(tag)}/feed.atom`)).toContain(`<title>${heading}</title>`);
   });
+
+  it('set the title in its own direction on the page that redirects to it, as a link of text around it', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const html = new SiteRenderer(templates, SITE, 'templates').redirect('שלום!', '/video/1/x/');
+    expect(html).toContain('<p>This page is now at <a href="/video/1/x/" dir="auto">שלום!</a>.</p>');
+  });
 });
 
 describe("the site's own pages", () => {
