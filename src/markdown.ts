@@ -250,7 +250,27 @@ function pageTokens(source: string): Token[] {
 /** pageTokens' tokens as the page's HTML, through sanitize-html where they have raw HTML. */
 function renderTokens(tokens: Token[], top: HeadingTop): string {
   const { html, shift } = survey(tokens, top);
-  return html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens));
+  return inScrollingBoxes(html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens)));
+}
+
+/** A table's tags in sanitised HTML, where a `<` of text or of an attribute's value is escaped. */
+const TABLE_TAG = /<table\b|<\/table>/g;
+const TABLE_START = /<table\b/g;
+
+/**
+ * Each table of sanitised HTML in a box of its own, which scrolls sideways where the table is wider than the
+ * page (style.css keeps a table's words whole: at 320 px, a wide one's were broken a letter or two a line).
+ * The keyboard reaches the box to scroll it, so it is a region with a name: "Table", or its number of several.
+ */
+function inScrollingBoxes(html: string): string {
+  const count = html.match(TABLE_START)?.length ?? 0;
+  if (count === 0) return html;
+  let number = 0;
+  return html.replace(TABLE_TAG, (tag) => {
+    if (tag === '</table>') return '</table></div>';
+    const label = count > 1 ? `Table ${++number}` : 'Table';
+    return `<div class="table-scroll" role="region" tabindex="0" aria-label="${label}">${tag}`;
+  });
 }
 
 export function renderMarkdown(source: string, top: HeadingTop = 3): string {
@@ -261,7 +281,7 @@ export function renderMarkdown(source: string, top: HeadingTop = 3): string {
 export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
   if (source.trim() === '') return '';
   const tokens = pageTokens(source);
-  return sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy);
+  return inScrollingBoxes(sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy));
 }
 
 const isHttps = (src: string | undefined) => !!src && /^https:\/\/[^/\s]+/i.test(src);

@@ -231,6 +231,44 @@ describe('every page type in Chromium', () => {
     }
   });
 
+  // Its words broken anywhere, a wide table's went a letter or two a line at 320 px, rather than scroll.
+  it('scrolls a wide table of a description in its own box at 320 px, from the keyboard too, its words whole, and leaves a narrow one as it was', async () => {
+    const words = ['internationalisation', 'localisation', 'accessibility', 'performance', 'documentation', 'configuration', 'serialisation', 'authentication'];
+    const row = (cells: string[]) => `  | ${cells.join(' | ')} |\n`;
+    const description = `${row(words.map((_, i) => `Column ${i + 1}`))}${row(words.map(() => '---'))}${row(words)}\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n  \`\`\`\n  ${'x'.repeat(300)}\n  \`\`\`\n`;
+    const talk = `id: 502\ntitle: Wide tables\ndescription: |\n${description}added: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n`;
+    const own = await serveOneEventWith('wide-table', 'wide-tables.yaml', talk);
+    const boxes = (page: Page) => page.locator('.prose [role=region]').evaluateAll((all) => all.map((box) => ({ name: box.getAttribute('aria-label'), scrolls: box.scrollWidth > box.clientWidth, left: box.scrollLeft })));
+    try {
+      const { page, problems } = await openPage(320);
+      await page.goto(`${own.url}video/502/wide-tables/`);
+      expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(320);
+      expect(await boxes(page)).toEqual([{ name: 'Table 1', scrolls: true, left: 0 }, { name: 'Table 2', scrolls: false, left: 0 }]);
+      await page.locator('.prose td', { hasText: words[0]! }).evaluate((td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        if (range.getClientRects().length !== 1) throw new Error(`"${td.textContent}" is broken over lines`);
+      });
+      // Tab reaches the box from the link before it (the talk's language), and the arrow keys scroll it.
+      await page.locator('.meta a[href^="/language/"]').focus();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Table 1');
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(async () => (await boxes(page))[0]!.left).toBeGreaterThan(0);
+      const axe = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+      expect(axe.violations.map((v) => v.id)).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.close();
+      const wide = await openPage(1280);
+      await wide.page.goto(`${own.url}video/502/wide-tables/`);
+      expect((await boxes(wide.page))[1]).toEqual({ name: 'Table 2', scrolls: false, left: 0 });
+      expect(wide.problems).toEqual([]);
+      await wide.page.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it('old addresses redirect to the talk page', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/video/12/`);

@@ -95,6 +95,18 @@ describe('renderMarkdown', () => {
     expect(unlikeSanitised(sources)).toEqual([]);
   });
 
+  // A wide table broke its words a letter or two a line at 320 px: it scrolls in a box of its own, which the keyboard must reach.
+  it('puts each table in a box of its own that the keyboard reaches, named, one of several by its number', () => {
+    const table = '| a | b |\n|---|---|\n| 1 | 2 |';
+    const box = (label: string) => `<div class="table-scroll" role="region" tabindex="0" aria-label="${label}"><table>`;
+    expect(renderMarkdown(table)).toMatch(new RegExp(`^${box('Table')}\n<thead>[^]*</table></div>\n$`));
+    const two = renderMarkdown(`${table}\n\nText\n\n<table lang="fr"><tr><td>x</td></tr></table>`);
+    expect(two.match(/<div[^>]*>|<\/div>/g)).toEqual([box('Table 1').slice(0, -7), '</div>', box('Table 2').slice(0, -7), '</div>']);
+    expect(two).toContain(`${box('Table 2').slice(0, -7)}<table lang="fr">`);
+    expect(renderMarkdown('`<table>` and\n\n    <table>')).not.toContain('<div');
+    expect(unlikeSanitised([table, '<table><tr><td>x</td></tr></table>'])).toEqual([]);
+  });
+
   // CJK text puts no space after a link: scipy-jp-2020's "napari (https://napari.org)です。", scipy-kr-2023's "(https://scipy.kr/)의".
   it('ends an autolink where wide text follows its punctuation, and at wide punctuation; keeps a wide letter of its path', () => {
     const link = (href: string, text = href) => `<a href="${href}" rel="nofollow ugc noopener">${text}</a>`;
