@@ -193,6 +193,9 @@ describe('every page type in Chromium', () => {
       await writeFile(path.join(content, 'tidewater-python-2024', 'videos', `extra-${n}.yaml`), `id: ${1000 + n}\ntitle: "Extra talk ${n}"\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`);
     }
     const long = 'sqlalchemy.ext.declarative.declarative_base_metaclass_internals';
+    // A site named by its address, and a link of the site's navigation as long a word, in the header of every page.
+    await writeFile(path.join(content, '_site.yaml'), 'name: talks.pythonsoftwarefoundation.org\n');
+    await writeFile(path.join(content, '_pages', 'accessibility.md'), '---\ntitle: Accessibility\nlinkTitle: Barrierefreiheitserklärungsrichtlinien\nnav: true\n---\nText.\n');
     await writeFile(
       path.join(content, 'tidewater-python-2024', 'videos', 'long-words.yaml'),
       `id: 991\ntitle: "Understanding ${long}"\nspeakers: [Wolfeschlegelsteinhausenbergerdorffvoralternwarengewissenhaftschaferswessenschafewarenwohlgepflegeundsorgfaltigkeitbeschutzenvonangreifendurchihrraubgierigfeinde]\ntags: [${long}]\nrelated_urls: ["https://example.org/${long}/${long}"]\nrecorded: "2024-05-18"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`,
