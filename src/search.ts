@@ -13,7 +13,7 @@ import { childrenNamed, running } from './processes.ts';
 import { threadEntry } from './program.ts';
 import { named, talkPath } from './collections.ts';
 import { textLanguageTag } from './languages.ts';
-import { isolated, withoutBidiFormatting } from './bidi.ts';
+import { isolatedAmongWords, withoutBidiFormatting } from './bidi.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
@@ -66,8 +66,8 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
     content: spaceCjkWords(withoutBidiFormatting([talk.title, talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
     meta: {
       title: talk.title,
-      // One line of text in a result: a name's override left open would turn round the names after it.
-      speakers: speakers.map(isolated).join(', '),
+      // One line of text in a result: a name's override left open would turn round the names after it, and the "!" that ends a Hebrew name would stand by the comma before it.
+      speakers: speakers.map(isolatedAmongWords).join(', '),
       event: talk.category,
       recorded: talk.recorded ?? '',
       language: talk.language,

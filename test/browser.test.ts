@@ -747,9 +747,9 @@ describe('language and direction', () => {
   });
 
   // Between the words and quotes of "Talks tagged “…”", the "!" that ends an Arabic tag stood after the tag's first letter, on its right.
-  it("keeps a tag written right to left whole between the words of its page's heading and title, and a speaker's name in the lists of its talks", async () => {
+  it("keeps a tag written right to left whole between the words of its page's heading and title, and a speaker's name in the lists of its talks and a search result's", async () => {
     const own = await serveEvent('rtl-tag', 'python-day', 'title: Python Day\n', {
-      'talk.yaml': 'id: 1\ntitle: A talk\nspeakers: ["דוד כהן!"]\ntags: ["بايثون!"]\nrecorded: "2024-05-11"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n',
+      'talk.yaml': 'id: 1\ntitle: A talk\nspeakers: ["Ann Lee", "דוד כהן!"]\ntags: ["بايثون!"]\nrecorded: "2024-05-11"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n',
     });
     const { page, problems } = await openPage();
     // Where the first of each character stands across the element's text, from the left.
@@ -779,9 +779,13 @@ describe('language and direction', () => {
       expect(heading['ن']!).toBeLessThan(heading['ب']!);
       expect(heading['ب']!).toBeLessThan(heading['”']!);
       expect(await page.title()).toBe('Talks tagged “\u2068بايثون!\u2069” · Video catalogue');
-      const speaker = await leftOf('.talk-list bdi', ['!', 'ד', 'ן']);
-      expect(speaker['!']!).toBeLessThan(speaker['ן']!);
-      expect(speaker['ן']!).toBeLessThan(speaker['ד']!);
+      // The Hebrew name read from the right, its "!" at its left end: in the list of the tag's talks, and after another name in a search result's.
+      for (const names of ['.talk-list bdi:nth-of-type(2)', '#results li p.muted bdi']) {
+        if (names.startsWith('#results')) await page.goto(`${own.url}search/?q=talk`);
+        const speaker = await leftOf(names, ['!', 'ד', 'ן']);
+        expect(speaker['!']!, names).toBeLessThan(speaker['ן']!);
+        expect(speaker['ן']!, names).toBeLessThan(speaker['ד']!);
+      }
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -44,6 +44,14 @@ describe('searchRecord', () => {
     expect(record.meta.speakers).toBe('\u2068\u202eRLO first\u2069, Second Person');
     expect(record.content).toBe('T\n—\nRLO first, Second Person\n—\nzz\n—\nConf');
   });
+
+  // In one line of names set left to right, the "!" that ends a Hebrew name stood on its other side, by the comma.
+  it("isolates each of a result's speakers written right to left, as the talk's lists set each apart", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const record = searchRecord({ ...talk, speakers: ['Ann Lee', 'דוד כהן!', 'مريم'] });
+    expect(record.meta.speakers).toBe('Ann Lee, \u2068דוד כהן!\u2069, \u2068مريم\u2069');
+    expect(record.content).toContain('Ann Lee, דוד כהן!, مريم');
+  });
 });
 
 describe('pageSearchRecord', () => {
