@@ -243,6 +243,9 @@ const shownIn = (display: string, name: string) => path.posix.join(display.split
 type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: ContentError[] };
 
 /** A data file's bytes → its validated value, or every problem of it. */
+/** A settings file's fields; one of comments alone (its fields commented out, the demo's edit_url) holds the defaults, as no file does: every setting has one. */
+const siteOf = (doc: SourceDoc): Validated<SiteFields> => (doc.value === null ? { ok: true, value: DEFAULT_SITE } : validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD));
+
 const checked =
   <T>(check: (doc: Parameters<typeof validate>[1]) => Validated<T>) =>
   (shown: string, bytes: Uint8Array): Validated<T> => {
@@ -577,7 +580,7 @@ class FullLoad {
   site(siteFiles: ContentEntry[]): SiteFields {
     if (siteFiles.length > 1) this.fileProblem(siteFiles[1]!.path, `the site has two settings files (${siteFiles.map((f) => f.path).join(', ')}); keep one`);
     // Each is checked, so that one run tells every problem; the first one's settings are the site's.
-    const settings = siteFiles.map(({ path: name, stats }) => this.cachedOrRead<SiteFields>(name, stats!, checked((doc) => validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD))));
+    const settings = siteFiles.map(({ path: name, stats }) => this.cachedOrRead<SiteFields>(name, stats!, checked(siteOf)));
     return settings[0]?.value ?? DEFAULT_SITE;
   }
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmod, cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLive, loadContent, loadFullTalk, shownFolder } from '../src/load.ts';
+import { DEFAULT_SITE, isLive, loadContent, loadFullTalk, shownFolder } from '../src/load.ts';
 import { WatchedListing } from '../src/listing.ts';
 import { commandArgs } from '../src/program.ts';
 import { BAD_CASES, BAD_FIXTURES, DEMO_CONTENT, TEMPLATES, tempDir } from './helpers.ts';
@@ -73,6 +73,20 @@ describe('a symbolic link in the content folder', () => {
     const shown = shownFolder(content);
     expect(edited.errors.map(String)).toEqual([`${shown}/${talk}${problem}`]);
     expect(errors.map(String)).toEqual([`${shown}/pennine-web-2012${problem}`, `${shown}/${talk}${problem}`]);
+  });
+});
+
+describe("the site's settings", () => {
+  it('a file of comments alone (every field commented out) or of nothing is the defaults, as no file is', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'conf'));
+    await writeFile(path.join(dir, 'conf', 'category.yaml'), 'title: Conf\n');
+    for (const text of ['# name: My talks\n# edit_url: https://github.com/you/talks/edit/main/content/{path}\n', '', '---\n']) {
+      await writeFile(path.join(dir, '_site.yaml'), text);
+      const { errors, catalogue } = await loadContent(dir);
+      expect(errors.map(String), JSON.stringify(text)).toEqual([]);
+      expect(catalogue.site).toEqual(DEFAULT_SITE);
+    }
   });
 });
 
