@@ -141,6 +141,11 @@ export function targetProblems(catalogue: Catalogue, index: () => CatalogueIndex
         errors.push(new ContentError(file.file, locate(file, [from], 'key'), from, `"${from}" is a page of this site's own${inAnyCase}; remove the line`));
       }
       if (pages.has(to)) continue;
+      const draft = catalogue.pages.find((page) => page.draft && sitePagePath(page.slug) === to);
+      if (draft) {
+        errors.push(new ContentError(file.file, locate(file, [from]), from, `"${to}" is a draft page (${draft.file}), which the build does not write; publish it, point the line at another page, or remove the line`));
+        continue;
+      }
       // A typo in a name: the nearest page of the same list (a speaker's of the speakers').
       const folderIndex = FOLDER_INDEXES.find(([folder]) => to === `/${folder}/` || to === `/${folder}`)?.[2];
       const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : folderOf(to) === '' ? undefined : closest(to, [...pages.in(folderOf(to))]));

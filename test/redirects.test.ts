@@ -150,6 +150,17 @@ describe('a build with redirects', () => {
     expect(await readFile(path.join(out, 'tag/asyncio/index.html'), 'utf8')).not.toContain('http-equiv="refresh"');
   });
 
+  it('refuses a redirect to a draft page, saying it is one, as the page turns draft', async () => {
+    const { content, out } = await withRedirects('/about.html: /about/\n');
+    expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+    const about = path.join(content, '_pages', 'about.md');
+    await writeFile(about, (await readFile(about, 'utf8')).replace(/^nav: true$/m, 'nav: true\ndraft: true'));
+    const failed = await build({ content, out, templates: TEMPLATES });
+    expect(failed.ok ? [] : failed.errors.map(String)).toEqual([
+      `${path.join(content, '_redirects', 'site.yaml')}:1:14 /about.html: "/about/" is a draft page (${about}), which the build does not write; publish it, point the line at another page, or remove the line`,
+    ]);
+  });
+
   it("fails once a speaker's last talk is gone, and builds once the redirect goes too", async () => {
     const { content, out } = await withRedirects('/speaker/bethan.html: /speaker/bethan-pryce/\n');
     expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
