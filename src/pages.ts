@@ -40,6 +40,7 @@ export function pageSlug(name: string): { ok: true; slug: string } | { ok: false
 
 const OPENING = /^---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*\r?$/m;
+const BELOW_BLANK_LINES = /^(?:[ \t]*\r?\n)+---[ \t]*\r?\n/;
 
 const failure = (file: string, message: string): Validated<never> => ({ ok: false, errors: [new ContentError(file, { line: 1, col: 1 }, '', message)] });
 
@@ -49,7 +50,8 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
   if (!decoded.ok) return { ok: false, errors: [decoded.error] };
   const text = decoded.text.replace(/^\uFEFF/, '');
   const opening = OPENING.exec(text);
-  if (!opening) return failure(file, 'a page starts with its front matter: a line "---", its fields (title: …), then a line "---"; add it');
+  // Hugo and Astro read a front matter below blank lines, Jekyll and Eleventy do not: told to add it, its owner would not see why.
+  if (!opening) return failure(file, BELOW_BLANK_LINES.test(text) ? 'the front matter\'s opening "---" is not the file\'s first line; remove the blank lines above it' : 'a page starts with its front matter: a line "---", its fields (title: …), then a line "---"; add it');
   const closing = CLOSING.exec(text.slice(opening[0].length));
   if (!closing) return failure(file, 'the front matter opened on line 1 has no closing "---" line; add one after its fields');
   const end = opening[0].length + closing.index;

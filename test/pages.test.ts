@@ -59,6 +59,12 @@ describe('a page file', () => {
     expect(problems('---\n---\nText\n')).toEqual([`${FILE}:1:1 no fields (the file, or its front matter, holds none); write them, one "name: value" a line`]);
   });
 
+  it('says so when its front matter is there but below blank lines, where it was told to add it', () => {
+    const below = `${FILE}:1:1 the front matter's opening "---" is not the file's first line; remove the blank lines above it`;
+    expect(problems('\n---\ntitle: FAQ\n---\nText\n')).toEqual([below]);
+    expect(problems(' \r\n\t\r\n---\r\ntitle: FAQ\r\n---\r\n')).toEqual([below]);
+  });
+
   it('must be UTF-8', () => {
     expect(parse(Buffer.from([...Buffer.from('---\ntitle: Caf'), 0xe9, ...Buffer.from('\n---\n')]))).toMatchObject({ ok: false, errors: [{ pos: { line: 2, col: 11 }, message: 'file is not UTF-8 (byte 0xE9); save it as UTF-8' }] });
   });
