@@ -242,10 +242,10 @@ const shownIn = (display: string, name: string) => path.posix.join(display.split
 
 type Read<T> = { ok: true; value: T; rev: string } | { ok: false; errors: ContentError[] };
 
-/** A data file's bytes → its validated value, or every problem of it. */
 /** A settings file's fields; one of comments alone (its fields commented out, the demo's edit_url) holds the defaults, as no file does: every setting has one. */
 const siteOf = (doc: SourceDoc): Validated<SiteFields> => (doc.value === null ? { ok: true, value: DEFAULT_SITE } : validate(siteSchema, doc, SITE_FIELDS, SITE_INSTEAD));
 
+/** A data file's bytes → its validated value, or every problem of it. */
 const checked =
   <T>(check: (doc: Parameters<typeof validate>[1]) => Validated<T>) =>
   (shown: string, bytes: Uint8Array): Validated<T> => {
