@@ -7,8 +7,8 @@ import { fileOf, slugRename } from './collections.ts';
 import { ContentError } from './errors.ts';
 import { PAGES_DIR } from './listing.ts';
 import type { NavLink } from './render.ts';
-import { isSlug, PAGE_FIELDS, PAGE_INSTEAD, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
-import { decodeUtf8, parseSource } from './source.ts';
+import { isSlug, notTextIn, PAGE_FIELDS, PAGE_INSTEAD, pageSchema, SITE_ROOT_NAMES, type PageFields } from './schema.ts';
+import { decodeUtf8, lineStartsOf, parseSource, positionAt } from './source.ts';
 import { checkParsed, validate, type Validated } from './validate.ts';
 
 /** A page file as read: its front matter's fields and its Markdown. Pages are few: the catalogue keeps their text, unlike talks'. */
@@ -57,8 +57,19 @@ export function parsePage(file: string, bytes: Uint8Array): Validated<PageSource
   const end = opening[0].length + closing.index;
   // Parsed from the file's start, its opening line a YAML document marker: the lines and columns of errors are the file's.
   const fields = checkParsed(parseSource(file, Buffer.from(text.slice(0, end))), (doc) => validate(pageSchema, doc, PAGE_FIELDS, PAGE_INSTEAD));
-  if (!fields.ok) return fields;
-  return { ok: true, value: { ...fields.value, body: text.slice(end + closing[0].length).replace(/^\n/, '') } };
+  const bodyStart = end + closing[0].length;
+  const body = text.slice(bodyStart);
+  const notText = bodyProblems(file, text, bodyStart, body);
+  if (!fields.ok || notText.length > 0) return { ok: false, errors: [...(fields.ok ? [] : fields.errors), ...notText] };
+  return { ok: true, value: { ...fields.value, body: body.replace(/^\n/, '') } };
+}
+
+/** What is not text in a page's Markdown (`body`, at `bodyStart` of the file's `text`), at its line and column, as in a field. */
+function bodyProblems(file: string, text: string, bodyStart: number, body: string): ContentError[] {
+  const found = notTextIn(body);
+  if (found.length === 0) return [];
+  const lines = lineStartsOf(text);
+  return found.map(({ index, message }) => new ContentError(file, positionAt(lines, bodyStart + index), '', `the page's text ${message}`));
 }
 
 /** The pages the build publishes: all but drafts. */

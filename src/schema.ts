@@ -50,6 +50,13 @@ export function textProblems(value: unknown): { path: (string | number)[]; messa
   return found;
 }
 
+const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'gu');
+
+/** Where `text` holds what is not text (see NOT_TEXT), each with how to fix it: for a page's Markdown, which is no field of a value. */
+export function notTextIn(text: string): { index: number; message: string }[] {
+  return MAYBE_NOT_TEXT.test(text) ? [...text.matchAll(NOT_TEXT_ALL)].map((found) => ({ index: found.index, message: notTextMessage(found[0]) })) : [];
+}
+
 function notTextMessage(bad: string): string {
   const code = codePoints(bad);
   // A lone surrogate is one code unit; a noncharacter past the first plane is a pair of them.

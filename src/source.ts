@@ -35,7 +35,7 @@ export function positionAt(lineStarts: number[], offset: number): Position {
   return { line: lo + 1, col: offset - lineStarts[lo]! + 1 };
 }
 
-function lineStartsOf(text: string): number[] {
+export function lineStartsOf(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;

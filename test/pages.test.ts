@@ -65,6 +65,17 @@ describe('a page file', () => {
     expect(problems(' \r\n\t\r\n---\r\ntitle: FAQ\r\n---\r\n')).toEqual([below]);
   });
 
+  // As in a field: a page's Markdown is a page's text and search record, which drop them or refuse them.
+  it("reports every character of its Markdown that is no text at its line and column, with its front matter's problems", () => {
+    expect(problems('---\ntitle: FAQ\nnav: "yes"\n---\nA\u0000b\n\nEsc \u001b[2J and \ufffe\n')).toEqual([
+      `${FILE}:3:6 nav: expected true or false, got "yes"; write true, without quotes`,
+      `${FILE}:5:2 the page's text holds U+0000, a control character no page or feed can carry; remove it`,
+      `${FILE}:7:5 the page's text holds U+001B, a control character no page or feed can carry; remove it`,
+      `${FILE}:7:14 the page's text holds U+FFFE, a noncharacter no page or feed can carry; remove it`,
+    ]);
+    expect(parse('---\ntitle: FAQ\n---\nTab\tand\r\nbreaks\n')).toMatchObject({ ok: true });
+  });
+
   it('must be UTF-8', () => {
     expect(parse(Buffer.from([...Buffer.from('---\ntitle: Caf'), 0xe9, ...Buffer.from('\n---\n')]))).toMatchObject({ ok: false, errors: [{ pos: { line: 2, col: 11 }, message: 'file is not UTF-8 (byte 0xE9); save it as UTF-8' }] });
   });
