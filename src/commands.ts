@@ -104,10 +104,26 @@ export const startCommand = {
   summary: 'Build the catalogue, then serve the output folder.',
   options: { ...contentOptions, ...servedSiteOptions, ...incrementalOptions, ...listenOptions, ...serverOptions },
   otherwise: { dir: 'out' },
-  notes: `A signal during the build stops it as it stops npm run build. ${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM during the build.`,
+  notes: `A signal during the build stops it as it stops npm run build, and nothing is served (even when the build was already putting the output in place, which it then finishes). ${stopNotes}\nExit code: 0 once stopped so, 1 on content errors (nothing is served) or when it cannot start, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM during the build.`,
 };
 
 type BuildValues = { content: string; out: string; templates: string; cache?: string };
+
+/** Builds, then serves what it built (see startCommand). */
+export async function runStart(given: BuildRunValues & ServerValues & { tokens?: string }): Promise<number | void> {
+  // A bad listening option or tokens file fails before the build, not after it.
+  await checkServer(given);
+  const values = await servedAt(given);
+  const stop = stopSignals();
+  const code = await runBuild(values, stop).finally(stop.off);
+  if (code !== 0) return code;
+  const signalled = stop.by();
+  if (signalled) {
+    process.stderr.write(`start: stopped by ${signalled} as the build put ${values.out} in place, which it finished; not serving\n`);
+    return exitCodeOf(signalled);
+  }
+  await runServer({ ...values, dir: values.out });
+}
 
 const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
 /** Why `dir` cannot be read as a folder: missing, or a file. */
@@ -205,9 +221,15 @@ const DISK_FIXES: Record<string, string> = {
   EPERM: MAY_NOT_WRITE,
 };
 
-export async function runBuild(values: BuildValues & SiteValues & { cache: string; clean?: boolean }): Promise<number> {
+type BuildRunValues = BuildValues & SiteValues & { cache: string; clean?: boolean };
+
+/**
+ * Builds as `npm run build` does. `caller` is the stop signals of a caller that must know of a signal that came as
+ * the output was put in place, which the build then finishes: `start` must not go on to serve.
+ */
+export async function runBuild(values: BuildRunValues, caller?: StopSignals): Promise<number> {
   checkFolders(values, '--out');
-  const stop = stopSignals();
+  const stop = caller ?? stopSignals();
   try {
     const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
@@ -227,7 +249,7 @@ export async function runBuild(values: BuildValues & SiteValues & { cache: strin
     process.stderr.write(`build: stopped by ${signalled}; ${leftAsItWas(values.out)}\n`);
     return exitCodeOf(signalled);
   } finally {
-    stop.off();
+    if (!caller) stop.off();
   }
 }
 
@@ -238,7 +260,9 @@ const leftAsItWas = (out: string) => (existsSync(out) ? `${out} left as it was` 
 const exitCodeOf = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
 
 /** A signal that the first SIGINT or SIGTERM aborts (see onStopSignal), and which of the two it was. */
-function stopSignals(): { signal: AbortSignal; by: () => NodeJS.Signals | undefined; off: () => void } {
+type StopSignals = { signal: AbortSignal; by: () => NodeJS.Signals | undefined; off: () => void };
+
+function stopSignals(): StopSignals {
   const stop = new AbortController();
   let by: NodeJS.Signals | undefined;
   const off = onStopSignal((signal) => {

@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { build, DEFAULT_BASE_URL } from '../src/build.ts';
-import { checkBaseUrl, runBuild, runCheck, runServer, servedAt, serverSettings } from '../src/commands.ts';
+import { checkBaseUrl, runBuild, runCheck, runServer, runStart, servedAt, serverSettings } from '../src/commands.ts';
 import { OptionError } from '../src/cli.ts';
 import { DEMO_CONTENT, fingerprint, TEMPLATES, tempDir } from './helpers.ts';
 
@@ -113,6 +114,35 @@ describe('a build on a read-only or unwritable disk', () => {
       await expect(runBuild(values)).rejects.toThrow(`${code}: ${words}, write (writing ${values.out} or the cache ${values.cache}): ${fix}`);
     } finally {
       refused.mockRestore();
+    }
+  });
+});
+
+describe('start', () => {
+  it('does not serve when a signal came as its build put the output in place: the build finishes, then start stops with 130', async () => {
+    const root = await tempDir();
+    const values = { content: DEMO_CONTENT, out: path.join(root, 'dist'), templates: TEMPLATES, cache: path.join(root, 'cache'), 'base-url': DEFAULT_BASE_URL, 'search-shard': '25000' };
+    const listening = { host: '127.0.0.1', port: '0', 'max-connections': '1024', quiet: true };
+    const probe = await open(path.join(root, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    // A build syncs no file before its commit, whose first step writes the state beside the output it puts in place.
+    const sync = handles.sync;
+    const committing = vi.spyOn(handles, 'sync').mockImplementationOnce(function (this: FileHandle) {
+      process.emit('SIGINT', 'SIGINT');
+      return sync.call(this);
+    });
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const { result, written } = await withStderr(() => runStart({ ...values, ...listening }));
+      expect(committing).toHaveBeenCalled();
+      expect({ result, written }).toEqual({ result: 130, written: [`start: stopped by SIGINT as the build put ${values.out} in place, which it finished; not serving\n`] });
+      expect(stdout.mock.calls.map(([text]) => String(text))).toEqual([expect.stringMatching(/^built \d+ talks /)]);
+      expect(process.listenerCount('SIGINT')).toBe(0);
+      expect(existsSync(path.join(values.out, 'api', 'v2', 'video'))).toBe(true);
+    } finally {
+      committing.mockRestore();
+      stdout.mockRestore();
     }
   });
 });
