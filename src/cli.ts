@@ -140,6 +140,15 @@ function parseFailure(err: Error & { code?: string }, { options, otherwise }: Co
 /** An option's value that its command cannot take: exit code 2, as for an unknown option. */
 export class OptionError extends Error {}
 
+/**
+ * Arguments the command cannot take: what it takes, and the word meant when the one given is near one of `words`,
+ * as an unknown option is told (`token lst`, `import pyvido`).
+ */
+export function argumentsError(expected: string, given: string | undefined, words: readonly string[]): OptionError {
+  const meant = given === undefined || words.includes(given) ? undefined : closest(given, words);
+  return new OptionError(`expected ${expected}${meant ? `; did you mean "${meant}"?` : ''}`);
+}
+
 /** Runs a command's body; an unexpected failure is one line on stderr and exit code 1, a bad option's value exit code 2. */
 export function run(name: string, body: () => Promise<number | void>): void {
   // A reader of the output that went away (`npm run token list | head -1`) ends the output, not the command: Node

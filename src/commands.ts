@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
+import { argumentsError, authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError, visible } from './errors.ts';
 import { checkContent } from './locks.ts';
 import { CATEGORY_FILE } from './listing.ts';
@@ -517,7 +517,7 @@ export const importCommand = {
 export async function runImport(values: { content: string; _: string[] }): Promise<number> {
   const [kind, typed, ...rest] = values._;
   const source = typed && typedPath(typed, importCommand.name);
-  if (kind !== 'pyvideo' || !source || rest.length > 0) throw new OptionError('expected "pyvideo <path-to-pyvideo-data>"');
+  if (kind !== 'pyvideo' || !source || rest.length > 0) throw argumentsError('"pyvideo <path-to-pyvideo-data>"', kind, ['pyvideo']);
   // Said before the snapshot is read, not after, as a content folder that went missing.
   if (existsSync(values.content) && !isFolder(values.content)) throw new OptionError(`--content ${values.content}: ${notAFolder(values.content)}`);
   const started = performance.now();
@@ -641,7 +641,7 @@ export const tokenCommand = {
 
 export async function runToken(values: { tokens: string; _: string[] }): Promise<number> {
   const [action, name, ...rest] = values._;
-  const usage = () => new OptionError('expected "add NAME", "remove NAME" or "list"');
+  const usage = () => argumentsError('"add NAME", "remove NAME" or "list"', action, ['add', 'remove', 'list']);
   if (rest.length > 0) throw usage();
   checkTokensPath(values.tokens);
   const { addToken, readTokens, removeToken } = await import('./tokens.ts');

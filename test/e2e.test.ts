@@ -222,6 +222,10 @@ describe('commands', () => {
     expect(said('build', ['extra'])).toEqual([2, 'build: unexpected argument "extra": this command takes options only']);
     expect(said('token', ['frob'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"']);
     expect(said('import', ['pyvideo'])).toEqual([2, 'import: expected "pyvideo <path-to-pyvideo-data>"']);
+    // A mistyped word of a command's arguments is told as a mistyped option is: with the one meant.
+    expect(said('token', ['lst'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"; did you mean "list"?']);
+    expect(said('token', ['ad', 'editor'])).toEqual([2, 'token: expected "add NAME", "remove NAME" or "list"; did you mean "add"?']);
+    expect(said('import', ['pyvido', DEMO_CONTENT])).toEqual([2, 'import: expected "pyvideo <path-to-pyvideo-data>"; did you mean "pyvideo"?']);
     expect(cli('check', ['-h'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Usage: npm run check -- \[options\]/) });
   });
 
