@@ -660,6 +660,8 @@ export async function runToken(values: { tokens: string; _: string[] }): Promise
     return 0;
   }
   if (action === 'remove') {
+    // A mistyped file has no token of that name either: not said so, as if the token were gone.
+    mustExist(values.tokens);
     if (await removeToken(values.tokens, name)) {
       // The server reads the file when it starts: one running still takes the token.
       process.stderr.write(`removed token "${name}" from ${values.tokens}; restart a server running with it to refuse the token\n`);

@@ -243,6 +243,9 @@ describe('commands', () => {
     const tokens = path.join(await tempDir(), 'tokens.txt');
     const missing = cli('token', ['list', '--tokens', tokens]);
     expect([missing.status, missing.stderr]).toEqual([1, expect.stringContaining(`token: ${tokens}: no such file`)]);
+    // A mistyped file has no token of the name either, which would pass for a token already removed.
+    const removedFromNone = cli('token', ['remove', 'editor', '--tokens', tokens]);
+    expect([removedFromNone.status, removedFromNone.stderr]).toEqual([1, expect.stringContaining(`token: ${tokens}: no such file`)]);
     const added = cli('token', ['add', 'editor', '--tokens', tokens]);
     expect([added.status, added.stdout]).toEqual([0, expect.stringMatching(/^\S{20,}\n$/)]);
     expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('editor\n');
