@@ -6,8 +6,9 @@ export interface Progress {
   done(): void;
 }
 
-export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress | undefined {
-  if (!stream.isTTY) return undefined;
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr, env = process.env): Progress | undefined {
+  // A dumb terminal (Emacs's shell, an editor's output pane) shows the escape that clears the line as text.
+  if (!stream.isTTY || env.TERM === 'dumb') return undefined;
   let label = '';
   let count = 0;
   let last = 0;
