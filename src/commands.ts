@@ -636,7 +636,7 @@ export const tokenCommand = {
   summary:
     'Manage the API tokens that `serve --tokens FILE` accepts for PUT and PATCH.\n`add NAME` prints a new random token once: only its SHA-256 is stored, so keep it somewhere safe.\nKeep the file outside the folder you serve.',
   options: { tokens: { type: 'string', value: 'FILE', description: 'tokens file', default: DEFAULT_TOKENS } },
-  notes: 'Clients send the token as `Authorization: Token <token>`.\nExit code: 0 on success, 1 when the name is taken, unknown or not usable, 2 for bad arguments.',
+  notes: 'Clients send the token as `Authorization: Token <token>`.\nExit code: 0 on success, 1 when the name is taken, unknown or not usable, or the tokens file is not there (list, remove) or not a tokens file, 2 for bad arguments.',
 } as const;
 
 export async function runToken(values: { tokens: string; _: string[] }): Promise<number> {

@@ -246,6 +246,7 @@ describe('commands', () => {
     // A mistyped file has no token of the name either, which would pass for a token already removed.
     const removedFromNone = cli('token', ['remove', 'editor', '--tokens', tokens]);
     expect([removedFromNone.status, removedFromNone.stderr]).toEqual([1, expect.stringContaining(`token: ${tokens}: no such file`)]);
+    expect(cli('token', ['--help']).stdout).toContain('1 when the name is taken, unknown or not usable, or the tokens file is not there (list, remove) or not a tokens file');
     const added = cli('token', ['add', 'editor', '--tokens', tokens]);
     expect([added.status, added.stdout]).toEqual([0, expect.stringMatching(/^\S{20,}\n$/)]);
     expect(cli('token', ['list', '--tokens', tokens]).stdout).toBe('editor\n');
