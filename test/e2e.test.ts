@@ -476,6 +476,23 @@ describe('serve and start', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('start: a SIGINT as its build puts the output in place, which the build then finishes, stops it before it serves, with 130', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const child = startCommand('start', [...buildArgs(out), '--port', '0', '--quiet'], {
+      node: ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs')],
+      env: { ...process.env, CRASH_AT: 'state', CRASH_SIGNAL: 'SIGINT' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      if (stdout.includes('serving ')) child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const [code] = await once(child, 'exit');
+    expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: expect.stringMatching(/^built \d+ talks [^\n]*\n$/), stderr: `start: stopped by SIGINT as the build put ${out} in place, which it finished; not serving\n` });
+  });
+
   it('serve: SIGINT stops it too', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);
