@@ -114,6 +114,7 @@ export async function runStart(given: BuildRunValues & ServerValues & { tokens?:
   // A bad listening option or tokens file fails before the build, not after it.
   await checkServer(given);
   const values = await servedAt(given);
+  // Start's own: a signal that came as the build put the output in place, which the build then finishes, must still keep it from serving.
   const stop = stopSignals();
   const code = await runBuild(values, stop).finally(stop.off);
   if (code !== 0) return code;
