@@ -7,8 +7,9 @@ export interface Progress {
 }
 
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr, env = process.env): Progress | undefined {
-  // A dumb terminal (Emacs's shell, an editor's output pane) shows the escape that clears the line as text.
-  if (!stream.isTTY || env.TERM === 'dumb') return undefined;
+  // A dumb terminal (Emacs's shell, an editor's output pane) shows the escape that clears the line as text; a CI
+  // service that runs its jobs in a terminal (Buildkite, Travis) keeps every redraw in its log.
+  if (!stream.isTTY || env.TERM === 'dumb' || (env.CI !== undefined && env.CI !== 'false')) return undefined;
   let label = '';
   let count = 0;
   let last = 0;

@@ -30,4 +30,9 @@ describe('terminalProgress', () => {
     expect(terminalProgress(terminal(false), { TERM: 'xterm-256color' })).toBeUndefined();
     expect(terminalProgress(terminal(true), { TERM: 'dumb' })).toBeUndefined();
   });
+
+  it('shows nothing in a CI job run in a terminal, whose log would keep every redraw', () => {
+    expect(terminalProgress(terminal(true), { TERM: 'xterm-256color', CI: 'true' })).toBeUndefined();
+    expect(terminalProgress(terminal(true), { TERM: 'xterm-256color', CI: 'false' })).toBeDefined();
+  });
 });
