@@ -71,7 +71,7 @@ export const buildCommand = {
   summary:
     'Validate every content file, then write the API records and the site into the output folder.\nOn any content error nothing is written and the previous output stays as it was.\nLater builds rewrite only the files whose content, template or code changed.',
   options: { ...contentOptions, ...siteOptions, ...incrementalOptions },
-  notes: 'On SIGINT or SIGTERM the build stops after the files in flight and leaves the output as it was (unless it was already putting the new one in place, which it then finishes).\nExit code: 0 on success, 1 on content errors or a failure, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM.',
+  notes: 'On SIGINT or SIGTERM the build stops after the files in flight and leaves the output as it was (unless it was already putting the new one in place, which it then finishes, and says so).\nExit code: 0 on success, 1 on content errors or a failure, 2 for a bad option, 130 or 143 when stopped by SIGINT or SIGTERM.',
 };
 
 export const checkCommand = {
@@ -235,7 +235,11 @@ export async function runBuild(values: BuildRunValues, caller?: StopSignals): Pr
     const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
     const templates = result.ok ? undefined : await templateProblems(values.templates);
-    return reportBuild(result, values, templates);
+    const code = reportBuild(result, values, templates);
+    // Said as the import says it: the signal was taken, and the build finished rather than leave the output half in place.
+    const late = caller ? undefined : stop.by();
+    if (result.ok && late) process.stderr.write(`build: ${late} came as ${values.out} was being put in place: the build was finished, not left half done\n`);
+    return code;
   } catch (err) {
     const signalled = stop.by();
     if (!signalled) {

@@ -1,6 +1,7 @@
 // End to end: the real commands as a user runs them, and the real server they start.
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -474,6 +475,16 @@ describe('serve and start', () => {
     expect(res.headers).toMatchObject({ vary: 'Accept', 'content-type': 'text/html; charset=utf-8', allow: 'GET, PUT, PATCH, HEAD, OPTIONS' });
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  });
+
+  it('build: a SIGINT as it puts the output in place, which it then finishes, is said, and the build exits 0', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const child = startCommand('build', buildArgs(out), { node: ['--import', path.join(ROOT, 'test', 'fixtures', 'crash-at.mjs')], env: { ...process.env, CRASH_AT: 'state', CRASH_SIGNAL: 'SIGINT' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const [code] = await once(child, 'exit');
+    expect({ code, stderr }).toEqual({ code: 0, stderr: `build: SIGINT came as ${out} was being put in place: the build was finished, not left half done\n` });
+    expect(existsSync(path.join(out, 'api', 'v2', 'video', '1'))).toBe(true);
   });
 
   it('start: a SIGINT as its build puts the output in place, which the build then finishes, stops it before it serves, with 130', async () => {
