@@ -1,7 +1,10 @@
 // The build: content folder → validated catalogue → output folder (API
-// records, pages, assets). The first build, or one with --clean, writes a
-// staging folder and swaps it in; later builds compare each output's key with
-// the previous build's and patch only what changed.
+// records, pages, assets). A build into a folder not there yet, without a
+// cache, or with --clean writes a staging folder and swaps it in; any other
+// (and a --clean one into a mount point, which cannot be swapped: see
+// BuildRun.plan) patches the output in place, writing only the files whose key
+// moved since the last build (without its state, those whose bytes differ) and
+// removing those it no longer makes.
 import { createHash, hash as digest } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rename } from 'node:fs/promises';

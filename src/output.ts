@@ -1,7 +1,8 @@
 // Writing the output folder, so that it is always either the previous build
-// or the new one, never half of each, whenever a build stops: a full build
-// writes a staging folder beside it and swaps it in; an incremental build
-// writes changed files under temporary names and renames them by a journal.
+// or the new one, never half of each, whenever a build stops: a build that
+// replaces it (Staging) writes a staging folder beside it and swaps it in; one
+// that patches it (Patch) writes changed files under temporary names and
+// renames them by a journal.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, chown, mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -267,7 +268,7 @@ export function swappable(outDir: string): boolean {
   return out === undefined || out.dev === statSync(path.dirname(path.resolve(outDir))).dev;
 }
 
-/** A first or full build: everything is written into a staging folder that replaces the output folder whole. */
+/** A build that replaces the output folder (see build.ts): everything is written into a staging folder that replaces it whole. */
 export class Staging {
   private constructor(
     readonly outDir: string,
