@@ -1,8 +1,9 @@
 // What a build remembers for the next one, in a cache folder outside the
-// output: the key of every output file (the manifest) and the loaded content.
-// Its files are replaced atomically and only trusted for the output folder they
-// were written for (same path, same folder inode); beside them, the lock of the
-// build at work and the record of the last no-op build.
+// output: the key of every output file (the manifest), the loaded content and
+// the search records' keys. Its files are replaced atomically and only trusted
+// for the output folder they were written for (its path, the same folder by
+// folderId, and the names at its top still there: see TopNames); beside them,
+// the lock of the build at work and the record of the last no-op build.
 import { hash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { Locked, takeLock } from './locks.ts';
 export interface BuildState {
   /** Fingerprint of the code that wrote it: another version starts afresh. */
   code: string;
-  /** The inode of the output folder it describes. */
+  /** The output folder it describes, as folderId tells it from another made later at its path. */
   outId: string;
   /** Output path → key of what it was made from. */
   manifest: Map<string, string>;
