@@ -66,7 +66,7 @@ export interface BuildOptions {
   compress?: boolean;
   /** Talks per shard of the search index (see SEARCH_SHARD_SIZE): fewer hold Pagefind's memory down, more save the browser requests. */
   searchShardSize?: number;
-  /** Worker threads for talk pages; default: one per core. */
+  /** Worker threads, for rendering (talks' files and other pages) and for reading very many talk files (LOAD_PARALLEL_FROM); default: one per core. */
   workers?: number;
   /** What a long-running caller (the dev server) keeps between builds. */
   memory?: BuildMemory;

@@ -1,7 +1,9 @@
 // Rendering and writing a batch of jobs: the files made from talks (API
 // record, page, short link, old addresses) and pages made from many talks
-// (lists, feeds, sitemaps). Runs on the main thread for small catalogues and in
-// worker threads for large ones; either way it only turns jobs into files.
+// (lists, feeds, sitemaps). Runs on the main thread or in worker threads, as
+// build.ts decides (see renderJobs: a build with few files to render keeps to
+// the main thread, whatever the catalogue's size); either way it only turns
+// jobs into files.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { videoListJson } from './api-lists.ts';
