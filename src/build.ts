@@ -112,12 +112,8 @@ export interface BuildMemory {
   stamp?: string;
 }
 
-export interface BuildSummary {
-  events: number;
-  talks: number;
-  drafts: number;
-  /** Files in the output. */
-  outputs: number;
+/** What a build did, beside the counts a no-op build reports (Totals). */
+export interface BuildSummary extends Totals {
   written: number;
   unchanged: number;
   removed: number;

@@ -247,8 +247,10 @@ export const lockState = (stateDir: string): Promise<() => Promise<void>> => tak
 /** What a no-op build reports: the counts of the build that is still in place. */
 export interface Totals {
   events: number;
+  /** Live talks. */
   talks: number;
   drafts: number;
+  /** Files in the output. */
   outputs: number;
 }
 
