@@ -106,8 +106,15 @@ export interface Catalogue {
 /** The settings of a site whose content folder has no `_site.yaml`. */
 export const DEFAULT_SITE: SiteFields = siteSchema.parse({});
 
-/** What a load remembers of each valid file, for the next load to reuse. */
-export type LoadCache = Map<string, { stat: string; rev: string; value: TalkDigest | EventFields | PageSource | RedirectsSource | SiteFields }>;
+/** What a load remembers of a valid file, for the next load to reuse while its stat is the same. */
+export interface CachedFile {
+  stat: string;
+  rev: string;
+  value: TalkDigest | EventFields | PageSource | RedirectsSource | SiteFields;
+}
+
+/** Each valid file's CachedFile, by its name. */
+export type LoadCache = Map<string, CachedFile>;
 
 interface LoadResult {
   catalogue: Catalogue;
@@ -149,7 +156,7 @@ export type ReadTalks = (task: { dir: string; display: string; names: string[] }
 
 type ReadTalkResult =
   | { name: string; ok: true; rev: string; digest: TalkDigest }
-  | { name: string; ok: false; errors: { file: string; pos: Position; field: string; message: string }[] };
+  | { name: string; ok: false; errors: Pick<ContentError, 'file' | 'pos' | 'field' | 'message'>[] };
 
 /**
  * A link is not followed, as the theme's assets' are not: what it leads to is outside the folder that `dev` watches and
@@ -416,9 +423,6 @@ interface ContentFiles {
 }
 
 type Digested = { rev: string; digest: TalkDigest };
-
-/** One cache entry (see LoadCache). */
-type Cached = LoadCache extends Map<string, infer V> ? V : never;
 
 const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? -1 : 1);
 
@@ -770,7 +774,7 @@ function loadChanged(dir: string, display: string, entries: ContentEntry[], basi
   const stale = new Set([...removed, ...changed.map((e) => e.path)].flatMap((name) => basis.talks.get(name) ?? []));
   const load = new BasisLoad(basis, stale);
   const made: CatalogueTalk[] = [];
-  const filed: [string, Cached][] = [];
+  const filed: [string, CachedFile][] = [];
   for (const { path: name, stats } of changed) {
     const result = read.get(name);
     const known = basis.cache.get(name);

@@ -9,7 +9,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } fr
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
-import type { LoadCache } from './load.ts';
+import type { CachedFile, LoadCache } from './load.ts';
 import { folderId, removeKilledTemps, writeFileAtomic } from './output.ts';
 import { realPath } from './paths.ts';
 import { Locked, takeLock } from './locks.ts';
@@ -117,7 +117,7 @@ type StatePiece =
   /** File, key, file, key, … */
   | { manifest: string[] }
   | { parts: [name: string, signature: string | undefined, files: number][] }
-  | { load: [string, LoadCache extends Map<string, infer V> ? V : never][] }
+  | { load: [string, CachedFile][] }
   /** Origin, key, origin, key, … */
   | { search: string[] };
 
