@@ -6,7 +6,7 @@
 // build's rendering (4.8 s against 0.4 s; see the README's benchmarks).
 import { isolated } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
-import type { Enclosure } from './load.ts';
+import type { CatalogueTalk } from './load.ts';
 import { textLanguageTag } from './languages.ts';
 import { escapeMarkup, escapeText, NOT_HTML_TEXT } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
@@ -16,20 +16,15 @@ export type FeedFormat = 'atom' | 'rss' | 'json';
 /** Each feed's file, beside the page it follows. */
 export const FEED_FILES: Record<FeedFormat, string> = { atom: 'feed.atom', rss: 'feed.rss', json: 'feed.json' };
 
-export interface FeedItem {
-  id: number;
-  title: string;
+export interface FeedItem extends Pick<CatalogueTalk, 'id' | 'title' | 'recorded' | 'updated' | 'category' | 'enclosure'> {
   /** Site path of the talk's page. */
   url: string;
   /** The talk's language, by name (`Japanese`): its title's and summary's, unless they are in the site's English (see textLanguageTag). */
   language: string;
-  recorded: string | null;
-  updated: string;
   speakers: readonly string[];
-  category: string;
   tags: readonly string[];
+  /** The talk's blurb. */
   summary: string;
-  enclosure: Enclosure | null;
 }
 
 export interface FeedInput {

@@ -776,7 +776,7 @@ const ROOT_ORDER = new Intl.Collator('und');
  * names not spelt in Latin letters (`u-…`) sort among the U's but belong to Other.
  */
 function byInitial(terms: Term<unknown>[], pathOf: (slug: string) => string, pageBase: string) {
-  const sections = new Map<string, { heading: string; id: string; terms: TermLink[] }>();
+  const sections = new Map<string, PageInputs['terms']['groups'][number]>();
   for (const term of terms) {
     const id = initialOf(term.slug);
     cached(sections, id, () => ({ heading: id === 'other' ? 'Other' : id.toUpperCase(), id, terms: [] })).terms.push(termLink(term, pathOf));

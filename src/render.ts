@@ -185,18 +185,8 @@ export function paragraphs(text: string): string[][] {
     .filter((lines) => lines.some((l) => l.trim() !== ''));
 }
 
-/** A talk as listed on other pages: just what a list item shows. */
-export interface TalkLink {
-  id: number;
-  slug: string;
-  title: string;
-  language: string;
-  speakers: readonly string[];
-  duration: number | null;
-  recorded: string | null;
-  event: string;
-  category: string;
-}
+/** A talk as listed on other pages: just what a list item shows, its speakers as pages name them (see named). */
+export type TalkLink = Pick<CatalogueTalk, 'id' | 'slug' | 'title' | 'language' | 'duration' | 'recorded' | 'event' | 'category'> & { speakers: readonly string[] };
 
 export function talkLink(talk: CatalogueTalk): TalkLink {
   return {
