@@ -280,7 +280,7 @@ function readValidated<T>(dir: string, display: string, name: string, parse: (sh
   return { ok: true, value: result.value, rev: revisionOf(bytes) };
 }
 
-/** A talk's revision: a hash of its file's bytes. */
+/** A content file's revision (Origin.rev): a hash of its bytes. */
 export const revisionOf = (bytes: Buffer): string => hash('sha1', bytes, 'base64url');
 
 /** Reads and validates one talk file, every field of it. */
@@ -822,10 +822,10 @@ function listingChanges(before: ContentEntry[], after: ContentEntry[]): { change
 
 /** The event among `events` of a talk file, by its name (`<event>/videos/<file>`); undefined for any other file, and for one of an upper-case extension (talk.YAML), which a full load refuses. */
 function talkEventIn(events: CatalogueEvent[]): (name: string) => CatalogueEvent | undefined {
-  const bySlug = new Map(events.map((e) => [e.slug, e]));
+  const eventsBySlug = new Map(events.map((e) => [e.slug, e]));
   return (name) => {
     const parts = name.split('/');
-    return parts.length === 3 && parts[1] === 'videos' && DATA_FILE.test(name) ? bySlug.get(parts[0]!) : undefined;
+    return parts.length === 3 && parts[1] === 'videos' && DATA_FILE.test(name) ? eventsBySlug.get(parts[0]!) : undefined;
   };
 }
 
