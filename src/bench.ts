@@ -35,7 +35,7 @@ export interface StepResult {
 }
 
 /** Saves of a duration the dev server builds after the title's: the loop of one edit after another. */
-export const DEV_EDITS = 5;
+const DEV_EDITS = 5;
 
 export type Step =
   | { kind: 'import'; source: string; content: string }

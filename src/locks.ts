@@ -26,7 +26,7 @@ export class Locked extends Error {
 }
 
 /** The lock `file`'s holder: a live process other than this one, `left` by one that has gone (or by this one), or none. */
-export function lockHolder(file: string): number | 'left' | undefined {
+function lockHolder(file: string): number | 'left' | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

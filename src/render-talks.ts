@@ -32,7 +32,7 @@ const resultOf = (writer: FileWriter, failures: RenderFailure[] = []): BatchResu
  * the templates fail on is counted among the failures and the batch goes on, so that one build
  * names every failure, not the first; the build then fails.
  */
-export function renderBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[], pages: PageJob[] = []): BatchResult {
+export function renderBatch(renderer: SiteRenderer, target: WriteTarget, contentDir: string, jobs: TalkJob[], pages: PageJob[]): BatchResult {
   const writer = new FileWriter(target);
   const failures: RenderFailure[] = [];
   const failed = (err: unknown) => {

@@ -118,7 +118,7 @@ const urlMessage = 'expected an absolute http(s) URL such as "https://example.or
  * keep), and `"`, "<", ">" or a space percent-encoded, where the API and the feeds publish the URL as
  * it is written.
  */
-export function urlProblem(value: string, alternatives = ''): string | undefined {
+function urlProblem(value: string, alternatives = ''): string | undefined {
   const scheme = /^https?:/i.exec(value)?.[0];
   if (scheme === undefined) return `${urlMessage}${alternatives}`;
   if (value.trim() !== value) return 'has white space before or after it; remove it';

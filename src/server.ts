@@ -961,7 +961,7 @@ export function listenError(err: NodeJS.ErrnoException, host: string, port: numb
  * How much of the access log may wait for a reader of stdout that stopped reading (a log collector that hangs):
  * Node keeps what a pipe has not taken in memory, so without a bound the server's heap grew a line a request.
  */
-export const LOG_BACKLOG = 4 * 1024 * 1024;
+const LOG_BACKLOG = 4 * 1024 * 1024;
 
 /**
  * Lines for `out`, written once per turn of the event loop: under load one write carries many requests' lines.

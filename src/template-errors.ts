@@ -144,7 +144,7 @@ export function byPosition(problems: string[]): string[] {
 const at = (file: string, line?: number, col?: number) => `${file}${line === undefined ? '' : col === undefined ? `:${line}` : `:${line}:${col}`}`;
 
 /** The message for a template that does not compile: `templates/talk.eta:12:5: syntax error: …`. */
-export function compileFailure(file: string, source: string, err: unknown): string {
+function compileFailure(file: string, source: string, err: unknown): string {
   // Eta's own parse errors (an unclosed tag or string) say where they are, after the reason.
   const parsed = /^(.*?) at line (\d+) col (\d+):/s.exec(err instanceof Error ? err.message : '');
   if (parsed) return `${at(file, Number(parsed[2]), Number(parsed[3]))}: ${parsed[1]}`;
