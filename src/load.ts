@@ -35,6 +35,7 @@ import { fileKey, FolderSpellings, whereOneFile } from './file-keys.ts';
 import { blurb, excerpt } from './markdown.ts';
 import { pageSlug, parsePage, sitePageFile, sitePagePath, type PageSource } from './pages.ts';
 import { cached } from './memo.ts';
+import { contains } from './paths.ts';
 import { parseRedirects, redirectsFileProblem, type CatalogueRedirects, type RedirectsSource } from './redirects.ts';
 import { fieldName, isJson, parseSource, TOO_DEEP, type FieldPath, type Position, type SourceDoc } from './source.ts';
 import { checkParsed, validate, type Validated } from './validate.ts';
@@ -379,9 +380,7 @@ function remembered<K extends object, V>(made: WeakMap<K, V>, from: K, fits: (kn
 /** How messages name a content folder: relative to the working directory when inside it, as compilers do, else whole (`../../tmp/x` says less than `/tmp/x`). */
 export function shownFolder(dir: string): string {
   const absolute = path.resolve(dir);
-  const relative = path.relative(process.cwd(), absolute);
-  if (relative === '') return '.';
-  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? absolute : relative;
+  return contains(process.cwd(), absolute) ? path.relative(process.cwd(), absolute) || '.' : absolute;
 }
 
 /** Reads every content file under `dir`; errors name its files as shownFolder does. */
