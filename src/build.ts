@@ -62,7 +62,7 @@ export interface BuildOptions {
   clean?: boolean;
   /** Absolute URL the site is served at, for canonical links, feeds and sitemaps; default http://127.0.0.1:8080. */
   baseUrl?: string;
-  /** Also write .br and .gz copies of pages, sitemaps and assets (not feeds: see planParts), for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); servers that compress as they send (ours, most hosts) need none. */
+  /** Also write .br and .gz copies of pages, sitemaps and assets (not feeds: see Planner.feeds in plan.ts), for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); servers that compress as they send (ours, most hosts) need none. */
   compress?: boolean;
   /** Talks per shard of the search index (see SEARCH_SHARD_SIZE): fewer hold Pagefind's memory down, more save the browser requests. */
   searchShardSize?: number;
@@ -794,7 +794,7 @@ function takeAhead(tasks: Iterator<Task>): { ahead: Task[]; allPlanned: boolean 
 
 /**
  * One build, from its lock to its commit: what its phases share, and what is removed however it ends
- * (close). build() runs the phases in order, each returning what the next ones need, up to the plan of
+ * (close). buildOnce() runs the phases in order, each returning what the next ones need, up to the plan of
  * the site; the phases that write the output are Writing's.
  */
 class BuildRun {

@@ -258,7 +258,9 @@ export function planSite(catalogue: Catalogue, prints: Fingerprints, compress = 
  * as they come holds a few at a time, not the whole site's jobs (at 100,000
  * talks, hundreds of MB). What the last parts are made from (the sitemaps,
  * the events and category lists) is gathered on the way. With `compress`,
- * pages, sitemaps and assets are written with .br and .gz copies.
+ * the HTML pages and the sitemaps are written with .br and .gz copies (not
+ * the feeds: see Planner.feeds). The theme's assets are not in the plan:
+ * build.ts keys and writes them.
  *
  * The parts that hold many files are signed. `known`, for a build without a
  * memo (in a process of its own) that keeps a state, holds the signatures of
