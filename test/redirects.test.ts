@@ -109,7 +109,7 @@ describe('a build with redirects', () => {
     }
     // A talk's short link names the talk it leads to, and fits a phone's screen as the site's pages do.
     const short = await readFile(path.join(out, 'video/12/index.html'), 'utf8');
-    expect(short).toContain('<a href="/video/12/asyncio-in-production-lessons/">asyncio in Production: Five Outages and What They Taught Us</a>');
+    expect(short).toContain('<a href="/video/12/asyncio-in-production-lessons/" dir="auto">asyncio in Production: Five Outages and What They Taught Us</a>');
     expect(short).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     // Redirects are no pages of the site's own: not in its sitemaps.
     const sitemaps = (await Promise.all((await fg('sitemap-*.xml', { cwd: out })).map((file) => readFile(path.join(out, file), 'utf8')))).join('');
