@@ -118,6 +118,12 @@ const NEWEST_ON_HOME = 20;
 const EVENTS_ON_HOME = 10;
 /** Talks per page of a long list. */
 const PAGE_SIZE = 50;
+/**
+ * Talks per page of an event's programme: its whole programme where it can be
+ * (pyvideo's largest event has 184), in pages past that, as a page of 5,000
+ * links (820 KB) is no page to read.
+ */
+export const EVENT_PAGE_SIZE = 500;
 /** Items per feed: feed readers only look at the newest. */
 const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
@@ -428,8 +434,8 @@ function eventPart(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
 /** What the rest of the plan gathers from an event's part: its line on the events page, and its sitemap entries. */
 function eventFacts(event: CatalogueEvent, list: CatalogueTalk[]) {
   const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
-  // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was.
-  const sitemap = [listed(eventPath(event.slug), list), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
+  // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was. Its pages are the programme's.
+  const sitemap = [...listEntries(eventPath(event.slug), [...list].sort(byProgramme), EVENT_PAGE_SIZE), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
   return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom: recordedSpan(list).recordedFrom } };
 }
 
@@ -440,8 +446,12 @@ function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
   const talks = talkJobs(plan, facts.eventInfo, list, programme);
   const newest = [...list].sort(byNewest);
   const redirect = { title: event.title, target: eventPath(event.slug) };
+  const fields = eventFields(event);
+  const recorded = recordedSpan(list);
   const pages = [
-    plan.page(eventPath(event.slug), 'event', { event: eventFields(event), talks: programme, feeds: eventPath(event.slug) }),
+    ...paginate(programme, EVENT_PAGE_SIZE, eventPath(event.slug)).map((p) =>
+      plan.page(p.path, 'event', { event: fields, ...recorded, total: list.length, page: { number: p.number, count: p.count, prev: p.prev, next: p.next }, talks: p.items, feeds: eventPath(event.slug) }),
+    ),
     ...plan.feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
     ...event.aliases.flatMap(aliasFiles).map((file): PageJob => ({ kind: 'redirect', input: redirect, path: file, key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
   ];
@@ -525,7 +535,7 @@ function listPart(
 const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
 
 /** The sitemap entries of a list's pages. */
-const listEntries = (sitePath: string, talks: readonly CatalogueTalk[]) => paginate(talks, PAGE_SIZE, sitePath).map((p) => listed(p.path, p.items));
+const listEntries = (sitePath: string, talks: readonly CatalogueTalk[], size = PAGE_SIZE) => paginate(talks, size, sitePath).map((p) => listed(p.path, p.items));
 
 /** The list of all talks, whose feeds are the site's. */
 function allTalksPart(plan: Planner) {

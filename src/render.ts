@@ -6,7 +6,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { isolated } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
-import { eventPath, languagePath, named, pagePath, recordedSpan, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
+import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
@@ -226,11 +226,15 @@ export interface TermLink {
 }
 
 
+/** Which page of a list a page is, and the paths of the pages before and after it. */
+type ListPage = { number: number; count: number; prev?: string; next?: string };
+
 /** The input of each page template. */
 export interface PageInputs {
   home: { totals: { talks: number; events: number; speakers: number; tags: number; languages: number }; newest: TalkLink[]; events: EventSummary[] };
   events: { total: number; series: { name: string; id: string; events: EventSummary[] }[] };
-  event: { event: EventInfo & Pick<CatalogueEvent, 'url' | 'description' | 'name'>; talks: TalkLink[]; feeds: string };
+  /** One page of an event's programme (see EVENT_PAGE_SIZE): `talks` are this page's, `total` and the recording dates the whole event's. */
+  event: { event: EventInfo & Pick<CatalogueEvent, 'url' | 'description' | 'name'>; recordedFrom: string | null; recordedTo: string | null; total: number; page: ListPage; talks: TalkLink[]; feeds: string };
   /** One page of talks: all of them, or a speaker's, a tag's, a language's. */
   listing: {
     title: string;
@@ -239,7 +243,7 @@ export interface PageInputs {
     names: string[];
     path: string;
     total: number;
-    page: { number: number; count: number; prev?: string; next?: string };
+    page: ListPage;
     talks: TalkLink[];
     feeds?: string;
   };
@@ -282,6 +286,9 @@ export interface EventView {
   website: CatalogueEvent['url'];
   /** HTML, from the event's Markdown. */
   description: string;
+  /** Its talks, all of them: `talks` are those of this page. */
+  total: number;
+  page: PageLinks;
   talks: TalkItem[];
   feeds: PageInputs['event']['feeds'];
   /** Where its category file is edited (see editLink), or null. */
@@ -290,12 +297,12 @@ export interface EventView {
 export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }>;
 
 /** A page of a list, with links to jump by: the first and last pages, and the pages near it (the list of all talks has 435 on the pyvideo import). */
-export type PageLinks = PageInputs['listing']['page'] & { first: string; last: string; near: { number: number; url: string }[] };
+export type PageLinks = ListPage & { first: string; last: string; near: { number: number; url: string }[] };
 
 /** Pages this far before and after a page are linked from it. */
 const NEAR_PAGES = 2;
 
-function pageLinks(path: string, page: PageInputs['listing']['page']): PageLinks {
+function pageLinks(path: string, page: ListPage): PageLinks {
   const near: PageLinks['near'] = [];
   for (let n = Math.max(1, page.number - NEAR_PAGES); n <= Math.min(page.count, page.number + NEAR_PAGES); n++) near.push({ number: n, url: pagePath(path, n) });
   return { ...page, first: pagePath(path, 1), last: pagePath(path, page.count), near };
@@ -563,15 +570,18 @@ const canonical = (site: SiteInfo, p: string) => `${site.baseUrl}${p}`;
 const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) => TemplateData[T] } = {
   home: (home, site) => ({ ...home, canonical: canonical(site, '/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) }),
   events: (events, site) => ({ ...events, canonical: canonical(site, '/events/'), series: events.series.map((s) => ({ ...s, events: s.events.map((e) => eventItem(e)) })) }),
-  event: ({ event, talks, feeds }, site) => ({
+  event: ({ event, recordedFrom, recordedTo, total, page, talks, feeds }, site) => ({
     title: isolated(event.title),
     url: eventPath(event.slug),
-    canonical: canonical(site, eventPath(event.slug)),
+    canonical: canonical(site, pagePath(eventPath(event.slug), page.number)),
     start: event.start_date,
     end: event.end_date,
-    ...recordedSpan(talks),
+    recordedFrom,
+    recordedTo,
     website: event.url,
     description: renderMarkdown(event.description, 2),
+    total,
+    page: pageLinks(eventPath(event.slug), page),
     talks: talks.map(listItem),
     feeds,
     editUrl: editLink(site, event.name),

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
-import { planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
+import { EVENT_PAGE_SIZE, planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
 import type { PageInputs } from '../src/render.ts';
 import { PAGES_INDEX, searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
@@ -256,6 +256,23 @@ describe('planSite: events', () => {
     const newestFirst = catalogue.events.map((e) => e.slug).sort((a, b) => (first(a) < first(b) ? 1 : -1));
     expect((input('index.html') as PageInputs['home']).events.map((e) => e.slug)).toEqual(newestFirst);
     expect((input('events/index.html') as PageInputs['events']).series.flatMap((s) => s.events.map((e) => e.slug))).toEqual(newestFirst);
+  });
+});
+
+describe("planSite: an event's programme", () => {
+  it('is cut into pages of EVENT_PAGE_SIZE talks past one page, each in the sitemap and showing the whole event\'s count and dates', () => {
+    // 5,000 talks on one page made a page of 820 KB and 5,000 links.
+    const model = catalogue.talks.find((t) => t.state === 1)!;
+    const talks = Array.from({ length: EVENT_PAGE_SIZE + 1 }, (_, i) => ({ ...model, id: 100_000 + i, slug: `t-${i}`, name: `${model.event}/videos/t-${i}.yaml`, rev: `r${i}`, recorded: `2020-01-${String(1 + (i % 28)).padStart(2, '0')}` }));
+    const big: Catalogue = { ...catalogue, talks: [...catalogue.talks.filter((t) => t.event !== model.event), ...talks] };
+    const pages = planSite(big, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const eventPages = pages.flatMap((p) => (p.kind === 'page' && p.template === 'event' && p.path.startsWith(`events/${model.event}/`) ? [[p.path, p.input as PageInputs['event']] as const] : []));
+    expect(eventPages.map(([path]) => path)).toEqual([`events/${model.event}/index.html`, `events/${model.event}/page/2/index.html`]);
+    // In programme order, every talk once.
+    expect(eventPages.flatMap(([, input]) => input.talks.map((t) => t.id))).toEqual([...talks].sort((a, b) => (a.recorded! < b.recorded! ? -1 : a.recorded! > b.recorded! ? 1 : a.id - b.id)).map((t) => t.id));
+    for (const [, input] of eventPages) expect([input.total, input.recordedFrom, input.recordedTo, input.page.count]).toEqual([EVENT_PAGE_SIZE + 1, '2020-01-01', '2020-01-28', 2]);
+    const listed = pages.flatMap((p) => (p.kind === 'sitemap' ? p.input.map((e) => e.path) : []));
+    expect(listed.filter((path) => path.startsWith(`/events/${model.event}/`))).toEqual([`/events/${model.event}/`, `/events/${model.event}/page/2/`]);
   });
 });
 

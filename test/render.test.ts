@@ -207,6 +207,22 @@ describe("an event's page", () => {
     expect(html.match(/<h\d[ >]/g)).toEqual(['<h1 ', '<h2>', '<h3>', '<h2 ']);
   });
 
+  it("past one page, says which page of the programme it is, links the others and counts and dates the whole event's talks", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null, url: '', description: 'About the event.', name: 'conf/category.yaml' };
+    const page = (number: number) =>
+      new SiteRenderer(templates, SITE, 'templates').page('event', { event, recordedFrom: '2020-01-01', recordedTo: '2020-01-28', total: 1001, page: { number, count: 3, prev: number > 1 ? '/events/conf/' : undefined, next: '/events/conf/page/3/' }, talks: [], feeds: '/events/conf/' });
+    const second = page(2);
+    expect(second).toContain('<link rel="canonical" href="https://talks.example.org/events/conf/page/2/">');
+    expect(second).toMatch(/<title>Conf \(page 2 of 3\) · /);
+    expect(second).toContain('<p class="meta">Recorded <time datetime="2020-01-01">2020-01-01</time> to <time datetime="2020-01-28">2020-01-28</time> · 1001 talks · page 2 of 3 · ');
+    expect(second).toContain('<a rel="prev" href="/events/conf/">← Earlier</a>');
+    expect(second).toContain('<a rel="next" href="/events/conf/page/3/">Later →</a>');
+    // The description is the first page's alone.
+    expect(second).not.toContain('About the event.');
+    expect(page(1)).toContain('About the event.');
+  });
+
   it("of an event without dates, and its line in the lists, give its talks' recording dates", async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue: demo } = await loadContent(DEMO_CONTENT);
