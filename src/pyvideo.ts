@@ -92,8 +92,13 @@ function pelicanSlug(text: string): string {
     .replace(/[-\s]+/g, '-');
 }
 
-/** reStructuredText's inline link, `` `text <target>`_ `` (or `__`, anonymous), as pyvideo's texts write them. */
-const REST_LINK = /`([^`<>]*?)\s*<([^<>\s]+)>`__?/g;
+/**
+ * reStructuredText's inline link, `` `text <target>`_ `` (or `__`, anonymous), as pyvideo's texts write them; its
+ * text may start with an inline literal, as pandoc wrote a link whose text is code (`` ```ipytest`` <url>`__ ``).
+ */
+const REST_LINK = /`((?:``[^`]+``)?[^`<>]*?)\s*<([^<>\s]+)>`__?/g;
+/** An inline literal, ``` ``code`` ```: the same code span in Markdown, its text alone in plain text. */
+const INLINE_LITERAL = /``([^`]+)``/g;
 /** A Markdown link to a path from a site's root, `[text](/presenters/x/)`: one line, no brackets in its text; not an image. */
 const MARKDOWN_ROOT_LINK = /(?<!!)\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
 
@@ -148,7 +153,8 @@ const markdownLink = (label: string, url: string) => (label ? `[${linkText(label
  * absolute URL that `root` cannot resolve (one pyvideo.org's page would have resolved, which no page here can).
  */
 export function restLinks(text: string, markdown: boolean, root: RootLinks = () => undefined): string {
-  return text.replace(REST_LINK, (_, label: string, written: string) => {
+  return text.replace(REST_LINK, (_, writtenLabel: string, written: string) => {
+    const label = markdown ? writtenLabel : writtenLabel.replace(INLINE_LITERAL, '$1');
     const target = (written.startsWith('/') ? root(written) : undefined) ?? written;
     if (target === '') return label;
     if (!markdown || !ABSOLUTE_URL.test(target)) return label ? `${label} (${target})` : target;
@@ -196,6 +202,12 @@ const LITERAL_MARK = /(^|\s?)::\s*$/;
 const CODE_DIRECTIVE = /^\.\. (?:code|code-block|sourcecode)::\s*(\S*)\s*$/;
 /** A directive of an image: `.. image:: URL`, `.. figure:: URL`. */
 const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
+/** A substitution defined by an image directive: `.. |pandas gif| image:: URL`, for `|pandas gif|` in the text. */
+const SUBSTITUTION_IMAGE = /^\.\. \|([^|\s](?:[^|]*[^|\s])?)\| image::\s*(\S+)\s*$/;
+/** A reference to a substitution: `|pandas gif|`. */
+const SUBSTITUTION_REFERENCE = /(?<![\w|])\|([^|\s](?:[^|\n]*[^|\s])?)\|(?![\w|])/g;
+/** A line of a directive's options, `:linenos:`, `:alt: A screenshot`: the directive's, not its content. */
+const DIRECTIVE_OPTION = /^\s+:([\w-]+):(?:\s+(.*?))?\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
 /**
@@ -246,6 +258,8 @@ class RestConversion {
   private readonly styles: string[] = [];
   /** The hyperlink targets, by their names (see refName). */
   private readonly targets = new Map<string, string>();
+  /** The images of the substitutions, by their names (see refName). */
+  private readonly substitutions = new Map<string, string>();
   /** What closes the Markdown code fence the lines are in, if they are in one. */
   private fence: string | undefined;
 
@@ -253,17 +267,26 @@ class RestConversion {
 
   /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
   convert(i: number): number {
-    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.literalBlock(i) ?? this.textLine(i);
+    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.literalBlock(i) ?? this.textLine(i);
   }
 
-  /** The Markdown, the references to the targets as reference links. */
+  /** The Markdown, the references to the targets as reference links, those to the substitutions as their images. */
   markdown(): string {
-    const converted = this.out.join('\n');
+    const converted = this.substituted(this.out.join('\n'));
     if (this.targets.size === 0) return converted;
     // References to the targets only: an identifier that ends in "_" is no reference unless a target has its name.
     return converted.replace(REST_REFERENCE, (whole, phrase: string | undefined, word: string | undefined) => {
       const name = refName(phrase ?? word!);
       return this.targets.has(name) ? `[${linkText((phrase ?? word!).trim())}]` : whole;
+    });
+  }
+
+  /** The text with its references to substitutions as their images, named by the reference; other `|words|` as they are. */
+  private substituted(text: string): string {
+    if (this.substitutions.size === 0) return text;
+    return text.replace(SUBSTITUTION_REFERENCE, (whole, name: string) => {
+      const url = this.substitutions.get(refName(name));
+      return url === undefined ? whole : `![${linkText(name)}](<${url}>)`;
     });
   }
 
@@ -298,8 +321,7 @@ class RestConversion {
     const code = CODE_DIRECTIVE.exec(this.lines[i]!);
     if (!code) return undefined;
     // Its options (`:linenos:`) are the directive's, not the code's.
-    let next = i + 1;
-    while (next < this.lines.length && /^\s+:[\w-]+:/.test(this.lines[next]!)) next++;
+    const { next } = this.options(i + 1);
     const end = this.literal(next, code[1] ?? '');
     return end !== next ? end : undefined;
   }
@@ -307,8 +329,25 @@ class RestConversion {
   private image(i: number): number | undefined {
     const image = IMAGE_DIRECTIVE.exec(this.lines[i]!);
     if (!image) return undefined;
-    this.out.push(`![](${image[1]})`);
-    return i + 1;
+    const { next, values } = this.options(i + 1);
+    this.out.push(`![${linkText(values.get('alt') ?? '')}](${image[1]})`);
+    return next;
+  }
+
+  /** A substitution's image, kept for the references to it: the definition itself shows nothing. */
+  private substitution(i: number): number | undefined {
+    const definition = SUBSTITUTION_IMAGE.exec(this.lines[i]!);
+    if (!definition) return undefined;
+    this.substitutions.set(refName(definition[1]!), definition[2]!);
+    return this.options(i + 1).next;
+  }
+
+  /** The options of the directive before line `from`, by name, and the index of the first line after them. */
+  private options(from: number): { next: number; values: Map<string, string> } {
+    const values = new Map<string, string>();
+    let next = from;
+    for (let option; next < this.lines.length && (option = DIRECTIVE_OPTION.exec(this.lines[next]!)); next++) values.set(option[1]!, option[2] ?? '');
+    return { next, values };
   }
 
   /** A hyperlink target, kept for the references to it, as a link reference definition. */

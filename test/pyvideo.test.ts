@@ -289,6 +289,29 @@ describe('convertTalk', () => {
     expect(restBlocks('A longer line of text\n~~~\nx\n~~~\n\n----\n')).toBe('A longer line of text\n~~~\nx\n~~~\n\n----\n');
   });
 
+  // pycon-de-2018's "```ipytest`` <https://github.com/chmp/ipytest>`__" (15 links of 8 descriptions): pandoc's link whose text is code.
+  it('keeps a link whose text is an inline literal, as a link to its address with its text as code', () => {
+    const rest = 'I will demo\n```ipytest`` <https://e.org/ipytest>`__, a small tool, and ``x`` with `docs <https://e.org/d>`_.';
+    expect(restLinks(rest, true)).toBe('I will demo\n[``ipytest``](<https://e.org/ipytest>), a small tool, and ``x`` with [docs](<https://e.org/d>).');
+    expect(renderMarkdown(restLinks(rest, true))).toContain('<a href="https://e.org/ipytest" rel="nofollow ugc noopener"><code>ipytest</code></a>, a small tool');
+    expect(restLinks(rest, false)).toBe('I will demo\nipytest (https://e.org/ipytest), a small tool, and ``x`` with docs (https://e.org/d).');
+  });
+
+  // pycon-us-2017's ".. figure:: …png" and its "   :alt: Notebook screenshot", which stayed on the page as text.
+  it("reads an image directive's options as its, its alt text as the image's", () => {
+    const rest = 'Notebooks:\n\n.. figure:: https://e.org/a.png\n   :alt: Notebook [1]\n   :width: 50%\n\n   Caption\n';
+    expect(restBlocks(rest)).toBe('Notebooks:\n\n![Notebook \\[1\\]](https://e.org/a.png)\n\n   Caption\n');
+    expect(renderMarkdown(restMarkup(rest))).toContain('<p><a href="https://e.org/a.png" rel="nofollow ugc noopener">Notebook [1]</a></p>');
+  });
+
+  // pycon-us-2019's "|pandas_gif|" and ".. |pandas_gif| image:: https://…" (5 descriptions) were shown as that text.
+  it('makes substitutions defined by an image directive images, and takes their definitions out', () => {
+    const rest = 'Census data?\n\n|pandas gif|\n\nText | not |this|.\n\n.. |Pandas  GIF| image:: https://e.org/a.gif?itemid=5\n   :width: 500px\n';
+    const converted = restBlocks(rest);
+    expect(converted).toBe('Census data?\n\n![pandas gif](<https://e.org/a.gif?itemid=5>)\n\nText | not |this|.\n\n');
+    expect(renderMarkdown(converted)).toContain('<a href="https://e.org/a.gif?itemid=5" rel="nofollow ugc noopener">pandas gif</a>');
+  });
+
   it('makes literal blocks and code directives fenced code, image directives images', () => {
     expect(restBlocks('Example::\n\n    x = 1\n      y\n\nAfter ::\n\n  z\n\n::\n\n  w\n\nNo block follows::\nText.\n')).toBe(
       'Example:\n\n```\nx = 1\n  y\n```\n\nAfter\n\n```\nz\n```\n\n\n```\nw\n```\n\nNo block follows:\nText.\n',
