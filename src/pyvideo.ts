@@ -208,6 +208,8 @@ const SUBSTITUTION_IMAGE = /^\.\. \|([^|\s](?:[^|]*[^|\s])?)\| image::\s*(\S+)\s
 const SUBSTITUTION_REFERENCE = /(?<![\w|])\|([^|\s](?:[^|\n]*[^|\s])?)\|(?![\w|])/g;
 /** A line of a directive's options, `:linenos:`, `:alt: A screenshot`: the directive's, not its content. */
 const DIRECTIVE_OPTION = /^\s+:([\w-]+):(?:\s+(.*?))?\s*$/;
+/** An empty comment, `..` alone before a blank line: docutils' way to part two lists, or a paragraph from a quote. */
+const EMPTY_COMMENT = /^\.\.\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
 const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
 /**
@@ -267,7 +269,7 @@ class RestConversion {
 
   /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
   convert(i: number): number {
-    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.literalBlock(i) ?? this.textLine(i);
+    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.literalBlock(i) ?? this.textLine(i);
   }
 
   /** The Markdown, the references to the targets as reference links, those to the substitutions as their images. */
@@ -340,6 +342,13 @@ class RestConversion {
     if (!definition) return undefined;
     this.substitutions.set(refName(definition[1]!), definition[2]!);
     return this.options(i + 1).next;
+  }
+
+  /** An empty comment as Markdown's, which ends a list or a paragraph as docutils' did (where a blank line would join two lists). */
+  private emptyComment(i: number): number | undefined {
+    if (!EMPTY_COMMENT.test(this.lines[i]!) || !isBlank(this.lines[i + 1])) return undefined;
+    this.out.push('<!-- -->');
+    return i + 1;
   }
 
   /** The options of the directive before line `from`, by name, and the index of the first line after them. */

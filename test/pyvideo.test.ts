@@ -297,6 +297,15 @@ describe('convertTalk', () => {
     expect(restLinks(rest, false)).toBe('I will demo\nipytest (https://e.org/ipytest), a small tool, and ``x`` with docs (https://e.org/d).');
   });
 
+  // djangocon-us-2016's lists, parted by "..", were one list with ".." in it; europython-2017's ".." before a quote showed as text.
+  it("makes an empty comment, which parts two blocks in docutils, an HTML comment that parts them in Markdown", () => {
+    const rest = ['* What is it?', '..', '* Must run', '..', '    | Mary had a little lambda', '..'].join('\n\n');
+    expect(restBlocks(rest)).toBe(['* What is it?', '<!-- -->', '* Must run', '<!-- -->', '    | Mary had a little lambda', '<!-- -->'].join('\n\n'));
+    expect(renderMarkdown(restMarkup(rest))).toBe('<ul>\n<li>What is it?</li>\n</ul>\n<ul>\n<li>Must run</li>\n</ul>\n<blockquote>\n<p>Mary had a little lambda</p>\n</blockquote>\n');
+    // A comment's own indented text is no empty comment: docutils hides it.
+    expect(restBlocks('..\n   hidden\n')).toBe('..\n   hidden\n');
+  });
+
   // pycon-us-2017's ".. figure:: …png" and its "   :alt: Notebook screenshot", which stayed on the page as text.
   it("reads an image directive's options as its, its alt text as the image's", () => {
     const rest = 'Notebooks:\n\n.. figure:: https://e.org/a.png\n   :alt: Notebook [1]\n   :width: 50%\n\n   Caption\n';
