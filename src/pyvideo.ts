@@ -208,6 +208,8 @@ const SUBSTITUTION_IMAGE = /^\.\. \|([^|\s](?:[^|]*[^|\s])?)\| image::\s*(\S+)\s
 const SUBSTITUTION_REFERENCE = /(?<![\w|])\|([^|\s](?:[^|\n]*[^|\s])?)\|(?![\w|])/g;
 /** A line of a directive's options, `:linenos:`, `:alt: A screenshot`: the directive's, not its content. */
 const DIRECTIVE_OPTION = /^\s+:([\w-]+):(?:\s+(.*?))?\s*$/;
+/** A directive whose content is HTML, shown as it is by docutils: as pandoc wrote the tags of lists it could not write otherwise. */
+const RAW_HTML = /^\.\. raw:: html\s*$/;
 /** An empty comment, `..` alone before a blank line: docutils' way to part two lists, or a paragraph from a quote. */
 const EMPTY_COMMENT = /^\.\.\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
@@ -269,7 +271,7 @@ class RestConversion {
 
   /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
   convert(i: number): number {
-    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.literalBlock(i) ?? this.textLine(i);
+    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.rawHtml(i) ?? this.literalBlock(i) ?? this.textLine(i);
   }
 
   /** The Markdown, the references to the targets as reference links, those to the substitutions as their images. */
@@ -351,6 +353,17 @@ class RestConversion {
     return i + 1;
   }
 
+  /** A raw HTML directive's content as Markdown's raw HTML, which the page sanitises as any other; undefined when no indented content follows it. */
+  private rawHtml(i: number): number | undefined {
+    const block = RAW_HTML.test(this.lines[i]!) ? this.indented(i + 1) : undefined;
+    if (!block) return undefined;
+    // Blank lines around it: Markdown's HTML block starts a line after a paragraph's end and runs until a blank line.
+    if (!isBlank(this.out.at(-1))) this.out.push('');
+    this.out.push(...block.lines);
+    if (!isBlank(this.lines[block.end])) this.out.push('');
+    return block.end;
+  }
+
   /** The options of the directive before line `from`, by name, and the index of the first line after them. */
   private options(from: number): { next: number; values: Map<string, string> } {
     const values = new Map<string, string>();
@@ -388,16 +401,23 @@ class RestConversion {
 
   /** The indented block that starts at or after `from` (blank lines first), as fenced code; the index after it (`from` when there is none). */
   private literal(from: number, lang: string): number {
+    const block = this.indented(from);
+    if (!block) return from;
+    this.out.push('', `\`\`\`${lang}`, ...block.lines, '```');
+    return block.end;
+  }
+
+  /** The indented block that starts at or after `from` (blank lines first), its lines without their indent, and the index after it; undefined when there is none. */
+  private indented(from: number): { lines: string[]; end: number } | undefined {
     const { lines } = this;
     let start = from;
     while (start < lines.length && isBlank(lines[start])) start++;
     const indent = start < lines.length ? indentOf(lines[start]!) : 0;
-    if (indent === 0) return from;
+    if (indent === 0) return undefined;
     let end = start;
     while (end < lines.length && (isBlank(lines[end]) || indentOf(lines[end]!) >= indent)) end++;
     while (end > start && isBlank(lines[end - 1])) end--;
-    this.out.push('', `\`\`\`${lang}`, ...lines.slice(start, end).map((line) => line.slice(indent)), '```');
-    return end;
+    return { lines: lines.slice(start, end).map((line) => line.slice(indent)), end };
   }
 }
 

@@ -306,6 +306,16 @@ describe('convertTalk', () => {
     expect(restBlocks('..\n   hidden\n')).toBe('..\n   hidden\n');
   });
 
+  // pycon-za-2015's list, written by pandoc as ".. raw:: html" around "<ol>" and "<li>", showed ".. raw:: html" three times.
+  it('makes the content of a raw HTML directive raw HTML, which the page sanitises, without the directive', () => {
+    const rest = 'Covered:\n\n.. raw:: html\n\n   <ol>\n   <li>\n\nGLCM\n\n.. raw:: html\n\n   </li>\n   </ol>\nAfter.\n';
+    const markdown = restBlocks(rest);
+    expect(markdown).toBe('Covered:\n\n<ol>\n<li>\n\nGLCM\n\n</li>\n</ol>\n\nAfter.\n');
+    expect(renderMarkdown(markdown)).toBe('<p>Covered:</p>\n<ol>\n<li><p>GLCM</p>\n</li>\n</ol><p>After.</p>\n');
+    // Raw content for another format, or none, stays as it is.
+    expect(restBlocks('.. raw:: latex\n\n   \\LaTeX\n\n.. raw:: html\nText\n')).toBe('.. raw:: latex\n\n   \\LaTeX\n\n.. raw:: html\nText\n');
+  });
+
   // pycon-us-2017's ".. figure:: …png" and its "   :alt: Notebook screenshot", which stayed on the page as text.
   it("reads an image directive's options as its, its alt text as the image's", () => {
     const rest = 'Notebooks:\n\n.. figure:: https://e.org/a.png\n   :alt: Notebook [1]\n   :width: 50%\n\n   Caption\n';
