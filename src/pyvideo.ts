@@ -210,6 +210,32 @@ const SUBSTITUTION_REFERENCE = /(?<![\w|])\|([^|\s](?:[^|\n]*[^|\s])?)\|(?![\w|]
 const DIRECTIVE_OPTION = /^\s+:([\w-]+):(?:\s+(.*?))?\s*$/;
 /** A directive whose content is HTML, shown as it is by docutils: as pandoc wrote the tags of lists it could not write otherwise. */
 const RAW_HTML = /^\.\. raw:: html\s*$/;
+/** A footnote: `.. [1] text`, auto-numbered `.. [#] text` (or `[#name]`), or marked with a symbol, `.. [*] text`. */
+const FOOTNOTE = /^\.\. \[(#[\w-]*|\d+|\*)\]\s+(.*)$/;
+/** A reference to a footnote: `[1]_`, `[#]_`, `[*]_`. */
+const FOOTNOTE_REFERENCE = /\[(#[\w-]*|\d+|\*)\]_(?!\w)/g;
+/** docutils' footnote symbols, in their order: the eleventh footnote so marked is `**`. */
+const FOOTNOTE_SYMBOLS = ['*', '†', '‡', '§', '¶', '#', '♠', '♥', '♦', '♣'];
+
+/**
+ * The labels docutils gives footnotes and the references to them, as text: a number stays; `#` numbers them from 1,
+ * `#name` once for the name, and `*` gives the symbols in turn, to the footnotes and to the references each in order.
+ */
+function footnoteLabels(): (mark: string) => string {
+  const named = new Map<string, string>();
+  let numbered = 0;
+  let symbols = 0;
+  return (mark) => {
+    if (mark === '*') return FOOTNOTE_SYMBOLS[symbols % FOOTNOTE_SYMBOLS.length]!.repeat(Math.floor(symbols++ / FOOTNOTE_SYMBOLS.length) + 1);
+    if (mark === '#') return String(++numbered);
+    if (!mark.startsWith('#')) return mark;
+    return named.get(mark) ?? named.set(mark, String(++numbered)).get(mark)!;
+  };
+}
+
+/** A footnote's label as Markdown's text, `\[1\]`: escaped, so that no `[1]` is a link and no `*` emphasis. */
+const footnoteText = (label: string) => `\\[${label.replace(/\*/g, '\\*')}\\]`;
+
 /** An empty comment, `..` alone before a blank line: docutils' way to part two lists, or a paragraph from a quote. */
 const EMPTY_COMMENT = /^\.\.\s*$/;
 /** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
@@ -262,6 +288,8 @@ class RestConversion {
   private readonly styles: string[] = [];
   /** The hyperlink targets, by their names (see refName). */
   private readonly targets = new Map<string, string>();
+  /** The labels of the footnotes, as their definitions come. */
+  private readonly footnoteLabel = footnoteLabels();
   /** The images of the substitutions, by their names (see refName). */
   private readonly substitutions = new Map<string, string>();
   /** What closes the Markdown code fence the lines are in, if they are in one. */
@@ -271,12 +299,13 @@ class RestConversion {
 
   /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
   convert(i: number): number {
-    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.rawHtml(i) ?? this.literalBlock(i) ?? this.textLine(i);
+    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.footnote(i) ?? this.rawHtml(i) ?? this.literalBlock(i) ?? this.textLine(i);
   }
 
-  /** The Markdown, the references to the targets as reference links, those to the substitutions as their images. */
+  /** The Markdown, the references to the targets as reference links, those to the substitutions as their images, and those to the footnotes as their labels. */
   markdown(): string {
-    const converted = this.substituted(this.out.join('\n'));
+    const referenceLabel = footnoteLabels();
+    const converted = this.substituted(this.out.join('\n')).replace(FOOTNOTE_REFERENCE, (_, mark: string) => footnoteText(referenceLabel(mark)));
     if (this.targets.size === 0) return converted;
     // References to the targets only: an identifier that ends in "_" is no reference unless a target has its name.
     return converted.replace(REST_REFERENCE, (whole, phrase: string | undefined, word: string | undefined) => {
@@ -357,11 +386,24 @@ class RestConversion {
   private rawHtml(i: number): number | undefined {
     const block = RAW_HTML.test(this.lines[i]!) ? this.indented(i + 1) : undefined;
     if (!block) return undefined;
-    // Blank lines around it: Markdown's HTML block starts a line after a paragraph's end and runs until a blank line.
+    // Markdown's HTML block starts a line after a paragraph's end and runs until a blank line.
+    return this.blockOfItsOwn(block.lines, block.end);
+  }
+
+  /** A footnote as a paragraph of its own, after its label, as docutils lists it where it is written. */
+  private footnote(i: number): number | undefined {
+    const footnote = FOOTNOTE.exec(this.lines[i]!);
+    if (!footnote) return undefined;
+    const rest = this.indented(i + 1);
+    return this.blockOfItsOwn([`${footnoteText(this.footnoteLabel(footnote[1]!))} ${footnote[2]}`, ...(rest?.lines ?? [])], rest?.end ?? i + 1);
+  }
+
+  /** Markdown lines as a block of their own, blank lines around them, before line `next`; `next`. */
+  private blockOfItsOwn(block: string[], next: number): number {
     if (!isBlank(this.out.at(-1))) this.out.push('');
-    this.out.push(...block.lines);
-    if (!isBlank(this.lines[block.end])) this.out.push('');
-    return block.end;
+    this.out.push(...block);
+    if (!isBlank(this.lines[next])) this.out.push('');
+    return next;
   }
 
   /** The options of the directive before line `from`, by name, and the index of the first line after them. */

@@ -316,6 +316,13 @@ describe('convertTalk', () => {
     expect(restBlocks('.. raw:: latex\n\n   \\LaTeX\n\n.. raw:: html\nText\n')).toBe('.. raw:: latex\n\n   \\LaTeX\n\n.. raw:: html\nText\n');
   });
 
+  // pycon-cz-2016's "(almost[*]_) no cost" and ".. [*] CPU consumption not included", pydata-barcelona-2017's "[#]_".
+  it('makes footnotes and the references to them their labels, as docutils numbers them', () => {
+    const rest = 'Almost[*]_ free, [#]_ and [#]_ and [7]_.\n\n.. [*] CPU not\n   included\n.. [#] First\n.. [#] Second\n.. [7] Seventh\n';
+    expect(restBlocks(rest)).toBe('Almost\\[\\*\\] free, \\[1\\] and \\[2\\] and \\[7\\].\n\n\\[\\*\\] CPU not\nincluded\n\n\\[1\\] First\n\n\\[2\\] Second\n\n\\[7\\] Seventh\n');
+    expect(renderMarkdown(restMarkup(rest))).toBe('<p>Almost[*] free, [1] and [2] and [7].</p>\n<p>[*] CPU not\nincluded</p>\n<p>[1] First</p>\n<p>[2] Second</p>\n<p>[7] Seventh</p>\n');
+  });
+
   // pycon-us-2017's ".. figure:: …png" and its "   :alt: Notebook screenshot", which stayed on the page as text.
   it("reads an image directive's options as its, its alt text as the image's", () => {
     const rest = 'Notebooks:\n\n.. figure:: https://e.org/a.png\n   :alt: Notebook [1]\n   :width: 50%\n\n   Caption\n';
