@@ -394,6 +394,8 @@ describe('npm run dev', () => {
     await expect.poll(title, { timeout: 10_000 }).toBe('Swapped in');
     await retitled(content, 'Saved after the swap');
     await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
+    // Once the search index's build that follows the title is done too: removed while that build moves its files in, rm would fail (ENOTEMPTY).
+    await server.idle();
     // The output removed by hand is built again, whole.
     await rm(path.join(root, 'dist'), { recursive: true });
     await expect.poll(title, { timeout: 10_000 }).toBe('Saved after the swap');
