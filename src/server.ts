@@ -107,6 +107,13 @@ export function validHost(hosts: readonly string[] | undefined): boolean {
   return hosts === undefined || (hosts.length === 1 && HOST.test(hosts[0]!));
 }
 
+/** A request's Host lines as written, undefined for none: read off its raw headers, where Node's headersDistinct copies every header on each request. */
+function hostLines(raw: readonly string[]): string[] | undefined {
+  let hosts: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') (hosts ??= []).push(raw[i + 1]!);
+  return hosts;
+}
+
 /** The bytes from `start` to `end`, both included. */
 type ByteRange = { start: number; end: number };
 
@@ -856,7 +863,7 @@ class Handler {
       if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
       const before = this.writing.get(req.socket);
       if (before) await before.catch(() => undefined);
-      if (!validHost(req.headersDistinct.host)) return send(res, 400, ['Connection', 'close', 'Content-Length', '0', ...NOSNIFF]);
+      if (!validHost(hostLines(req.rawHeaders))) return send(res, 400, ['Connection', 'close', 'Content-Length', '0', ...NOSNIFF]);
       const pathname = safePath(req.url);
       if (pathname === null) return await this.files.notFound(req, res);
       if (this.options.routes?.(req, res, pathname)) return;
