@@ -146,9 +146,9 @@ export function targetProblems(catalogue: Catalogue, index: () => CatalogueIndex
         errors.push(new ContentError(file.file, locate(file, [from]), from, `"${to}" is a draft page (${draft.file}), which the build does not write; publish it, point the line at another page, or remove the line`));
         continue;
       }
-      // A typo in a name: the nearest page of the same list (a speaker's of the speakers').
+      // A typo in a name: the nearest page of the same list (a speaker's of the speakers', a page of _pages/ of the site's own at its root).
       const folderIndex = FOLDER_INDEXES.find(([folder]) => to === `/${folder}/` || to === `/${folder}`)?.[2];
-      const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : folderOf(to) === '' ? undefined : closest(to, [...pages.in(folderOf(to))]));
+      const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : closest(to, [...pages.in(folderOf(to))]));
       const fix = near ? `did you mean ${near}?` : 'point it at one, or remove the line';
       errors.push(new ContentError(file.file, locate(file, [from]), from, `"${to}" is no page of this site (a speaker, tag or event without a live talk has none); ${fix}`));
     }
