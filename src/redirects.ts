@@ -125,6 +125,16 @@ export class SitePages {
 }
 
 /**
+ * The page of the live talk whose short link (`/video/12/`, itself a redirect) is `to`: nearer than any page its
+ * spelling is near, another talk's (`/video/1/a/`).
+ */
+function pageOfShortLink(to: string, index: () => CatalogueIndex): string | undefined {
+  const id = /^\/video\/(\d+)\/?$/.exec(to)?.[1];
+  const talk = id === undefined ? undefined : index().live.find((t) => t.id === Number(id));
+  return talk && talkPath(talk);
+}
+
+/**
  * Each redirect that leads to no page the build writes, at the line and column of where it leads, and
  * each that takes the address of one (an old site's `/tag/<slug>/` that is now a tag of this site's own).
  */
@@ -148,7 +158,7 @@ export function targetProblems(catalogue: Catalogue, index: () => CatalogueIndex
       }
       // A typo in a name: the nearest page of the same list (a speaker's of the speakers', a page of _pages/ of the site's own at its root).
       const folderIndex = FOLDER_INDEXES.find(([folder]) => to === `/${folder}/` || to === `/${folder}`)?.[2];
-      const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : closest(to, [...pages.in(folderOf(to))]));
+      const near = folderIndex ?? (pages.has(`${to}/`) ? `${to}/` : (pageOfShortLink(to, index) ?? closest(to, [...pages.in(folderOf(to))])));
       const fix = near ? `did you mean ${near}?` : 'point it at one, or remove the line';
       errors.push(new ContentError(file.file, locate(file, [from]), from, `"${to}" is no page of this site (a speaker, tag or event without a live talk has none); ${fix}`));
     }

@@ -117,7 +117,7 @@ describe('a build with redirects', () => {
   });
 
   it('refuses, as check does, a redirect to no page, saying which page was likely meant', async () => {
-    const { root, content, out } = await withRedirects('/a.html: /speaker/aiko-tanabe-larsn/\n/b.html: /events\n/c.html: /speaker/nobody-at-all/\n/d.html: /speaker/\n/e.html: /video\n/f.html: /abuot/\n');
+    const { root, content, out } = await withRedirects('/a.html: /speaker/aiko-tanabe-larsn/\n/b.html: /events\n/c.html: /speaker/nobody-at-all/\n/d.html: /speaker/\n/e.html: /video\n/f.html: /abuot/\n/g.html: /video/12/\n');
     const result = await build({ content, out, templates: TEMPLATES });
     const shown = path.join(content, '_redirects', 'site.yaml');
     const expected = [
@@ -129,12 +129,14 @@ describe('a build with redirects', () => {
       `${shown}:5:10 /e.html: "/video" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /talks/?`,
       // A page of the site's own, at its root, as a speaker's is among the speakers'.
       `${shown}:6:10 /f.html: "/abuot/" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /about/?`,
+      // A talk's short link is a redirect itself: its talk's page, not a page spelt near it.
+      `${shown}:7:10 /g.html: "/video/12/" is no page of this site (a speaker, tag or event without a live talk has none); did you mean /video/12/asyncio-in-production-lessons/?`,
     ];
     expect(result.ok ? [] : result.errors.map(String)).toEqual(expected);
     expect(await fg('*', { cwd: root, onlyDirectories: true })).toEqual(['content']);
     const check = runCommand('check', ['--content', content, '--templates', TEMPLATES]);
     expect(check.status).toBe(1);
-    expect(check.stderr.split('\n').slice(0, 7)).toEqual([...expected, 'check failed: 6 errors in 1 of 52 files']);
+    expect(check.stderr.split('\n').slice(0, 8)).toEqual([...expected, 'check failed: 7 errors in 1 of 52 files']);
   });
 
   it("takes an old site's address of a tag's page, and refuses one that is a tag's page of this site", async () => {
