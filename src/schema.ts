@@ -41,8 +41,9 @@ export function textProblems(value: unknown): { path: (string | number)[]; messa
   };
   const visit = (item: unknown): void => {
     if (typeof item === 'string') {
-      const bad = MAYBE_NOT_TEXT.test(item) ? NOT_TEXT.exec(item)?.[0] : undefined;
-      if (bad !== undefined) found.push({ path: [...path], message: notTextMessage(bad) });
+      // A field is told its first: one fix at a time, as the other problems of a field are.
+      const [first] = notTextIn(item);
+      if (first) found.push({ path: [...path], message: first.message });
     } else if (Array.isArray(item)) item.forEach((inner, i) => walk(inner, i));
     else if (item !== null && typeof item === 'object') for (const key of Object.keys(item)) walk((item as Record<string, unknown>)[key], key);
   };
@@ -52,7 +53,7 @@ export function textProblems(value: unknown): { path: (string | number)[]; messa
 
 const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'gu');
 
-/** Where `text` holds what is not text (see NOT_TEXT), each with how to fix it: for a page's Markdown, which is no field of a value. */
+/** Where `text` holds what is not text (see NOT_TEXT), each with how to fix it: in a field (textProblems), or in a page's Markdown, which is no field of a value. */
 export function notTextIn(text: string): { index: number; message: string }[] {
   return MAYBE_NOT_TEXT.test(text) ? [...text.matchAll(NOT_TEXT_ALL)].map((found) => ({ index: found.index, message: notTextMessage(found[0]) })) : [];
 }
