@@ -9,6 +9,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { unpackSnapshot } from './bench.ts';
 import { build } from './build.ts';
+import { formatCount } from './cli.ts';
 import { recordFile } from './headers.ts';
 import { importPyvideo } from './importer.ts';
 import { NGINX, startNginx } from './web-servers.ts';
@@ -193,13 +194,13 @@ export function formatServeTable(figures: ServeFigures[], records: { connections
     ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
     ...figures.map((f) => [
       f.server,
-      Math.round(f.requestsPerSecond).toLocaleString('en'),
+      formatCount(Math.round(f.requestsPerSecond)),
       `${f.latencyMs.p50} ms`,
       `${f.latencyMs.p99} ms`,
       `${Math.round(f.cpuMicrosPerRequest)} µs`,
       `${Math.round(f.ofNginx * 100)}%`,
       `${Math.round(f.ofNginxPerCpu * 100)}%`,
-      f.failures.toLocaleString('en'),
+      formatCount(f.failures),
     ]),
   ];
   return rows.map((row) => `| ${row.join(' | ')} |`).join('\n');

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { OptionError } from './cli.ts';
+import { formatCount, OptionError } from './cli.ts';
 import { descendants, peakRss } from './processes.ts';
 import type { SearchFigures } from './bench-search.ts';
 import { REDIRECTS_DIR } from './listing.ts';
@@ -343,7 +343,7 @@ export function formatTable(figures: CatalogueFigures[]): string {
     header.map((_, i) => (i === 0 ? '---' : '---:')),
     ...figures.map((f) => [
       f.name,
-      f.talks.toLocaleString('en'),
+      formatCount(f.talks),
       f.import ? seconds(f.import.ms) : '–',
       seconds(f.cold.ms),
       seconds(f.noop.ms),
@@ -351,14 +351,14 @@ export function formatTable(figures: CatalogueFigures[]): string {
       seconds(f.oneField.ms),
       `${seconds(f.dev.pagesMs ?? NaN)} (${seconds(f.dev.pagesBuildMs ?? NaN)}) / ${seconds(f.dev.searchMs ?? NaN)}`,
       spread(f.dev.editBuildsMs ?? []),
-      Math.round(f.talks / (f.cold.ms / 1000)).toLocaleString('en'),
+      formatCount(Math.round(f.talks / (f.cold.ms / 1000))),
       mb(Math.max(...builds(f).map((step) => step.rss))),
       mb(Math.max(...builds(f).map((step) => step.helperRss ?? 0))),
-      f.output.files.toLocaleString('en'),
+      formatCount(f.output.files),
       (f.output.bytes / 1024 / 1024).toFixed(0),
       (f.pages.bytes / 1024 / 1024).toFixed(0),
       seconds(f.compressed.ms),
-      f.compressed.files.toLocaleString('en'),
+      formatCount(f.compressed.files),
       (f.compressed.bytes / 1024 / 1024).toFixed(0),
     ]),
   ];
@@ -372,7 +372,7 @@ export function formatTable(figures: CatalogueFigures[]): string {
         ['---', '---:', '---:', '---:', '---:'],
         ...measured.map((f) => {
           const b = f.baseline!;
-          return [f.name, (b.talks ?? 0).toLocaleString('en'), seconds(b.ms), mb(b.rss), ISSUE_BASELINE];
+          return [f.name, formatCount(b.talks ?? 0), seconds(b.ms), mb(b.rss), ISSUE_BASELINE];
         }),
       ]),
     );

@@ -179,5 +179,8 @@ export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
-/** "1 talk", "2 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
-export const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`;
+/** A count as English writes it, its thousands grouped ("21,713"), for the terminal and for templates (`it.formatCount`). */
+export const formatCount = (n: number) => n.toLocaleString('en');
+
+/** "1 talk", "21,713 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
+export const counted = (n: number, noun: string) => `${formatCount(n)} ${n === 1 ? noun : `${noun}s`}`;

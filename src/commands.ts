@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
-import { argumentsError, authority, counted, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
+import { argumentsError, authority, counted, formatCount, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError, visible } from './errors.ts';
 import { checkContent } from './locks.ts';
 import { CATEGORY_FILE } from './listing.ts';
@@ -363,9 +363,9 @@ function reportBuild(result: BuildResult | { ok: false; errors: string[] }, valu
   }
   const s = result.summary;
   if (s.missing) process.stderr.write(`${path.join(values.out, s.missing)}, which the last build wrote, was gone: built again without what the last build remembered\n`);
-  const changes = s.incremental ? `${s.written} written, ${s.unchanged} unchanged, ${s.removed} removed` : `${s.written} written (full build)`;
+  const changes = s.incremental ? `${formatCount(s.written)} written, ${formatCount(s.unchanged)} unchanged, ${formatCount(s.removed)} removed` : `${formatCount(s.written)} written (full build)`;
   process.stdout.write(
-    `built ${counted(s.talks, 'talk')} (${counted(s.drafts, 'draft')} not published) from ${counted(s.events, 'event')} into ${path.normalize(values.out)}: ${s.outputs} files, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,
+    `built ${counted(s.talks, 'talk')} (${counted(s.drafts, 'draft')} not published) from ${counted(s.events, 'event')} into ${path.normalize(values.out)}: ${counted(s.outputs, 'file')}, ${changes}, ${formatMiB(s.bytes)} in ${formatSeconds(s.ms)}${s.searchPending ? '; the search index follows' : ''}\n`,
   );
   return 0;
 }
@@ -410,7 +410,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const wrong = new Set(errors.map((e) => e.file)).size;
-    const inFiles = wrong > 0 ? `${wrong} of ${counted(files, 'file')}` : '';
+    const inFiles = wrong > 0 ? `${formatCount(wrong)} of ${counted(files, 'file')}` : '';
     const where = problems.length > errors.length ? (inFiles ? `${inFiles} and the templates` : 'the templates') : inFiles;
     process.stderr.write(`check failed: ${counted(problems.length, 'error')} in ${where}\n`);
     return 1;
@@ -549,7 +549,7 @@ export async function runImport(values: { content: string; _: string[] }): Promi
     for (const [kind, { count, example }] of notes) process.stdout.write(`  ${String(count).padStart(6)}  ${kind}  (${example})\n`);
   }
   process.stdout.write(
-    `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${counted(report.keptIds, 'kept id')}, ${counted(report.newIds, 'new id')}, ${report.changed} changed, ${report.removed} removed; ${counted(report.written, 'file')} written, ${report.unchanged} unchanged in ${formatSeconds(performance.now() - started)}\n`,
+    `imported ${counted(report.events, 'event')}, ${counted(report.talks, 'talk')} (${counted(report.drafts, 'draft')}) into ${values.content}: ${counted(report.keptIds, 'kept id')}, ${counted(report.newIds, 'new id')}, ${formatCount(report.changed)} changed, ${formatCount(report.removed)} removed; ${counted(report.written, 'file')} written, ${formatCount(report.unchanged)} unchanged in ${formatSeconds(performance.now() - started)}\n`,
   );
   if (signalled) process.stderr.write(`import: ${signalled} came while the files were being written: the import was finished, not left half written (a second signal ends it at once)\n`);
   return 0;

@@ -16,7 +16,7 @@ import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
 import { FORMATS, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
-import { counted } from './cli.ts';
+import { counted, formatCount } from './cli.ts';
 import { byPosition, loadTemplates, newEta, reasonOf, RenderError, renderFailureAt, templateFile, TemplateError } from './template-errors.ts';
 import { TEMPLATE_NAMES, type Templates } from './theme.ts';
 
@@ -512,7 +512,7 @@ export class SiteRenderer {
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
     // Beside the data, what every template may use: the site, the helper that counts in words and the one that links addresses in text.
-    const input = { ...data, site: this.site, counted, linked: linkedText };
+    const input = { ...data, site: this.site, counted, formatCount, linked: linkedText };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {

@@ -215,7 +215,7 @@ describe("an event's page", () => {
     const second = page(2);
     expect(second).toContain('<link rel="canonical" href="https://talks.example.org/events/conf/page/2/">');
     expect(second).toMatch(/<title>Conf \(page 2 of 3\) · /);
-    expect(second).toContain('<p class="meta">Recorded <time datetime="2020-01-01">2020-01-01</time> to <time datetime="2020-01-28">2020-01-28</time> · 1001 talks · page 2 of 3 · ');
+    expect(second).toContain('<p class="meta">Recorded <time datetime="2020-01-01">2020-01-01</time> to <time datetime="2020-01-28">2020-01-28</time> · 1,001 talks · page 2 of 3 · ');
     expect(second).toContain('<a rel="prev" href="/events/conf/">← Earlier</a>');
     expect(second).toContain('<a rel="next" href="/events/conf/page/3/">Later →</a>');
     // The description is the first page's alone.
@@ -561,7 +561,7 @@ describe("the README's table of templates", () => {
     const section = readme.slice(readme.indexOf('\n## Templates\n'), readme.indexOf('\n## Incremental builds\n'));
     const rows = [...section.matchAll(/^\| `([\w-]+)\.eta` \|[^|]*\|([^|]*)\|$/gm)].map(([, name, fields]) => [name!, [...fields!.matchAll(/`(\w+)`/g)].map((f) => f[1]!).filter((f) => f !== 'site')] as const);
     // What every template gets beside its own fields.
-    const shared = ['site', 'counted', 'linked'];
+    const shared = ['site', 'counted', 'formatCount', 'linked'];
     expect(rows.map(([name]) => name)).toEqual([...TEMPLATE_NAMES]);
     // Each page template shows the names of its own `it`; the layout only writes the page.
     const dump: Record<string, string> = Object.fromEntries(TEMPLATE_NAMES.map((name) => [name, `<% layout('@layout') %><%= Object.keys(it).filter((k) => !${JSON.stringify(shared)}.includes(k)).join(' ') %>`]));

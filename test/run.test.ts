@@ -286,7 +286,7 @@ describe('scripts/run.mjs', () => {
     expect(compiled.status, compiled.stderr).toBe(0);
     expect(compiled.stderr).not.toContain('run from the sources');
     expect(compiled.stderr).toContain('run from lib');
-    expect(compiled.stdout).toMatch(/built 2142 talks/);
+    expect(compiled.stdout).toMatch(/built 2,142 talks/);
     expect(await contentHashes(path.join(work, 'compiled'))).toEqual(await contentHashes(path.join(work, 'sources')));
   }, 180_000);
 });
