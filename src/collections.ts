@@ -236,10 +236,10 @@ type ProgrammeOrdered = { recorded: string | null; title: string; id: number };
 /** What an event is ordered by: its start date, else its talks' first recording date, then its slug. */
 type DateOrdered = { start_date: string | null; recordedFrom: string | null; slug: string };
 
-/** Programme order within an event: by recording date (undated first), then title, then id. */
+/** Programme order within an event: by recording date (undated last, after the days they may belong to), then title, then id. */
 export function byProgramme(a: ProgrammeOrdered, b: ProgrammeOrdered): number {
-  const ra = a.recorded ?? '';
-  const rb = b.recorded ?? '';
+  const ra = a.recorded ?? '\uffff';
+  const rb = b.recorded ?? '\uffff';
   if (ra !== rb) return ra < rb ? -1 : 1;
   return a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
 }

@@ -289,12 +289,30 @@ export interface EventView {
   /** Its talks, all of them: `talks` are those of this page. */
   total: number;
   page: PageLinks;
-  talks: TalkItem[];
+  /** This page's talks by the day they were recorded, in the programme's order (undated talks last, as it sorts them). */
+  days: RecordingDay[];
   feeds: PageInputs['event']['feeds'];
   /** Where its category file is edited (see editLink), or null. */
   editUrl: string | null;
 }
 export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }>;
+
+/** Talks of an event recorded on one day (`date` null for those without a date). */
+export interface RecordingDay {
+  date: string | null;
+  talks: TalkItem[];
+}
+
+/** Talks in the programme's order, cut where the recording date changes: the programme sorts by date first, so each day is one run. */
+export function byRecordingDay(talks: TalkItem[]): RecordingDay[] {
+  const days: RecordingDay[] = [];
+  for (const talk of talks) {
+    const last = days.at(-1);
+    if (last && last.date === talk.recorded) last.talks.push(talk);
+    else days.push({ date: talk.recorded, talks: [talk] });
+  }
+  return days;
+}
 
 /** A page of a list, with links to jump by: the first and last pages, and the pages near it (the list of all talks has 435 on the pyvideo import). */
 export type PageLinks = ListPage & { first: string; last: string; near: { number: number; url: string }[] };
@@ -582,7 +600,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     description: renderMarkdown(event.description, 2),
     total,
     page: pageLinks(eventPath(event.slug), page),
-    talks: talks.map(listItem),
+    days: byRecordingDay(talks.map(listItem)),
     feeds,
     editUrl: editLink(site, event.name),
   }),

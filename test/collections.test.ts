@@ -137,9 +137,9 @@ describe('orders', () => {
   const talk = (id: number, recorded: string | null, title = 'T') => ({ id, recorded, title });
   const ids = (items: { id: number }[]) => items.map((t) => t.id);
 
-  it("list an event's programme by recording date, undated first, then title, then id", () => {
-    const talks = [talk(1, '2024-05-02', 'B'), talk(2, '2024-05-01', 'Z'), talk(3, null, 'Q'), talk(5, '2024-05-02', 'A'), talk(4, '2024-05-02', 'A')];
-    expect(ids(talks.sort(byProgramme))).toEqual([3, 2, 4, 5, 1]);
+  it("list an event's programme by recording date, undated last, then title, then id", () => {
+    const talks = [talk(1, '2024-05-02', 'B'), talk(2, '2024-05-01', 'Z'), talk(3, null, 'Q'), talk(5, '2024-05-02', 'A'), talk(4, '2024-05-02', 'A'), talk(6, null, 'P')];
+    expect(ids(talks.sort(byProgramme))).toEqual([2, 4, 5, 1, 6, 3]);
   });
 
   it('list talks newest recorded first, undated last, then newest id first', () => {

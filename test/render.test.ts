@@ -204,7 +204,28 @@ describe("an event's page", () => {
     const changed: Catalogue = { ...catalogue, events: [{ ...event!, description: '# About the event\n\nText.\n\n## Venue\n' }, ...catalogue.events.slice(1)] };
     const job = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.kind === 'page' && p.template === 'event' && p.path === `events/${event!.slug}/index.html`)!;
     const html = new SiteRenderer(templates, SITE, 'templates').output(job);
-    expect(html.match(/<h\d[ >]/g)).toEqual(['<h1 ', '<h2>', '<h3>', '<h2 ']);
+    // The talks' own h2 heads their days at h3: the demo's event was recorded over two, and one of its talks has no date.
+    expect(html.match(/<h\d[ >]/g)).toEqual(['<h1 ', '<h2>', '<h3>', '<h2 ', '<h3>', '<h3>', '<h3>']);
+  });
+
+  it('heads its programme a recording day at a time where its talks were recorded on more than one, on every page of it', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null, url: '', description: '', name: 'conf/category.yaml' };
+    const link = (id: number, recorded: string | null, duration = 0) => ({ id, slug: `t${id}`, title: `Talk ${id}`, language: 'English', speakers: ['Ann'], duration, recorded, event: 'conf', category: 'Conf' });
+    const page = (talks: ReturnType<typeof link>[], recordedFrom: string | null, recordedTo: string | null) =>
+      new SiteRenderer(templates, SITE, 'templates').page('event', { event, recordedFrom, recordedTo, total: talks.length, page: { number: 1, count: 1 }, talks, feeds: '/events/conf/' });
+    const days = (html: string) => [...html.matchAll(/<h3>(.*?)<\/h3>\n<ul class="talk-list">\n(.*?)<\/ul>/gs)].map(([, day, list]) => [day, [...list!.matchAll(/>(Talk \d+)</g)].map((m) => m[1])]);
+    expect(days(page([link(1, '2020-01-01'), link(2, '2020-01-01'), link(4, '2020-01-02'), link(3, null)], '2020-01-01', '2020-01-02'))).toEqual([
+      ['<time datetime="2020-01-01">2020-01-01</time>', ['Talk 1', 'Talk 2']],
+      ['<time datetime="2020-01-02">2020-01-02</time>', ['Talk 4']],
+      ['Date not known', ['Talk 3']],
+    ]);
+    // A page of a longer event that holds one of its days still says which.
+    expect(days(page([link(1, '2020-01-02')], '2020-01-01', '2020-01-02'))).toEqual([['<time datetime="2020-01-02">2020-01-02</time>', ['Talk 1']]]);
+    // One day, or none known: one list, as a day's heading would say nothing the page does not.
+    for (const recorded of ['2020-01-01', null]) expect(page([link(1, recorded), link(2, recorded)], recorded, recorded)).not.toContain('<h3>');
+    // A duration is set apart from the speakers' names.
+    expect(page([link(1, null, 3661)], null, null)).toContain('<bdi>Ann</bdi></span> <span class="muted">·</span> <span class="duration">1:01:01</span></li>');
   });
 
   it("past one page, says which page of the programme it is, links the others and counts and dates the whole event's talks", async () => {
