@@ -52,6 +52,9 @@ const CATEGORY_PATH = /^\/api\/v2\/category\/([^/]+)\/?$/;
 const CANONICAL_ID = new RegExp(`^${ID_PATTERN}$`);
 const SLUG = new RegExp(`^${SLUG_PATTERN}$`);
 
+/** Whether a path names a hidden file or folder, or goes through one: any of its segments starts with a dot (`..` too). */
+const isHidden = (p: string) => p.split(/[/\\]/).some((seg) => seg.startsWith('.'));
+
 /**
  * The request path, percent-decoded, or null when it could reach outside the
  * served folder or name a hidden file: `..`, dot segments, encoded slashes or
@@ -79,8 +82,7 @@ export function safePath(rawUrl: string | undefined): string | null {
   }
   if (/[\u0000-\u001f\u007f\\%]/.test(decoded)) return null;
   const collapsed = decoded.replace(/\/{2,}/g, '/');
-  if (collapsed.split('/').some((seg) => seg.startsWith('.'))) return null;
-  return collapsed;
+  return isHidden(collapsed) ? null : collapsed;
 }
 
 function encodePath(decoded: string): string {
@@ -359,15 +361,16 @@ async function readVersion(handle: FileHandle, stats: Stats, maxBody: number): P
 }
 
 /**
- * Whether the file at `abs` is inside `root` once symbolic links are followed. The build writes none,
- * and one put into the output by hand may lead anywhere (`dist/passwd -> /etc/passwd`): the server sends
- * nothing from outside its folder. Checked whenever a file is read into the cache, which a link put in a
- * file's place is (another file), and again for a file replaced between its lookup and its sending.
+ * Whether the file at `abs` is inside `root` once symbolic links are followed, and no hidden file there. The build
+ * writes no link, and one put into the output by hand may lead anywhere (`dist/passwd -> /etc/passwd`, `dist/env ->
+ * .env`): the server sends nothing from outside its folder, nor what safePath keeps from being asked for by name.
+ * Checked whenever a file is read into the cache, which a link put in a file's place is (another file), and again
+ * for a file replaced between its lookup and its sending.
  */
 async function inside(abs: string, root: string): Promise<boolean> {
   try {
     const [real, realRoot] = await Promise.all([realpath(abs), realpath(root)]);
-    return real !== realRoot && contains(realRoot, real);
+    return real !== realRoot && contains(realRoot, real) && !isHidden(path.relative(realRoot, real));
   } catch {
     return false;
   }

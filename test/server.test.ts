@@ -276,6 +276,22 @@ describe('server', () => {
     }
   });
 
+  it('never follows a symbolic link to a hidden file or folder in the folder, which the hidden ones themselves are not sent as', async () => {
+    await mkdir(path.join(dist, '.git'));
+    await writeFile(path.join(dist, '.git', 'config'), 'HIDDEN=1');
+    const links = [path.join(dist, 'env.txt'), path.join(dist, 'repo')];
+    await symlink('.env', links[0]!);
+    await symlink('.git', links[1]!);
+    try {
+      for (const target of ['/env.txt', '/repo/config', '/.git/config']) {
+        const res = await raw(base, 'GET', target);
+        expect([target, res.status, res.text.includes('HIDDEN=1')]).toEqual([target, 404, false]);
+      }
+    } finally {
+      await Promise.all([...links, path.join(dist, '.git')].map((link) => rm(link, { recursive: true })));
+    }
+  });
+
   it('survives a backwards Range and still serves valid ranges', async () => {
     const bad = await raw(base, 'GET', '/about/', { Range: 'bytes=100-50' });
     expect(bad.status).toBe(200);
