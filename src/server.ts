@@ -543,6 +543,10 @@ function send(res: ServerResponse, status: number, headers: string[], body?: Buf
 
 const flat = (headers: Record<string, string>) => Object.entries(headers).flat();
 const NOSNIFF = ['X-Content-Type-Options', 'nosniff'];
+/** A 400 without a body, its connection closed after it, as nginx and Caddy close theirs. */
+const BAD_REQUEST = ['Connection', 'close', 'Content-Length', '0', ...NOSNIFF];
+/** The answer to OPTIONS where there is nothing to describe: the methods taken. */
+const allowed = (res: ServerResponse, allow: string) => send(res, 204, ['Allow', allow, ...NOSNIFF]);
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = typeof body === 'string' ? body : inertJson(body);
@@ -866,7 +870,10 @@ class Handler {
       if (req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
       const before = this.writing.get(req.socket);
       if (before) await before.catch(() => undefined);
-      if (!validHost(hostLines(req.rawHeaders))) return send(res, 400, ['Connection', 'close', 'Content-Length', '0', ...NOSNIFF]);
+      if (!validHost(hostLines(req.rawHeaders))) return send(res, 400, BAD_REQUEST);
+      // The asterisk-form asks about the server as a whole (RFC 9110 9.3.7): it takes a record's methods, the most any
+      // path takes. No other method may ask it (RFC 9112 3.2.4), which nginx answers 400 too.
+      if (req.url === '*') return req.method === 'OPTIONS' ? allowed(res, RECORD_ALLOW) : send(res, 400, BAD_REQUEST);
       const pathname = safePath(req.url);
       if (pathname === null) return await this.files.notFound(req, res);
       if (this.options.routes?.(req, res, pathname)) return;
@@ -935,7 +942,7 @@ class Handler {
   }
 
   private async servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-    if (req.method === 'OPTIONS') return send(res, 204, ['Allow', READ_ALLOW, ...NOSNIFF]);
+    if (req.method === 'OPTIONS') return allowed(res, READ_ALLOW);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, detailJson(`Method "${req.method}" not allowed.`), { Allow: READ_ALLOW });
     }

@@ -208,6 +208,17 @@ describe('server', () => {
     expect((await raw(base, 'GET', '/api/v2/video/1')).status).toBe(200);
   });
 
+  // RFC 9110 9.3.7: OPTIONS * asks about the server in general, whose methods are a record's (the contract's Allow); RFC 9112 3.2.4: no other method takes `*`, which nginx answers 400.
+  it('answers OPTIONS * with the methods the server takes anywhere, and any other method with * 400', async () => {
+    const port = Number(new URL(base).port);
+    const asked = (method: string) => exchange(port, `${method} * HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const options = await asked('OPTIONS');
+    expect(options.split('\r\n')[0]).toBe('HTTP/1.1 204 No Content');
+    expect(options).toContain(`\r\nAllow: ${RECORD_HEADERS.allow}\r\n`);
+    expect(options.endsWith('\r\n\r\n')).toBe(true);
+    for (const method of ['GET', 'HEAD', 'PUT']) expect((await asked(method)).split('\r\n')[0], method).toBe('HTTP/1.1 400 Bad Request');
+  });
+
   it('serves pages as text/html; charset=utf-8 and follows folders to their slash', async () => {
     const home = await raw(base, 'GET', '/');
     expect(home.status).toBe(200);
