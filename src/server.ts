@@ -283,8 +283,11 @@ interface CachedFile {
   body?: Buffer;
   /** The headers of its 200, made on first use (a path always has the same kind and encoding). */
   headers?: string[];
-  /** Its body compressed as it was first asked for in each encoding, when no copy was beside it: kept with it, and gone with it. */
-  encoded?: Partial<Record<Encoding['name'], CachedFile>>;
+  /**
+   * Its body compressed as it was first asked for in each encoding, when no copy was beside it: kept with it, and gone
+   * with it; null where that came out no smaller (an image, a font: compressed already), so that it is sent as it is.
+   */
+  encoded?: Partial<Record<Encoding['name'], CachedFile | null>>;
 }
 
 type Encoding = (typeof ENCODINGS)[number];
@@ -421,22 +424,22 @@ export class FileCache {
   }
 
   /**
-   * `file` (as `get` gave it for `abs`) in `encoding`, compressed on first use and kept with it;
-   * undefined when it is too small to gain or too big to be held in memory.
+   * `file` (as `get` gave it for `abs`) in `encoding`, compressed on first use and kept with it; undefined when it
+   * is too small to gain, too big to be held in memory, or came out no smaller (remembered: it is not compressed again).
    */
   encoded(abs: string, file: CachedFile, encoding: Encoding): CachedFile | undefined {
     if (!file.body || file.size < MIN_COMPRESS_BYTES) return undefined;
     const done = file.encoded?.[encoding.name];
-    if (done) return done;
+    if (done !== undefined) return done ?? undefined;
     const body = ownMemory(encoding.encode(file.body));
-    const variant: CachedFile = { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body };
+    const variant: CachedFile | null = body.byteLength < file.size ? { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body } : null;
     (file.encoded ??= {})[encoding.name] = variant;
     // Counted only while the file is kept: one read for a single response is not.
-    if (this.entries.get(abs) === file) {
+    if (variant && this.entries.get(abs) === file) {
       this.total += variant.size;
       this.trim();
     }
-    return variant;
+    return variant ?? undefined;
   }
 
   /** Bytes held in memory, entries' overhead included. */
@@ -492,7 +495,7 @@ function ownMemory(bytes: Buffer): Buffer {
 /** What keeping `file` costs: its body, the compressed ones kept with it, and the entry itself. */
 function costOf(file: CachedFile): number {
   let bytes = (file.body?.byteLength ?? 0) + ENTRY_COST;
-  for (const variant of Object.values(file.encoded ?? {})) bytes += variant.size;
+  for (const variant of Object.values(file.encoded ?? {})) bytes += variant?.size ?? 0;
   return bytes;
 }
 

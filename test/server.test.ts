@@ -976,6 +976,21 @@ describe('compressed as sent, without copies', () => {
     expect(small.text).toBe('User-agent: *\nAllow: /\n');
   });
 
+  it('sends a body that compression does not shrink as it is, and compresses it only once to learn that', async () => {
+    const noise = randomBytes(4 * MIN_COMPRESS_BYTES);
+    await writeFile(path.join(s.out, 'assets/noise.png'), noise);
+    const encodes = ENCODINGS.map((encoding) => vi.spyOn(encoding, 'encode'));
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await raw(s.base, 'GET', '/assets/noise.png', { 'Accept-Encoding': 'br, gzip' });
+        expect([res.status, res.headers['content-encoding'], res.headers.vary, res.headers.etag, res.body.equals(noise)]).toEqual([200, undefined, 'Accept-Encoding', etagOf(noise), true]);
+      }
+      expect(encodes.map((encode) => encode.mock.calls.length)).toEqual([1, 1]);
+    } finally {
+      for (const encode of encodes) encode.mockRestore();
+    }
+  });
+
   it('follows a rebuild: a replaced page is compressed again', async () => {
     await raw(s.base, 'GET', '/sitemap.xml', { 'Accept-Encoding': 'gzip' });
     const changed = OUTPUT['sitemap.xml']!.replaceAll('127.0.0.1:8080', 'talks.example.org');
