@@ -280,6 +280,11 @@ interface CachedFile {
   ino: number;
   etag: string;
   lastModified: string;
+  /**
+   * Another version of the file that this cache saw had its Last-Modified too (two written in one second, a write
+   * through the API and the next): the date names neither, as a client that holds it may hold either.
+   */
+  sharedDate?: boolean;
   body?: Buffer;
   /** The headers of its 200, made on first use (a path always has the same kind and encoding). */
   headers?: string[];
@@ -304,7 +309,9 @@ const sameFile = (file: CachedFile, stats: Stats) => file.size === stats.size &&
  * Whether If-Range's validator still names the file, so that the range asked for is of these bytes: its
  * ETag, or its Last-Modified date once that is a strong validator, a second or more past (RFC 9110 §8.8.2.2).
  */
-const stillSame = (validator: string | string[], file: CachedFile) => validator === file.etag || (validator === file.lastModified && Date.now() - file.mtimeMs >= 1000);
+const stillSame = (validator: string | string[], file: CachedFile) => validator === file.etag || (validator === dateOf(file) && Date.now() - file.mtimeMs >= 1000);
+/** The date that names `file`'s bytes, for If-Modified-Since and If-Range: none where it named another version too (see sharedDate). */
+const dateOf = (file: CachedFile) => (file.sharedDate ? undefined : file.lastModified);
 /** What an entry costs besides its body, so that entries without one are bounded too. */
 const ENTRY_COST = 256;
 /** How long a lookup waits for the output to be back while a build swaps it (see lookup): the swap is two renames. */
@@ -432,7 +439,7 @@ export class FileCache {
     const done = file.encoded?.[encoding.name];
     if (done !== undefined) return done ?? undefined;
     const body = ownMemory(encoding.encode(file.body));
-    const variant: CachedFile | null = body.byteLength < file.size ? { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, body } : null;
+    const variant: CachedFile | null = body.byteLength < file.size ? { size: body.byteLength, mtimeMs: file.mtimeMs, ino: file.ino, etag: etagOf(body), lastModified: file.lastModified, sharedDate: file.sharedDate, body } : null;
     (file.encoded ??= {})[encoding.name] = variant;
     // Counted only while the file is kept: one read for a single response is not.
     if (variant && this.entries.get(abs) === file) {
@@ -462,6 +469,8 @@ export class FileCache {
 
   /** Keeps `file` as the most recently used, in place of what was kept for `abs`. */
   private keep(abs: string, file: CachedFile): void {
+    const old = this.entries.get(abs);
+    if (old?.lastModified === file.lastModified && (old.etag !== file.etag || old.sharedDate)) file.sharedDate = true;
     this.drop(abs);
     this.entries.set(abs, file);
     this.total += costOf(file);
@@ -772,7 +781,7 @@ class FileSender {
    */
   private answer(req: IncomingMessage, res: ServerResponse, file: CachedFile, fileRel: string, headers: string[], range: ByteRange | 'unsatisfiable' | undefined, onGone: () => void): Promise<void> | undefined {
     const head = req.method === 'HEAD';
-    if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], file.etag, file.lastModified)) {
+    if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], file.etag, dateOf(file))) {
       send(res, 304, without(headers, BODY_METADATA));
     } else if (range === 'unsatisfiable') {
       send(res, 416, [...without(headers, LENGTH), 'Content-Range', `bytes */${file.size}`, 'Content-Length', '0']);
