@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -95,6 +95,8 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
       expect((await get(`/${rel}`)).status, rel).toBe(404);
     }
   });
+
+  it('takes an encoded slash for a slash, where our own server answers the 404 page (README, Hosting)', () => expectEncodedSlashAsSlash(served));
 
   it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
 

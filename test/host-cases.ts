@@ -177,6 +177,21 @@ export async function expectConditionalsAsOurs({ get, host, ours }: Served): Pro
   }
 }
 
+/**
+ * An encoded slash (`%2F`) is a slash to the host, as it decodes the path before it looks for a file; ours answers the 404
+ * page, as a name with a slash in it is no file's (README, Hosting: the difference is said there).
+ */
+export async function expectEncodedSlashAsSlash({ get, file, ours }: Served): Promise<void> {
+  for (const [url, rel] of [
+    ['/api/v2/video%2F12', 'api/v2/video/12'],
+    ['/talks%2F', 'talks/index.html'],
+  ]) {
+    const [theirs, mine] = [await get(url!), await raw(ours!.url, 'GET', url!)];
+    expect([url, theirs.status, theirs.body.equals(await file(rel!))]).toEqual([url, 200, true]);
+    expect([url, mine.status, mine.body.equals(await file('404.html'))]).toEqual([url, 404, true]);
+  }
+}
+
 /** One file of every kind is sent with exactly the headers of its kind. */
 export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<void> {
   const rels = await fg('**/*', { cwd: dist, onlyFiles: true });
