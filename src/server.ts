@@ -921,7 +921,8 @@ class Handler {
     // The writes' handler refuses wrong credentials itself, as it refuses a body: the rest of a write's is read before
     // the connection is closed, or a client that sends all of it before it reads (Python's) lost its 401 to the reset.
     if (id !== undefined && this.options.writes && (method === 'PUT' || method === 'PATCH' || method === 'OPTIONS')) {
-      const write = this.options.writes.handle(req, res, id);
+      const answered = this.options.writes.handle(req, res, id);
+      const write = method === 'OPTIONS' ? answered : answered.then(() => this.readWritten(id));
       const { socket } = req;
       this.writes.add(write);
       if (method !== 'OPTIONS') this.writing.set(socket, write);
@@ -951,6 +952,14 @@ class Handler {
       default:
         return sendJson(res, 405, detailJson(`Method "${method}" not allowed.`), headers);
     }
+  }
+
+  /**
+   * Reads the record a write answered with into the cache, as a GET that sent it would: its client holds its date,
+   * which a version written after it within the same second shares (see sharedDate).
+   */
+  private async readWritten(id: string): Promise<void> {
+    await this.folder.cache.get(path.join(this.folder.root, recordFile(id)));
   }
 
   private async servePage(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {

@@ -24,6 +24,7 @@ import {
   validHost,
   type CacheLimits,
   type RunningServer,
+  type WriteHandler,
 } from '../src/server.ts';
 import { DEMO_CONTENT, startCommand, tempDir, TEMPLATES } from './helpers.ts';
 import { raw, STANDARD_HEADERS, type RawResponse } from './http.ts';
@@ -1223,28 +1224,47 @@ describe('server options', () => {
     const dir = path.join(root, 'pipelined');
     await writeOutput(dir);
     const written = '{"id": 3, "title": "Written"}';
-    const server = await startServer({
-      dir,
-      host: '127.0.0.1',
-      port: 0,
-      quiet: true,
-      writes: {
-        refusal: () => undefined,
-        handle: async (req, res) => {
-          for await (const chunk of req) void chunk;
-          // As writes.ts: the build it runs takes a while, and the answer goes out once the output is written.
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          await writeFile(path.join(dir, 'api', 'v2', 'video', '3'), written);
-          res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(written.length) });
-          res.end(written);
-        },
-      },
+    const server = await withWrites(dir, async (req, res) => {
+      for await (const chunk of req) void chunk;
+      // As writes.ts: the build it runs takes a while, and the answer goes out once the output is written.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await writeFile(path.join(dir, 'api', 'v2', 'video', '3'), written);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(written.length) });
+      res.end(written);
     });
     try {
       const patch = 'PATCH /api/v2/video/3 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
       const answers = await exchange(Number(new URL(server.url).port), `${patch}GET /api/v2/video/3 HTTP/1.1\r\nHost: x\r\n\r\n`);
       expect([...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '200']);
       expect(answers.endsWith(`\r\n\r\n${written}`)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("knows the version each write answered with: after a second write in the same second, the first's Last-Modified is no 304", async () => {
+    const dir = path.join(root, 'twice');
+    await writeOutput(dir);
+    const second = Date.parse('2026-03-01T10:00:00Z') / 1000;
+    const record = path.join(dir, 'api', 'v2', 'video', '3');
+    // As writes.ts: the record written by rename, and answered with its bytes and its Last-Modified.
+    const server = await withWrites(dir, async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const { title, at } = JSON.parse(body) as { title: string; at: number };
+      const written = `{"id": 3, "title": ${JSON.stringify(title)}}`;
+      await writeFile(`${record}.tmp`, written);
+      await utimes(`${record}.tmp`, second + at, second + at);
+      await rename(`${record}.tmp`, record);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Last-Modified': (await stat(record)).mtime.toUTCString() });
+      res.end(written);
+    });
+    try {
+      const write = (title: string, at: number) => raw(server.url, 'PATCH', '/api/v2/video/3', { 'Content-Type': 'application/json' }, JSON.stringify({ title, at }));
+      const first = await write('first', 0.1);
+      await write('second', 0.6);
+      const res = await raw(server.url, 'GET', '/api/v2/video/3', { 'If-Modified-Since': first.headers['last-modified'] as string });
+      expect([res.status, res.text]).toEqual([200, '{"id": 3, "title": "second"}']);
     } finally {
       await server.close();
     }
@@ -1463,6 +1483,9 @@ function serveCli(args: string[]) {
   const url = waitFor(/http:\/\/127\.0\.0\.1:\d+\//).then(() => /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)![1]!);
   return { child, url, exited, waitFor, output: () => output };
 }
+
+/** A server of `dir` whose writes `handle` answers, taking any credentials. */
+const withWrites = (dir: string, handle: WriteHandler['handle']) => startServer({ dir, host: '127.0.0.1', port: 0, quiet: true, writes: { refusal: () => undefined, handle } });
 
 /** Sends raw bytes and collects everything until the server closes the connection. */
 function exchange(port: number, request: string): Promise<string> {
