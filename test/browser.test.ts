@@ -792,6 +792,49 @@ describe('language and direction', () => {
       await own.close();
     }
   });
+
+  // An option holds text alone: set in the select's left-to-right line, the count after an Arabic event's name stood on its left, the name's "!" between them.
+  it("keeps an event's name written right to left whole before its count in the search page's filter, and filters by it", async () => {
+    const talk = (id: number) => `id: ${id}\ntitle: Talk ${id}\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;
+    const own = await serveEvent('rtl-filter', 'rtl-event', 'title: "!مؤتمر بايثون"\n', { 'talk-1.yaml': talk(1), 'talk-2.yaml': talk(2) });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      const option = page.locator('#f-event option').nth(1);
+      await expect.poll(() => option.textContent()).toMatch(/\(2\)$/);
+      // Where each character stands in the option's text laid out as the select lays it out (in the select's direction:
+      // Chromium draws an option's text so, pixel for pixel), from the left.
+      const at = await option.evaluate((el: HTMLOptionElement) => {
+        const line = document.createElement('div');
+        line.dir = getComputedStyle(el.parentElement!).direction;
+        line.style.cssText = 'position: absolute; white-space: pre';
+        line.textContent = el.text;
+        document.body.append(line);
+        const range = document.createRange();
+        const left = (char: string) => {
+          const i = line.firstChild!.textContent!.indexOf(char);
+          range.setStart(line.firstChild!, i);
+          range.setEnd(line.firstChild!, i + char.length);
+          return range.getBoundingClientRect().left;
+        };
+        const found = Object.fromEntries(['!', 'م', 'ن', '(', ')'].map((char) => [char, left(char)]));
+        line.remove();
+        return found;
+      });
+      // The name read from the right (its "!" at its right end), then its count.
+      expect(at['ن']!).toBeLessThan(at['م']!);
+      expect(at['م']!).toBeLessThan(at['!']!);
+      expect(at['!']!).toBeLessThan(at['(']!);
+      expect(at['(']!).toBeLessThan(at[')']!);
+      expect(await option.textContent()).toBe('\u2068!مؤتمر بايثون\u2069 (2)');
+      await page.selectOption('#f-event', '!مؤتمر بايثون');
+      await expect.poll(() => page.locator('#search-status').textContent()).toBe('2 talks found.');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
 });
 
 describe('hostile text', () => {

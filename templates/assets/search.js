@@ -34,10 +34,20 @@ const spaced = (term) =>
 const params = new URLSearchParams(location.search);
 input.value = params.get('q') ?? '';
 
+/** Bidirectional formatting that reaches past its text, and letters written right to left: EXPLICIT_BIDI and RIGHT_TO_LEFT of src/bidi.ts. */
+const EXPLICIT_BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+/**
+ * An option's name (an event's), in an isolate where it is written right to left or holds explicit formatting: an option
+ * holds no <bdi>, and the count after a Hebrew name stood on its left, "!" of an Arabic one between the name and the count.
+ * Its own formatting is dropped, as none of it could be left open past the isolate.
+ */
+const optionName = (name) => (RIGHT_TO_LEFT.test(name) || name.search(EXPLICIT_BIDI) >= 0 ? `\u2068${name.replace(EXPLICIT_BIDI, '')}\u2069` : name);
+
 // A deep link's filters are selectable at once; the full lists arrive with the index's filter counts.
 for (const select of selects) {
   const wanted = params.get(select.name);
-  if (wanted) select.add(new Option(wanted, wanted, true, true));
+  if (wanted) select.add(new Option(optionName(wanted), wanted, true, true));
 }
 
 // The index comes in shards, newest first (see searchIndexes in src/search-shards.ts). Each is searched by the
@@ -220,7 +230,7 @@ function showCounts() {
   // Until the filters are in, the only options are a deep link's, which a count of nothing would show as (0).
   if (!catalogueCounts) return;
   const counts = queryCounts ?? catalogueCounts;
-  for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${option.value} (${counts[select.dataset.filter]?.[option.value] ?? 0})`;
+  for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${optionName(option.value)} (${counts[select.dataset.filter]?.[option.value] ?? 0})`;
 }
 
 // The filter lists come from the index itself, so they always match what can be found.
@@ -232,7 +242,7 @@ async function loadFilters() {
     const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
     select.replaceChildren(select.options[0]);
     // A deep link's value the index lacks still filters the results: the list shows it, with no talk.
-    for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(name, name));
+    for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(optionName(name), name));
     select.value = current;
   }
   // Counts of a search run before the filters were in lack them: the options show none until they are counted again.
