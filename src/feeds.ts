@@ -4,7 +4,7 @@
 // templates: the catalogue has a feed per event, speaker and tag (48,000 on
 // the pyvideo import), and a feed library's object-to-XML pass took 40% of a
 // build's rendering (4.8 s against 0.4 s; see the README's benchmarks).
-import { isolated } from './bidi.ts';
+import { isolatedAmongWords } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { CatalogueTalk } from './load.ts';
 import { textLanguageTag } from './languages.ts';
@@ -83,8 +83,14 @@ function mediaUrl(written: string): string {
   return `${url.href.slice(0, url.href.length - rest.length)}${rest.replace(NOT_IN_URLS, encodeURIComponent)}`;
 }
 
+/**
+ * What a talk without a summary is said to be, in its feeds' items and its page's description: its title and its
+ * event's name among words, where the "!" that ends an Arabic name would stand on its other side (isolatedAmongWords).
+ */
+export const talkAtEvent = (title: string, category: string) => `${isolatedAmongWords(title)}, a talk at ${isolatedAmongWords(category)}`;
+
 /** What an item says when its talk has no summary. */
-const summaryOf = (item: FeedItem) => item.summary || `${isolated(item.title)}, a talk at ${isolated(item.category)}`;
+const summaryOf = (item: FeedItem) => item.summary || talkAtEvent(item.title, item.category);
 
 /** The language of an item's title and of its summary, as the talk's page tags them: a feed is in the site's English, its talks need not be. */
 const itemLanguages = (item: FeedItem) => ({ title: textLanguageTag(item.title, item.language), summary: item.summary ? textLanguageTag(item.summary, item.language) : 'en' });

@@ -3,11 +3,11 @@
 // functions from records to strings; templates arrive as strings, nothing here reads the disk.
 import type { Eta } from 'eta/core';
 import { decodeHTMLAttribute } from 'entities';
-import { isolated } from './bidi.ts';
+import { isolated, isolatedAmongWords } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
-import { renderFeed } from './feeds.ts';
+import { renderFeed, talkAtEvent } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
@@ -139,7 +139,7 @@ export function playerFor(talk: FullTalk): Player | null {
   if (sources.length > 0) return { kind: 'video', sources, poster: loadable(talk.thumbnail_url) ? talk.thumbnail_url : '' };
   const iframe = embedFor(talk.source_url);
   if (iframe) return { kind: 'iframe', ...iframe };
-  const embed = sanitiseEmbed(talk.embed, `Video player: ${talk.title}`);
+  const embed = sanitiseEmbed(talk.embed, `Video player: ${isolatedAmongWords(talk.title)}`);
   if (embed) return { kind: 'embed', html: embed, src: iframeSrc(embed) };
   if (loadable(talk.thumbnail_url)) return { kind: 'thumbnail', src: talk.thumbnail_url, href: talk.source_url };
   return null;
@@ -412,6 +412,9 @@ export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' 
   title: string;
   /** The page's title in the browser: the talk's and its event's. */
   pageTitle: string;
+  /** The title and the event's name set among the site's words in an attribute (the player's title, the thumbnail's alt text, the pager's name), which holds no <bdi>. */
+  titleAmongWords: string;
+  categoryAmongWords: string;
   url: string;
   canonical: string;
   apiUrl: string;
@@ -452,7 +455,9 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   const url = talkPath(talk);
   const player = playerFor(talk);
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
-  const description = excerpt(talk.blurb, 160) || `${isolated(talk.title)}, a talk at ${isolated(talk.category)}`;
+  const titleAmongWords = isolatedAmongWords(talk.title);
+  const categoryAmongWords = isolatedAmongWords(talk.category);
+  const description = excerpt(talk.blurb, 160) || talkAtEvent(talk.title, talk.category);
   const image = talk.thumbnail_url;
   // The file a feed encloses: the first playable format's, over https first.
   const file = talk.enclosure?.url;
@@ -461,7 +466,9 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     id: talk.id,
     title: isolated(talk.title),
     // Many talks share a title ("Lightning Talks", "Keynote": 1,671 pages of the pyvideo import): the event tells them apart in a browser's tabs and a search engine's results.
-    pageTitle: `${isolated(talk.title)} · ${isolated(talk.category)}`,
+    pageTitle: `${titleAmongWords} · ${categoryAmongWords}`,
+    titleAmongWords,
+    categoryAmongWords,
     url,
     canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),

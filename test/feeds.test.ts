@@ -117,6 +117,13 @@ describe('feeds', () => {
     expect(second.attachments).toBeUndefined();
   });
 
+  // Between the words of "…, a talk at …", the "!" that ends an Arabic title stood before the comma, on its other side.
+  it("isolates a title and an event's name written right to left in the summary of a talk that has none", () => {
+    const talk = { ...input.items[1]!, title: 'بايثون!', category: 'مؤتمر!' };
+    const feed = JSON.parse(renderFeed('json', { ...input, items: [talk] }, SITE));
+    expect(feed.items[0].content_html).toBe('\u2068بايثون!\u2069, a talk at \u2068مؤتمر!\u2069');
+  });
+
   it("keeps each item's id when its slug changes: the talk's short link, not its page's address (RFC 4287 4.2.6)", () => {
     const renamed: FeedInput = { ...input, items: input.items.map((item) => ({ ...item, url: item.url.replace(/[^/]+\/$/, 'renamed/') })) };
     const ids = (feed: FeedInput) => [

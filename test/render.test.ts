@@ -436,6 +436,26 @@ describe('titles in a line of plain text', () => {
     expect(output(`tag/${termSlug(tag)}/feed.atom`)).toContain(`<title>${heading}</title>`);
   });
 
+  // An attribute holds no <bdi>: among its words, the "!" that ends an Arabic title or event's name stood at the name's other end.
+  it("isolate a title and an event's name written right to left among the words of the talk page's title, description, players' titles, thumbnail's alt text and pager's name", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const [title, category] = ['بايثون!', 'مؤتمر!'];
+    const event = { slug: 'conf', title: category, start_date: null, end_date: null };
+    const page = (fields: Record<string, unknown>) => {
+      const talk = { ...makeTalk({ title, ...fields }), category };
+      return renderer.talk({ talk, event, next: { ...talk, id: 10, slug: 'next', speakers: [] }, others: [] });
+    };
+    const [t, c] = [`${FSI}${title}${PDI}`, `${FSI}${category}${PDI}`];
+    const thumbnail = page({ thumbnail_url: 'https://e.org/t.jpg', source_url: 'https://e.org/talk' });
+    expect(titleOf(thumbnail)).toBe(`${t} · ${c} · Video catalogue`);
+    expect(thumbnail).toContain(`<meta name="description" content="${t}, a talk at ${c}">`);
+    expect(thumbnail).toContain(`alt="Watch “${t}” at its source"`);
+    expect(thumbnail).toContain(`<nav class="pager" aria-label="More talks from ${c}">`);
+    expect(page({ source_url: 'https://www.youtube.com/watch?v=abcdefghijk' })).toContain(`title="YouTube video player: ${t}"`);
+    expect(page({ embed: '<iframe src="https://player.example/1"></iframe>' })).toContain(`title="Video player: ${t}"`);
+  });
+
   it('set the title in its own direction on the page that redirects to it, as a link of text around it', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const html = new SiteRenderer(templates, SITE, 'templates').redirect('שלום!', '/video/1/x/');
