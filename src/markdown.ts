@@ -248,40 +248,48 @@ function pageTokens(source: string): Token[] {
 }
 
 /** pageTokens' tokens as the page's HTML, through sanitize-html where they have raw HTML. */
-function renderTokens(tokens: Token[], top: HeadingTop): string {
+function renderTokens(tokens: Token[], top: HeadingTop, lang = SITE_LANG): string {
   const { html, shift } = survey(tokens, top);
-  return inScrollingBoxes(html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens)));
+  return inScrollingBoxes(html ? sanitizeHtml(marked.parser(tokens), wayOf(shift).policy) : escapeUnknownReferences(wayOf(shift).fast.parser(tokens)), lang);
 }
 
-/** A table's tags in sanitised HTML, where a `<` of text or of an attribute's value is escaped. */
-const TABLE_TAG = /<table\b|<\/table>/g;
+/** A table's tags in sanitised HTML (its start tag whole), where a `<` or `>` of text or of an attribute's value is escaped. */
+const TABLE_TAG = /<table\b[^>]*>|<\/table>/g;
 const TABLE_START = /<table\b/g;
+/** The language of the words the site writes itself, as the layout's `<html lang>`: a table's box's name. */
+const SITE_LANG = 'en';
 
 /**
  * Each table of sanitised HTML in a box of its own, which scrolls sideways where the table is wider than the
  * page (style.css keeps a table's words whole: at 320 px, a wide one's were broken a letter or two a line).
  * The keyboard reaches the box to scroll it, so it is a region with a name: "Table", or its number of several.
+ * A text in another language than the site's (`lang`, its tag) has none of its words to name the box by (GitHub's
+ * tables have no caption, and the sanitiser keeps none), so the name is the site's, and marked as in its language,
+ * which a screen reader reads a name in: a Japanese voice read "Table" out as Japanese. The table keeps the text's.
  */
-function inScrollingBoxes(html: string): string {
+function inScrollingBoxes(html: string, lang: string): string {
   const count = html.match(TABLE_START)?.length ?? 0;
   if (count === 0) return html;
+  const inSiteLang = lang === SITE_LANG ? '' : ` lang="${SITE_LANG}"`;
   let number = 0;
   return html.replace(TABLE_TAG, (tag) => {
     if (tag === '</table>') return '</table></div>';
     const label = count > 1 ? `Table ${++number}` : 'Table';
-    return `<div class="table-scroll" role="region" tabindex="0" aria-label="${label}">${tag}`;
+    const table = inSiteLang && !/\slang="/.test(tag) ? tag.replace('<table', `<table lang="${lang}"`) : tag;
+    return `<div class="table-scroll" role="region" tabindex="0" aria-label="${label}"${inSiteLang}>${table}`;
   });
 }
 
-export function renderMarkdown(source: string, top: HeadingTop = 3): string {
-  return source.trim() === '' ? '' : renderTokens(pageTokens(source), top);
+/** `lang`: the BCP 47 tag of the text's language, where it is not the site's English (a talk's description's). */
+export function renderMarkdown(source: string, top: HeadingTop = 3, lang = SITE_LANG): string {
+  return source.trim() === '' ? '' : renderTokens(pageTokens(source), top, lang);
 }
 
 /** Every Markdown source through sanitize-html, as renderMarkdown does with those that have HTML in them: what its fast path must match. */
-export function renderMarkdownSanitised(source: string, top: HeadingTop = 3): string {
+export function renderMarkdownSanitised(source: string, top: HeadingTop = 3, lang = SITE_LANG): string {
   if (source.trim() === '') return '';
   const tokens = pageTokens(source);
-  return inScrollingBoxes(sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy));
+  return inScrollingBoxes(sanitizeHtml(marked.parser(tokens), wayOf(survey(tokens, top).shift).policy), lang);
 }
 
 const isHttps = (src: string | undefined) => !!src && /^https:\/\/[^/\s]+/i.test(src);

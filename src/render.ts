@@ -457,6 +457,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   // Search engines show about 160 characters of a description; cut from the catalogue's excerpt, not from the whole text again.
   const titleAmongWords = isolatedAmongWords(talk.title);
   const categoryAmongWords = isolatedAmongWords(talk.category);
+  const descriptionLang = textLanguageTag(talk.description, talk.language);
   const description = excerpt(talk.blurb, 160) || talkAtEvent(talk.title, talk.category);
   const image = talk.thumbnail_url;
   // The file a feed encloses: the first playable format's, over https first.
@@ -482,9 +483,9 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     lang: languageTag(talk.language),
     titleLang: textLanguageTag(talk.title, talk.language),
     summaryLang: textLanguageTag(talk.summary, talk.language),
-    descriptionLang: textLanguageTag(talk.description, talk.language),
+    descriptionLang,
     summary: paragraphs(talk.summary),
-    description: renderMarkdown(talk.description),
+    description: renderMarkdown(talk.description, 3, descriptionLang),
     metaDescription: description,
     player,
     downloads: downloadsFor(talk),

@@ -107,6 +107,18 @@ describe('renderMarkdown', () => {
     expect(unlikeSanitised([table, '<table><tr><td>x</td></tr></table>'])).toEqual([]);
   });
 
+  // In a Japanese text, the box's name "Table" was Japanese to a screen reader, which read it with a Japanese voice.
+  it("names a table's box in the site's English, marked so, in a text in another language, and keeps the table in the text's", () => {
+    const table = '| a | b |\n|---|---|\n| 1 | 2 |';
+    const box = (label: string) => `<div class="table-scroll" role="region" tabindex="0" aria-label="${label}" lang="en">`;
+    expect(renderMarkdown(table, 3, 'ja')).toMatch(new RegExp(`^${box('Table')}<table lang="ja">\n<thead>[^]*</table></div>\n$`));
+    const two = renderMarkdown(`${table}\n\n<table lang="fr"><tr><td>x</td></tr></table>`, 3, 'ja');
+    expect(two).toContain(`${box('Table 1')}<table lang="ja">`);
+    expect(two).toContain(`${box('Table 2')}<table lang="fr">`);
+    expect(renderMarkdown(table, 3, 'en')).toBe(renderMarkdown(table));
+    expect([table, '<table><tr><td>x</td></tr></table>'].filter((s) => renderMarkdown(s, 3, 'ja') !== renderMarkdownSanitised(s, 3, 'ja'))).toEqual([]);
+  });
+
   // CJK text puts no space after a link: scipy-jp-2020's "napari (https://napari.org)です。", scipy-kr-2023's "(https://scipy.kr/)의".
   it('ends an autolink where wide text follows its punctuation, and at wide punctuation; keeps a wide letter of its path', () => {
     const link = (href: string, text = href) => `<a href="${href}" rel="nofollow ugc noopener">${text}</a>`;

@@ -126,6 +126,14 @@ describe('talk pages', () => {
     expect([html.includes('<p lang="en" dir="auto">In English.'), html.includes('<div class="prose" lang="en" dir="auto">')]).toEqual([true, true]);
   });
 
+  it("name a table of a description in another language in the site's English, the table in the description's language", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const talk = makeTalk({ language: 'Japanese', description: '| 列 | 値 |\n|---|---|\n| 一 | 二 |' });
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ talk, event, others: [] });
+    expect(html).toContain('<div class="prose" lang="ja" dir="auto"><div class="table-scroll" role="region" tabindex="0" aria-label="Table" lang="en"><table lang="ja">');
+  });
+
   it('date the video by its recording, as well as by when it came to the catalogue', () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const view = talkView({ talk: makeTalk({ recorded: '2012-03-10', added: '2026-11-25T18:05:57', updated: '2026-11-25T18:05:57' }), event, others: [] }, SITE);
