@@ -452,7 +452,7 @@ function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
     ...paginate(programme, EVENT_PAGE_SIZE, eventPath(event.slug)).map((p) =>
       plan.page(p.path, 'event', { event: fields, ...recorded, total: list.length, page: { number: p.number, count: p.count, prev: p.prev, next: p.next }, talks: p.items, feeds: eventPath(event.slug) }),
     ),
-    ...plan.feeds(eventPath(event.slug), isolated(event.title), `Talks recorded at ${isolated(event.title)}`, newest),
+    ...plan.feeds(eventPath(event.slug), isolatedAmongWords(event.title), `Talks recorded at ${isolatedAmongWords(event.title)}`, newest),
     ...event.aliases.flatMap(aliasFiles).map((file): PageJob => ({ kind: 'redirect', input: redirect, path: file, key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
   ];
   return { ...facts, talks, pages };
@@ -491,7 +491,7 @@ interface TermKind {
   withFeeds: boolean;
 }
 
-const SPEAKERS: TermKind = { kind: 'speaker', pathOf: speakerPath, heading: isolated, withFeeds: true };
+const SPEAKERS: TermKind = { kind: 'speaker', pathOf: speakerPath, heading: isolatedAmongWords, withFeeds: true };
 const TAGS: TermKind = { kind: 'tag', pathOf: tagPath, heading: (name) => `Talks tagged “${isolatedAmongWords(name)}”`, withFeeds: true };
 const LANGUAGES: TermKind = { kind: 'language', pathOf: languagePath, heading: (name) => `Talks in ${isolated(name)}`, withFeeds: false };
 

@@ -597,7 +597,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
   home: (home, site) => ({ ...home, canonical: canonical(site, '/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) }),
   events: (events, site) => ({ ...events, canonical: canonical(site, '/events/'), series: events.series.map((s) => ({ ...s, events: s.events.map((e) => eventItem(e)) })) }),
   event: ({ event, recordedFrom, recordedTo, total, page, talks, feeds }, site) => ({
-    title: isolated(event.title),
+    title: isolatedAmongWords(event.title),
     url: eventPath(event.slug),
     canonical: canonical(site, pagePath(eventPath(event.slug), page.number)),
     start: event.start_date,
@@ -617,7 +617,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
   api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example), lang: textLanguageTag(api.example.title, api.example.language) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
   page: ({ slug, title, description, body, name }, site) => ({
-    title: isolated(title),
+    title: isolatedAmongWords(title),
     url: sitePagePath(slug),
     canonical: canonical(site, sitePagePath(slug)),
     description,

@@ -444,6 +444,33 @@ describe('titles in a line of plain text', () => {
     expect(output(`tag/${termSlug(tag)}/feed.atom`)).toContain(`<title>${heading}</title>`);
   });
 
+  // "!مؤتمر بايثون (page 2 of 3) · Video catalogue": the "!" that starts an Arabic name stood at its other end, on its left, where the line is read left to right.
+  it("isolate an event's, a speaker's and a page's name written right to left in their page's title and description, and in their feeds, as a tag's", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const first = catalogue.talks[0]!;
+    const name = '!مؤتمر بايثون';
+    const changed: Catalogue = {
+      ...catalogue,
+      events: catalogue.events.map((e) => (e.slug === first.event ? { ...e, title: name } : e)),
+      talks: [{ ...first, speakers: [name], category: name }, ...catalogue.talks.slice(1)],
+      pages: catalogue.pages.map((page) => ({ ...page, title: name, description: '' })),
+    };
+    const pages = planSite(changed, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const output = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
+    const inLine = `${FSI}${name}${PDI}`;
+    const event = output(`events/${first.event}/index.html`);
+    expect(titleOf(event)).toBe(`${inLine} · Video catalogue`);
+    expect(event).toMatch(new RegExp(`<meta name="description" content="\\d+ recorded talks? from ${inLine}">`));
+    expect(output(`events/${first.event}/feed.atom`)).toContain(`<subtitle>Talks recorded at ${inLine}</subtitle>`);
+    const speaker = output(`speaker/${termSlug(name)}/index.html`);
+    expect(titleOf(speaker)).toBe(`${inLine} · Video catalogue`);
+    expect(speaker).toContain(`: ${inLine}">`);
+    expect(output(`speaker/${termSlug(name)}/feed.atom`)).toContain(`<subtitle>${inLine}, newest first</subtitle>`);
+    expect(titleOf(output(`${catalogue.pages[0]!.slug}/index.html`))).toBe(`${inLine} · Video catalogue`);
+  });
+
   // An attribute holds no <bdi>: among its words, the "!" that ends an Arabic title or event's name stood at the name's other end.
   it("isolate a title and an event's name written right to left among the words of the talk page's title, description, players' titles, thumbnail's alt text and pager's name", async () => {
     const { templates } = await loadTheme(TEMPLATES);
