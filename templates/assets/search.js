@@ -216,7 +216,9 @@ const merged = (found) => ({
 });
 
 /** "3 talks", "1 page"; nothing for none. */
-const counted = (n, what) => (n === 0 ? '' : `${n} ${what}${n === 1 ? '' : 's'}`);
+/** A count as the site writes one, its thousands grouped (formatCount in src/cli.ts). */
+const formatCount = (n) => n.toLocaleString('en');
+const counted = (n, what) => (n === 0 ? '' : `${formatCount(n)} ${what}${n === 1 ? '' : 's'}`);
 
 /** Every talk's filter values, counted: the lists' options. */
 let catalogueCounts;
@@ -230,7 +232,7 @@ function showCounts() {
   // Until the filters are in, the only options are a deep link's, which a count of nothing would show as (0).
   if (!catalogueCounts) return;
   const counts = queryCounts ?? catalogueCounts;
-  for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${optionName(option.value)} (${counts[select.dataset.filter]?.[option.value] ?? 0})`;
+  for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${optionName(option.value)} (${formatCount(counts[select.dataset.filter]?.[option.value] ?? 0)})`;
 }
 
 // The filter lists come from the index itself, so they always match what can be found.
