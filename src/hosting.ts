@@ -46,8 +46,11 @@ const contentTypeOf = (kind: FileKind): string | undefined => HEADERS[kind]['Con
 const NOSNIFF = HEADERS.record['X-Content-Type-Options']!;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** The files a host should never send: its own configuration and the precompressed copies. */
-const HIDDEN_FILES = `^/(?:${HOST_FILES.map(escapeRegex).join('|')})$`;
+/**
+ * The files a host should never send: its own configuration, and a hidden file or folder (`/.env`, `/.git/config`),
+ * which the build writes none of and our server refuses (safePath): one copied into the folder by hand is not the site.
+ */
+const HIDDEN_FILES = `^/(?:${HOST_FILES.map(escapeRegex).join('|')})$|/\\.`;
 const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1))).join('|')})$`;
 /** kindOf's tests for index chunks and feeds, as regular expressions on a request path. */
 const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
@@ -293,7 +296,7 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     '',
     ...nginxApiLocations(),
     '',
-    '    # Host configuration and the precompressed copies are in the folder but are not the site.',
+    '    # Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
     `    location ~ ${HIDDEN_FILES} { ${REFUSE_WRITES} return 404; }`,
     `    location ~ ${COPY_SUFFIXES} { ${REFUSE_WRITES} return 404; }`,
     '',
@@ -633,7 +636,7 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       ...caddySiteWrites(),
       '',
       // After the API (a copy's name under /api/v2 gets the API's JSON 404) and the writes (refused whatever the path), as on our server.
-      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
+      '\t# Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
       `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
       '\terror @hidden 404',
       '',

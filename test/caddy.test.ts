@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectHiddenFilesRefused, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -97,6 +97,8 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
   });
 
   it('takes an encoded slash for a slash, where our own server answers the 404 page (README, Hosting)', () => expectEncodedSlashAsSlash(served));
+
+  it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
 
   it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
 

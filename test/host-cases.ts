@@ -7,6 +7,7 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { outputFile } from 'fs-extra';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { build } from '../src/build.ts';
 import { HEADERS, HOST_FILES, kindOf, RECORD_ALLOW, type FileKind } from '../src/headers.ts';
@@ -189,6 +190,24 @@ export async function expectEncodedSlashAsSlash({ get, file, ours }: Served): Pr
     const [theirs, mine] = [await get(url!), await raw(ours!.url, 'GET', url!)];
     expect([url, theirs.status, theirs.body.equals(await file(rel!))]).toEqual([url, 200, true]);
     expect([url, mine.status, mine.body.equals(await file('404.html'))]).toEqual([url, 404, true]);
+  }
+}
+
+/**
+ * A hidden file or folder copied into the output by hand (`.env`, `.git/`) is the 404 page, as on our server, which
+ * refuses any path with a segment that starts with a dot; nginx and Caddy sent them.
+ */
+export async function expectHiddenFilesRefused({ get, dist, file, ours }: Served): Promise<void> {
+  const hidden = ['.env', '.git/config', 'assets/.DS_Store'];
+  for (const rel of hidden) await outputFile(path.join(dist, rel), 'SECRET=1\n');
+  try {
+    for (const rel of hidden) {
+      const [theirs, mine] = [await get(`/${rel}`), await raw(ours!.url, 'GET', `/${rel}`)];
+      expect([rel, theirs.status, mine.status]).toEqual([rel, 404, 404]);
+      expect(theirs.body.equals(await file('404.html')), rel).toBe(true);
+    }
+  } finally {
+    await Promise.all(['.env', '.git', 'assets/.DS_Store'].map((rel) => rm(path.join(dist, rel), { recursive: true, force: true })));
   }
 }
 

@@ -133,9 +133,9 @@ describe('nginx.conf', () => {
     }
   });
 
-  it('hides the host files and the compressed copies', () => {
+  it('hides the host files, hidden files and the compressed copies', () => {
     const all = locations(files['nginx.conf']!);
-    for (const uri of [...HOST_FILES.map((f) => `/${f}`), '/index.html.gz', '/assets/style.css.br']) {
+    for (const uri of [...HOST_FILES.map((f) => `/${f}`), '/.env', '/.git/config', '/assets/.DS_Store', '/index.html.gz', '/assets/style.css.br']) {
       expect(locationFor(all, uri).hidden, uri).toBe(true);
     }
   });

@@ -10,7 +10,7 @@ import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { ENCODINGS, HOST_FILES, RECORD_ALLOW, RECORD_OPTIONS } from '../src/headers.ts';
 import { NGINX, startNginx } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, CONTRACT, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectNoOpenRedirect, expected, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { API_CASES, bothAnswers, CONTRACT, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectHiddenFilesRefused, expectNoOpenRedirect, expected, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generated nginx configuration on nginx', () => {
@@ -127,6 +127,8 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
   });
 
   it('takes an encoded slash for a slash, where our own server answers the 404 page (README, Hosting)', () => expectEncodedSlashAsSlash(served));
+
+  it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
 
   it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
 
