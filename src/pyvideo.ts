@@ -175,18 +175,55 @@ function markdownRootLinks(text: string, root: RootLinks): string {
 const BLOCK_START = /^(\s*)(?:([-+*>]|#{1,6})|(\d+)([.)]))(?=\s|$)/;
 
 /**
+ * The start of a line of a line block: its indent and, where the block starts a list's item
+ * (`#. | *Residual Networks*`, `-  | Python version 3.5.x`), the item's marker; its "|".
+ */
+const LINE_BLOCK_LINE = /^(\s*(?:(?:[-+*]|\d+[.)]|#\.)\s+)?)\|(?= |$)/;
+
+/**
  * reStructuredText's line blocks (lines that start with "| ", 142 descriptions of the snapshot: addresses,
- * verses, agendas) as lines that keep their breaks in Markdown. A run of lines that end with "|" too is a
- * Markdown table, and stays as it is.
+ * verses, agendas) as lines that keep their breaks in Markdown, in a list's item too. A run of lines that end
+ * with "|" too is a Markdown table, and stays as it is.
  */
 export function restLineBlocks(text: string): string {
-  return text.replace(/^(?:\|(?: .*)?(?:\n|$))+/gm, (block) => {
-    const lines = block.replace(/\n$/, '').split('\n');
-    if (lines.some((line) => /\|\s*$/.test(line.slice(1)))) return block;
-    // A line that would start a list, a heading or a quote in Markdown is a line of the block, as docutils shows it.
-    const shown = (line: string) => line.replace(/^\| ?/, '').replace(BLOCK_START, (_, space: string, mark: string | undefined, digits: string, end: string) => (mark ? `${space}\\${mark}` : `${space}${digits}\\${end}`));
-    return `${lines.map(shown).join('\\\n')}${block.endsWith('\n') ? '\n' : ''}`;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const block = lineBlock(lines, i);
+    out.push(...(block?.lines ?? [lines[i]!]));
+    i = block?.end ?? i + 1;
+  }
+  return out.join('\n');
+}
+
+/** A line of a line block as Markdown's text: a line that would start a list, a heading or a quote in Markdown is a line of the block, as docutils shows it. */
+const lineBlockText = (line: string) =>
+  line.replace(BLOCK_START, (_, space: string, mark: string | undefined, digits: string, end: string) => (mark ? `${space}\\${mark}` : `${space}${digits}\\${end}`));
+
+/**
+ * The line block that starts at line `i`, as Markdown's lines, and the index of the line after it; undefined when
+ * none starts there. A line indented past the "|" goes on with the line before it, as docutils reads it.
+ */
+function lineBlock(lines: string[], i: number): { lines: string[]; end: number } | undefined {
+  const start = LINE_BLOCK_LINE.exec(lines[i]!);
+  if (!start) return undefined;
+  const column = start[1]!.length;
+  const pad = ' '.repeat(column);
+  const blockLines: string[][] = [];
+  let end = i;
+  for (; end < lines.length; end++) {
+    const line = lines[end]!;
+    if (end === i || (line.startsWith(pad) && LINE_BLOCK_LINE.exec(line)?.[1] === pad)) blockLines.push([line.slice(column)]);
+    else if (!isBlank(line) && indentOf(line) > column) blockLines.at(-1)!.push(line);
+    else break;
+  }
+  if (blockLines.some(([line]) => /\|\s*$/.test(line!.slice(1)))) return { lines: lines.slice(i, end), end };
+  const shown = blockLines.flatMap(([line, ...more], k) => {
+    const markdown = [`${k === 0 ? start[1] : pad}${lineBlockText(line!.replace(/^\| ?/, ''))}`, ...more.map((line) => `${pad}${lineBlockText(line.trim())}`)];
+    if (k < blockLines.length - 1) markdown.push(`${markdown.pop()}\\`);
+    return markdown;
   });
+  return { lines: shown, end };
 }
 
 /**
@@ -200,8 +237,16 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LITERAL_MARK = /(^|\s?)::\s*$/;
 /** A directive whose content is code: `.. code:: python`, `.. code-block::`, `.. sourcecode::`. */
 const CODE_DIRECTIVE = /^\.\. (?:code|code-block|sourcecode)::\s*(\S*)\s*$/;
-/** A directive of an image: `.. image:: URL`, `.. figure:: URL`. */
-const IMAGE_DIRECTIVE = /^\.\. (?:image|figure)::\s*(\S+)\s*$/;
+/** A directive of an image, in a list's item too: `.. image:: URL`, `.. figure:: URL`. */
+const IMAGE_DIRECTIVE = /^(\s*)\.\. (image|figure)::\s*(\S+)\s*$/;
+/** A container (`.. container::`, a `<div>` around its content in docutils' HTML), in a list's item too. */
+const CONTAINER = /^(\s*)\.\. container::/;
+/** A list table, `.. list-table:: Lightning Talks`: its title. */
+const LIST_TABLE = /^\.\. list-table::\s*(.*?)\s*$/;
+/** The top of a grid table, `+------+----+`. */
+const GRID_TOP = /^\+(?:-+\+)+\s*$/;
+/** A line between a grid table's rows, `+------+----+`, or under its header, `+======+====+`. */
+const GRID_BORDER = /^\+(?:(?:-+|=+)\+)+\s*$/;
 /** A substitution defined by an image directive: `.. |pandas gif| image:: URL`, for `|pandas gif|` in the text. */
 const SUBSTITUTION_IMAGE = /^\.\. \|([^|\s](?:[^|]*[^|\s])?)\| image::\s*(\S+)\s*$/;
 /** A reference to a substitution: `|pandas gif|`. */
@@ -238,13 +283,18 @@ const footnoteText = (label: string) => `\\[${label.replace(/\*/g, '\\*')}\\]`;
 
 /** An empty comment, `..` alone before a blank line: docutils' way to part two lists, or a paragraph from a quote. */
 const EMPTY_COMMENT = /^\.\.\s*$/;
-/** A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``. */
-const TARGET = /^\.\. _(`[^`]+`|[^:`]+):\s+(\S+)\s*$/;
 /**
- * A reference to a hyperlink target: `` `Two words`_ ``, `CloudABI_`. A phrase may go on over a line's end, as
- * docutils reads it (`hardware\nsupport`_), within its paragraph.
+ * A hyperlink target: `.. _CloudABI: https://nuxi.nl/`, `` .. _`Two words`: URL ``, `.. _00:00: URL`. Its name ends
+ * at the first colon before white space; white space in its address is none of it, as docutils reads it
+ * (pycon-es-2016's `.. _Pyomo: http: //www.pyomo.org/`).
  */
-const REST_REFERENCE = /`((?:[^`<>\n]|\n(?![ \t]*\n))+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+-]*?)_(?![\w])/g;
+const TARGET = /^\.\. _(`[^`]+`|[^`]+?):\s+(\S.*?)\s*$/;
+/**
+ * A reference to a hyperlink target: `` `Two words`_ ``, `CloudABI_`, `00:00_` (a word may hold a colon, as a
+ * target's name may: `.. _00:00: …&t=00m00s`). A phrase may go on over a line's end, as docutils reads it
+ * (`hardware\nsupport`_), within its paragraph.
+ */
+const REST_REFERENCE = /`((?:[^`<>\n]|\n(?![ \t]*\n))+)`_(?!_)|(?<![\w`])([A-Za-z0-9][\w.+:-]*?)_(?![\w])/g;
 
 /** An item of a list numbered by docutils (`#. Intro`), which Markdown reads as text: as `1.`, it numbers on from 1 as docutils did (35 descriptions). */
 const AUTO_ENUMERATOR = /^(\s*)#\.(?=\s|$)/;
@@ -254,9 +304,13 @@ const isBlank = (line: string | undefined) => line === undefined || line.trim() 
 
 /** Python's `__init__`, `__slots__` in running text, which Markdown makes a bold "init" (18 pyvideo descriptions). */
 const DUNDER = /(?<![\w\\])__([a-z][a-z0-9_]*?)__(?!\w)/g;
-/** A line of text with its dunders' underscores escaped; not in its code spans, nor in an address (`https://…/__init__.py`), nor a line of indented code. */
-const escapeDunders = (line: string) =>
-  indentOf(line) >= 4 ? line : line.split(/(`+[^`]*`+|\S*:\/\/\S*)/).map((part, i) => (i % 2 === 1 ? part : part.replace(DUNDER, '\\_\\_$1\\_\\_'))).join('');
+/** reStructuredText's escaped space (`ndarray\ s`, `**grail**\ W`), which parts markup from a word and shows nothing; not an escaped backslash's space. */
+const ESCAPED_SPACE = /(?<!\\)\\ /g;
+/** Text with its dunders' underscores escaped; not in an address (`https://…/__init__.py`). */
+const escapeDunders = (text: string) => text.split(/(\S*:\/\/\S*)/).map((part, i) => (i % 2 === 1 ? part : part.replace(DUNDER, '\\_\\_$1\\_\\_'))).join('');
+/** A line of text as Markdown, its dunders escaped and its escaped spaces taken out; not in its code spans, nor a line of indented code. */
+const inlineText = (line: string) =>
+  indentOf(line) >= 4 ? line : line.split(/(`+[^`]*`+)/).map((part, i) => (i % 2 === 1 ? part : escapeDunders(part.replace(ESCAPED_SPACE, '')))).join('');
 /** The name a reference and its target share: case and runs of white space do not count, as in docutils. */
 const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -265,9 +319,10 @@ const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+
  * in the snapshot's descriptions; `Abstract` over `~~~~~~~~` was a code fence that swallowed the rest):
  * section titles become headings, their levels in the order their adornments first appear; a literal block
  * after `::` and the content of a code directive become fenced code; an image or figure directive a
- * Markdown image; hyperlink targets (`.. _CloudABI: https://nuxi.nl/`, 284) Markdown's link reference
- * definitions, and the references to them (`CloudABI_`, `` `Two words`_ ``) its reference links; a Python
- * name such as `__slots__` in running text stays text. Markdown already in the text (its fences, its setext
+ * Markdown image; a list table or a grid table a Markdown table; a container its content; hyperlink targets
+ * (`.. _CloudABI: https://nuxi.nl/`, 284) Markdown's link reference definitions, and the references to them
+ * (`CloudABI_`, `` `Two words`_ ``) its reference links; a Python name such as `__slots__` in running text
+ * stays text, and an escaped space (`ndarray\ s`) none. Markdown already in the text (its fences, its setext
  * headings, which come out the same) stays as it is.
  */
 export function restBlocks(text: string): string {
@@ -299,7 +354,10 @@ class RestConversion {
 
   /** Converts the block that starts at line `i`, a line of text when it starts none; the index of the line after it. */
   convert(i: number): number {
-    return this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.footnote(i) ?? this.rawHtml(i) ?? this.literalBlock(i) ?? this.textLine(i);
+    return (
+      this.inFence(i) ?? this.sectionTitle(i) ?? this.opensFence(i) ?? this.codeDirective(i) ?? this.image(i) ?? this.container(i) ?? this.listTable(i) ?? this.gridTable(i) ??
+      this.target(i) ?? this.substitution(i) ?? this.emptyComment(i) ?? this.footnote(i) ?? this.rawHtml(i) ?? this.literalBlock(i) ?? this.textLine(i)
+    );
   }
 
   /** The Markdown, the references to the targets as reference links, those to the substitutions as their images, and those to the footnotes as their labels. */
@@ -336,7 +394,7 @@ class RestConversion {
     const title = overlinedTitle(this.lines, i) ?? underlinedTitle(this.lines, i);
     if (!title) return undefined;
     if (!this.styles.includes(title.style)) this.styles.push(title.style);
-    this.out.push(`${'#'.repeat(Math.min(this.styles.indexOf(title.style) + 1, 6))} ${escapeDunders(title.text.trim())}`);
+    this.out.push(`${'#'.repeat(Math.min(this.styles.indexOf(title.style) + 1, 6))} ${inlineText(title.text.trim())}`);
     return title.next;
   }
 
@@ -359,12 +417,65 @@ class RestConversion {
     return end !== next ? end : undefined;
   }
 
+  /** An image or figure directive as an image; a figure's caption (and legend) as written, a paragraph under it where docutils ends it, at its indent's end. */
   private image(i: number): number | undefined {
     const image = IMAGE_DIRECTIVE.exec(this.lines[i]!);
     if (!image) return undefined;
+    const indent = image[1]!;
     const { next, values } = this.options(i + 1);
-    this.out.push(`![${linkText(values.get('alt') ?? '')}](${image[1]})`);
-    return next;
+    this.out.push(`${indent}![${linkText(values.get('alt') ?? '')}](${image[3]})`);
+    const caption = image[2] === 'figure' ? this.indented(next, indent.length) : undefined;
+    return caption ? this.blockOfItsOwn(this.lines.slice(caption.start, caption.end), caption.end) : next;
+  }
+
+  /** A container's content in its place, at the container's indent, to be read as the text around it: the index of its first line. */
+  private container(i: number): number | undefined {
+    const indent = CONTAINER.exec(this.lines[i]!)?.[1];
+    if (indent === undefined) return undefined;
+    const { next } = this.options(i + 1);
+    const content = this.indented(next, indent.length);
+    this.lines.splice(i, (content?.end ?? next) - i, ...(content?.lines.map((line) => (isBlank(line) ? line : `${indent}${line}`)) ?? []));
+    return i;
+  }
+
+  /** A list table as a Markdown table, after its title; undefined when its content is no list of lists. */
+  private listTable(i: number): number | undefined {
+    const table = LIST_TABLE.exec(this.lines[i]!);
+    if (!table) return undefined;
+    const { next, values } = this.options(i + 1);
+    const body = this.indented(next);
+    const rows = bulletItems(body?.lines ?? []).map((row) => bulletItems(row).map(cellText));
+    if (!body || rows.length === 0 || rows.some((row) => row.length === 0)) return undefined;
+    const header = Number(values.get('header-rows') ?? 0) > 0 ? rows.shift() : undefined;
+    return this.blockOfItsOwn([...(table[1] ? [table[1], ''] : []), ...markdownTable(header, rows)], body.end);
+  }
+
+  /** A grid table as a Markdown table; undefined when a cell of it spans columns or rows, which Markdown's cannot. */
+  private gridTable(i: number): number | undefined {
+    const top = this.lines[i]!;
+    if (!GRID_TOP.test(top)) return undefined;
+    const edges = [...top.trimEnd()].flatMap((c, k) => (c === '+' ? [k] : []));
+    const rows: string[][][] = [];
+    let headerRows = 0;
+    let cells: string[][] = [];
+    let end = i + 1;
+    for (; end < this.lines.length && /^[+|]/.test(this.lines[end]!); end++) {
+      const line = this.lines[end]!;
+      if (GRID_BORDER.test(line)) {
+        if (line.trimEnd().length !== top.trimEnd().length || cells.length === 0) return undefined;
+        rows.push(cells);
+        cells = [];
+        if (line.includes('=')) headerRows = rows.length;
+        continue;
+      }
+      // pandoc edged some tables' rows with "+" (pycon-us-2017's), where docutils' are "|".
+      if (!edges.every((k) => line[k] === '|' || line[k] === '+')) return undefined;
+      edges.slice(1).forEach((k, column) => (cells[column] ??= []).push(line.slice(edges[column]! + 1, k)));
+    }
+    if (cells.length > 0 || rows.length === 0) return undefined;
+    const texts = rows.map((row) => row.map(cellText));
+    const header = headerRows > 0 ? texts.shift() : undefined;
+    return this.blockOfItsOwn(markdownTable(header, texts), end);
   }
 
   /** A substitution's image, kept for the references to it: the definition itself shows nothing. */
@@ -418,10 +529,11 @@ class RestConversion {
   private target(i: number): number | undefined {
     const target = TARGET.exec(this.lines[i]!);
     if (!target) return undefined;
-    this.targets.set(refName(target[1]!), target[2]!);
+    const url = target[2]!.replace(/\s+/g, '');
+    this.targets.set(refName(target[1]!), url);
     // A definition cannot interrupt a paragraph.
     if (!isBlank(this.out.at(-1)) && !/^\[[^\]]+\]: /.test(this.out.at(-1)!)) this.out.push('');
-    this.out.push(`[${linkText(refName(target[1]!))}]: <${target[2]}>`);
+    this.out.push(`[${linkText(refName(target[1]!))}]: <${url}>`);
     return i + 1;
   }
 
@@ -431,13 +543,13 @@ class RestConversion {
     if (!LITERAL_MARK.test(line) || line.startsWith('..')) return undefined;
     // "Example::" reads "Example:"; "Example ::" and "::" alone lose the mark.
     const kept = line.replace(LITERAL_MARK, (_, before: string) => (before === '' && line.trim() !== '::' ? ':' : ''));
-    if (kept.trim() !== '') this.out.push(escapeDunders(kept));
+    if (kept.trim() !== '') this.out.push(inlineText(kept));
     return this.literal(i + 1, '');
   }
 
   /** A line of text, an item of a list docutils numbers (`#.`) numbered as Markdown numbers one. */
   private textLine(i: number): number {
-    this.out.push(escapeDunders(this.lines[i]!.replace(AUTO_ENUMERATOR, '$11.')));
+    this.out.push(inlineText(this.lines[i]!.replace(AUTO_ENUMERATOR, '$11.')));
     return i + 1;
   }
 
@@ -449,18 +561,49 @@ class RestConversion {
     return block.end;
   }
 
-  /** The indented block that starts at or after `from` (blank lines first), its lines without their indent, and the index after it; undefined when there is none. */
-  private indented(from: number): { lines: string[]; end: number } | undefined {
+  /**
+   * The block indented past `beyond` that starts at or after `from` (blank lines first): its lines without their indent,
+   * the index of its first line and of the line after it; undefined when there is none.
+   */
+  private indented(from: number, beyond = 0): { lines: string[]; start: number; end: number } | undefined {
     const { lines } = this;
     let start = from;
     while (start < lines.length && isBlank(lines[start])) start++;
     const indent = start < lines.length ? indentOf(lines[start]!) : 0;
-    if (indent === 0) return undefined;
+    if (indent <= beyond) return undefined;
     let end = start;
     while (end < lines.length && (isBlank(lines[end]) || indentOf(lines[end]!) >= indent)) end++;
     while (end > start && isBlank(lines[end - 1])) end--;
-    return { lines: lines.slice(start, end).map((line) => line.slice(indent)), end };
+    return { lines: lines.slice(start, end).map((line) => line.slice(indent)), start, end };
   }
+}
+
+/**
+ * The items of the bullet list that `lines` are (`* - Time`, its items' lines after the first indented to their
+ * text), each its lines from its text's column; none when the lines are not one list.
+ */
+function bulletItems(lines: string[]): string[][] {
+  const items: string[][] = [];
+  let column = 0;
+  for (const line of lines) {
+    const bullet = /^[-*+](?:\s+|$)/.exec(line);
+    if (bullet) {
+      column = bullet[0].length;
+      items.push([line.slice(column)]);
+    } else if (items.length > 0 && (isBlank(line) || indentOf(line) >= column)) items.at(-1)!.push(line.slice(column));
+    else if (!isBlank(line)) return [];
+  }
+  return items;
+}
+
+/** A table cell's lines as the one line Markdown's cell is: docutils read them as one paragraph. */
+const cellText = (lines: string[]) => lines.map((line) => line.trim()).filter((line) => line !== '').join(' ');
+
+/** A table as Markdown's, its cells' "|" escaped; its header row empty when it has none, as Markdown's tables need one. */
+function markdownTable(header: string[] | undefined, rows: string[][]): string[] {
+  const width = Math.max(header?.length ?? 0, ...rows.map((row) => row.length));
+  const row = (cells: string[]) => `| ${Array.from({ length: width }, (_, k) => (cells[k] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [row(header ?? []), `| ${Array<string>(width).fill('---').join(' | ')} |`, ...rows.map(row)];
 }
 
 /** A section title: its text, its adornment's style, and the index of the line after it. */

@@ -395,10 +395,169 @@ describe('convertTalk', () => {
     );
   });
 
+  // euroscipy-2017's "ndarray\ s", pycon-us-2019's "pip install\ ed" (38 descriptions) showed the "\".
+  it("takes out reStructuredText's escaped spaces, which part markup from a word and show nothing, but in code", () => {
+    const rest = 'Concepts of ndarray\\ s, sys.\\ *current*\\ frames(), [a](<https://e.org/>)\\ ”, `a\\ b` and ``c\\ d``, C:\\\\ drive\n';
+    expect(restBlocks(rest)).toBe('Concepts of ndarrays, sys.*current*frames(), [a](<https://e.org/>)”, `a\\ b` and ``c\\ d``, C:\\\\ drive\n');
+    expect(renderMarkdown(restMarkup(rest))).toContain('<p>Concepts of ndarrays, sys.<em>current</em>frames(), ');
+  });
+
   // europython-2018's "| What's in the Talk:" over "| - Functions nature…" showed a stray "\" at each line's end.
   it("keeps a line block's lines that look like list items as its lines", () => {
     expect(renderMarkdown(restLineBlocks("| What's in the Talk:\n| - Functions\n| 2. Closures\n| # not a heading\n"))).toBe(
       "<p>What&#39;s in the Talk:<br>- Functions<br>2. Closures<br># not a heading</p>\n",
+    );
+  });
+
+  // pytexas-2017's ".. list-table:: Lightning Talks" and its "00:00_" to ".. _00:00: …&t=00m00s" (6 descriptions) stayed as written.
+  it("makes a list table a Markdown table, its title before it, and links references to targets whose names hold a colon", () => {
+    const rest = [
+      '.. list-table:: Lightning Talks',
+      '   :widths: 10 30 60',
+      '   :header-rows: 1',
+      '',
+      '',
+      '   * - Time',
+      '     - Speaker',
+      '     - Title',
+      '   * - 00:00_',
+      '     - Walker Hale',
+      '     - Conda packages | bash',
+      '   * - 05:10_',
+      '     - Ricky Whitaker',
+      '     - Becoming Comfortable in Discomfort: A few life lessons from',
+      '       quitting my job',
+      '',
+      '',
+      '.. _00:00: https://www.youtube.com/watch?v=w3Z3P0aDwN4&t=00m00s',
+      '.. _05:10: https://www.youtube.com/watch?v=w3Z3P0aDwN4&t=05m10s',
+      '',
+    ].join('\n');
+    expect(restBlocks(rest)).toBe(
+      [
+        'Lightning Talks',
+        '',
+        '| Time | Speaker | Title |',
+        '| --- | --- | --- |',
+        '| [00:00] | Walker Hale | Conda packages \\| bash |',
+        '| [05:10] | Ricky Whitaker | Becoming Comfortable in Discomfort: A few life lessons from quitting my job |',
+        '',
+        '',
+        '[00:00]: <https://www.youtube.com/watch?v=w3Z3P0aDwN4&t=00m00s>',
+        '[05:10]: <https://www.youtube.com/watch?v=w3Z3P0aDwN4&t=05m10s>',
+        '',
+      ].join('\n'),
+    );
+    const html = renderMarkdown(restMarkup(rest));
+    expect(html).toContain('<p>Lightning Talks</p>');
+    expect(html).toContain('<th>Time</th>');
+    expect(html).toContain('<td><a href="https://www.youtube.com/watch?v=w3Z3P0aDwN4&amp;t=05m10s" rel="nofollow ugc noopener">05:10</a></td>');
+    expect(html).toContain('<td>Conda packages | bash</td>');
+    expect(restBlocks('See 00:00_ and a:b_.\n\n.. _00:00: https://e.org/t\n')).toBe('See [00:00] and a:b_.\n\n[00:00]: <https://e.org/t>\n');
+    // A name ends at the first colon before white space, and white space in the address is none of it (pycon-es-2016's).
+    expect(restBlocks('Pyomo_\n\n.. _Pyomo: http: //www.pyomo.org/\n')).toBe('[Pyomo]\n\n[pyomo]: <http://www.pyomo.org/>\n');
+    // A list table without a header row has an empty one (Markdown's tables have one), an empty item an empty cell (pycon-us-2018's
+    // "   * - 22:17_\n     -\n     - Type Hint"); one that is no list of lists stays as written.
+    expect(restBlocks('.. list-table::\n\n   * - a\n     - b\n   * -\n     - c\n')).toBe('|  |  |\n| --- | --- |\n| a | b |\n|  | c |\n');
+    expect(restBlocks('.. list-table::\n\n   Not a list\n')).toBe('.. list-table::\n\n   Not a list\n');
+  });
+
+  // pycon-us-2017's and scipy-2017's lightning talks (7 descriptions), grid tables whose rows pandoc edged with "+", stayed as written, their rows list items.
+  it('makes a grid table a Markdown table, the lines of a cell one line', () => {
+    const rest = [
+      'Lightning talks 2017-05-19 Evening',
+      '',
+      '+----------+--------------------+--------------------------------------------------------+',
+      '+ Start    | Speakers           | Subject                                                +',
+      '+==========+====================+========================================================+',
+      '+ 0:55     | Katy               | **Emoji Archeology 101 - A lightning talk cover**      +',
+      '+          |                    | - A call to revolution against the Unicode emoji.      +',
+      '+----------+--------------------+--------------------------------------------------------+',
+      '+ 37:50    | Lev                | **Same Content, Different Words**                      +',
+      "+          | Konstantinovskiy   | - Is 'Ice cream' the same as 'Gelato' in different     +",
+      '+          |                    | out.                                                   +',
+      '+----------+--------------------+--------------------------------------------------------+',
+      'After.',
+    ].join('\n');
+    expect(restBlocks(rest)).toBe(
+      [
+        'Lightning talks 2017-05-19 Evening',
+        '',
+        '| Start | Speakers | Subject |',
+        '| --- | --- | --- |',
+        '| 0:55 | Katy | **Emoji Archeology 101 - A lightning talk cover** - A call to revolution against the Unicode emoji. |',
+        "| 37:50 | Lev Konstantinovskiy | **Same Content, Different Words** - Is 'Ice cream' the same as 'Gelato' in different out. |",
+        '',
+        'After.',
+      ].join('\n'),
+    );
+    expect(renderMarkdown(restMarkup(rest))).toContain('<td>Lev Konstantinovskiy</td>');
+    // Edged with "|", without a header; a cell that spans columns stays as written.
+    expect(restBlocks('+---+-----+\n| a | b c |\n+---+-----+\n')).toBe('|  |  |\n| --- | --- |\n| a | b c |\n');
+    const spanning = '+---+---+\n| a     |\n+---+---+\n';
+    expect(restBlocks(spanning)).toBe(spanning);
+  });
+
+  // pycon-us-2024's ".. container::" around the project's logo stayed on the page.
+  it("makes a container's content the text's own, read as the rest", () => {
+    const rest = '.. container::\n   :name: logo\n\n   |Hatch logo|\n\n--------------\n\n.. |Hatch logo| image:: https://e.org/logo.svg\n   :width: 500px\n';
+    expect(restBlocks(rest)).toBe('![Hatch logo](<https://e.org/logo.svg>)\n\n--------------\n\n');
+  });
+
+  // scipy-2014's two figures, the second right after the first's caption, were one paragraph with it.
+  it("keeps a figure's caption a paragraph of its own, under the figure, in a list item too", () => {
+    const rest = '.. figure:: http://d.pr/i/pqWT+\n   :alt: PyMC forest plot\n\n   PyMC forest plot\n.. figure:: http://d.pr/i/AHZV+\n   :alt: DAG\n\n   DAG\n';
+    expect(restBlocks(rest)).toBe('![PyMC forest plot](http://d.pr/i/pqWT+)\n\n   PyMC forest plot\n\n![DAG](http://d.pr/i/AHZV+)\n\n   DAG\n');
+    // The caption's indent is kept in the paragraph, where a browser does not show it.
+    expect(renderMarkdown(restMarkup(rest)).replace(/<p>\s+/g, '<p>')).toBe(
+      '<p><a href="http://d.pr/i/pqWT+" rel="nofollow ugc noopener">PyMC forest plot</a></p>\n<p>PyMC forest plot</p>\n<p><a href="http://d.pr/i/AHZV+" rel="nofollow ugc noopener">DAG</a></p>\n<p>DAG</p>\n',
+    );
+    // pycon-us-2017's figure in a list item.
+    const item = '-  A notebook that the rich media that modern\n   browsers can display:\n\n   .. figure:: http://jupyter.org/p.png\n      :alt: Notebook screenshot\n\n      Notebook screenshot\n\nThe notebooks.\n';
+    expect(renderMarkdown(restMarkup(item)).replace(/<p>\s+/g, '<p>')).toBe(
+      '<ul>\n<li><p>A notebook that the rich media that modern\nbrowsers can display:</p>\n<p><a href="http://jupyter.org/p.png" rel="nofollow ugc noopener">Notebook screenshot</a></p>\n<p>Notebook screenshot</p>\n</li>\n</ul>\n<p>The notebooks.</p>\n',
+    );
+    // An image has no caption: what is indented after it is a quote.
+    expect(restBlocks('.. image:: https://e.org/a.png\n\n   Text\n')).toBe('![](https://e.org/a.png)\n\n   Text\n');
+  });
+
+  // euroscipy-2017's "#. | *Multi-layer Fully Connected Networks*" and "-  | Python version 3.5.x" showed their "|", and a line's
+  // continuation on the next (europython-2019's "| The talk will try…\n  foster…") ran on into the block's next line.
+  it("makes a line block in a list item, and a line that goes on over the next, lines of its own", () => {
+    const rest = `#. | *Multi-layer Fully Connected Networks*
+   | In this notebook we will learn the basic building blocks of Keras
+     APIs to create deep neural networks.
+
+-  | Python version 3.5.x
+   | - Python 3.4 is fine as well
+   | - likely Python 2.7 would also be fine, but *who knows*? :P
+
+| The talk will try to showcase a bunch of short examples in the hope to
+  foster curiosity
+| - 2. not a list
+`;
+    expect(restLineBlocks(restBlocks(rest))).toBe(
+      [
+        '1. *Multi-layer Fully Connected Networks*\\',
+        '   In this notebook we will learn the basic building blocks of Keras',
+        '   APIs to create deep neural networks.',
+        '',
+        '-  Python version 3.5.x\\',
+        '   \\- Python 3.4 is fine as well\\',
+        '   \\- likely Python 2.7 would also be fine, but *who knows*? :P',
+        '',
+        'The talk will try to showcase a bunch of short examples in the hope to',
+        'foster curiosity\\',
+        '\\- 2. not a list',
+        '',
+      ].join('\n'),
+    );
+    expect(renderMarkdown(restMarkup(rest))).toBe(
+      [
+        '<ol>\n<li><em>Multi-layer Fully Connected Networks</em><br>In this notebook we will learn the basic building blocks of Keras\nAPIs to create deep neural networks.</li>\n</ol>',
+        '<ul>\n<li>Python version 3.5.x<br>- Python 3.4 is fine as well<br>- likely Python 2.7 would also be fine, but <em>who knows</em>? :P</li>\n</ul>',
+        '<p>The talk will try to showcase a bunch of short examples in the hope to\nfoster curiosity<br>- 2. not a list</p>\n',
+      ].join('\n'),
     );
   });
 
