@@ -186,6 +186,8 @@ const LINE_BLOCK_LINE = /^(\s*(?:(?:[-+*]|\d+[.)]|#\.)\s+)?)\|(?= |$)/;
  * with "|" too is a Markdown table, and stays as it is.
  */
 export function restLineBlocks(text: string): string {
+  // Most texts have no "|", and are not split into lines.
+  if (!text.includes('|')) return text;
   const lines = text.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; ) {
@@ -308,9 +310,12 @@ const DUNDER = /(?<![\w\\])__([a-z][a-z0-9_]*?)__(?!\w)/g;
 const ESCAPED_SPACE = /(?<!\\)\\ /g;
 /** Text with its dunders' underscores escaped; not in an address (`https://…/__init__.py`). */
 const escapeDunders = (text: string) => text.split(/(\S*:\/\/\S*)/).map((part, i) => (i % 2 === 1 ? part : part.replace(DUNDER, '\\_\\_$1\\_\\_'))).join('');
-/** A line of text as Markdown, its dunders escaped and its escaped spaces taken out; not in its code spans, nor a line of indented code. */
+/**
+ * A line of text as Markdown, its dunders escaped and its escaped spaces taken out; not in its code spans, nor a line
+ * of indented code. Most lines have neither, and are not split.
+ */
 const inlineText = (line: string) =>
-  indentOf(line) >= 4 ? line : line.split(/(`+[^`]*`+)/).map((part, i) => (i % 2 === 1 ? part : escapeDunders(part.replace(ESCAPED_SPACE, '')))).join('');
+  indentOf(line) >= 4 || !/__|\\ /.test(line) ? line : line.split(/(`+[^`]*`+)/).map((part, i) => (i % 2 === 1 ? part : escapeDunders(part.replace(ESCAPED_SPACE, '')))).join('');
 /** The name a reference and its target share: case and runs of white space do not count, as in docutils. */
 const refName = (name: string) => name.replace(/^`|`$/g, '').trim().replace(/\s+/g, ' ').toLowerCase();
 
