@@ -6,7 +6,7 @@ import { createHash, hash } from 'node:crypto';
 import { isolated, isolatedAmongWords } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
-import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Term } from './collections.ts';
+import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Page, type Term } from './collections.ts';
 import { categoryFile, listFile, recordFile } from './headers.ts';
 import { hostFiles } from './hosting.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
@@ -128,8 +128,14 @@ export const EVENT_PAGE_SIZE = 500;
 const FEED_ITEMS = 50;
 /** Talks of the same event shown on a talk page, on each side of it in the programme. */
 const EVENT_NEIGHBOURS = 3;
-/** Up to this many speakers, the speakers index is one page; beyond, one page per letter. */
-export const SPEAKERS_ON_ONE_PAGE = 400;
+/** Up to this many speakers or tags, their index is one page; beyond, one page per letter. */
+export const TERMS_ON_ONE_PAGE = 400;
+/**
+ * Speakers or tags per page of a letter's, past which it is cut into pages as an event's programme
+ * is: 2,000 made a page of 220 KB (pyvideo's A has 1,420 speakers). A line of the index weighs
+ * about 110 bytes, so a page weighs what a page of EVENT_PAGE_SIZE talks does, about 80 KB.
+ */
+export const TERMS_PAGE_SIZE = 750;
 
 /**
  * What identifies a file's contribution to an output: the hash of its bytes and
@@ -450,7 +456,7 @@ function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
   const recorded = recordedSpan(list);
   const pages = [
     ...paginate(programme, EVENT_PAGE_SIZE, eventPath(event.slug)).map((p) =>
-      plan.page(p.path, 'event', { event: fields, ...recorded, total: list.length, page: { number: p.number, count: p.count, prev: p.prev, next: p.next }, talks: p.items, feeds: eventPath(event.slug) }),
+      plan.page(p.path, 'event', { event: fields, ...recorded, total: list.length, page: pageOf(p), talks: p.items, feeds: eventPath(event.slug) }),
     ),
     ...plan.feeds(eventPath(event.slug), isolatedAmongWords(event.title), `Talks recorded at ${isolatedAmongWords(event.title)}`, newest),
     ...event.aliases.flatMap(aliasFiles).map((file): PageJob => ({ kind: 'redirect', input: redirect, path: file, key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
@@ -518,7 +524,7 @@ function listPart(
         plan.page(p.path, 'listing', {
           ...list,
           total: talks.length,
-          page: { number: p.number, count: p.count, prev: p.prev, next: p.next },
+          page: pageOf(p),
           talks: p.items.map(plan.linkOf),
           feeds: feed?.base,
         }),
@@ -531,6 +537,9 @@ function listPart(
   }
   return { talks: [], pages, sitemap: listEntries(list.path, talks) };
 }
+
+/** Which page of its list a page is, and the pages before and after it: what its pager links. */
+const pageOf = (p: Page<unknown>) => ({ number: p.number, count: p.count, prev: p.prev, next: p.next });
 
 const listed = (sitePath: string, talks: readonly CatalogueTalk[]): SitemapEntry => ({ path: sitePath, lastmod: lastUpdated(talks) });
 
@@ -585,22 +594,33 @@ function termIndexPart(plan: Planner, name: string, terms: Term<CatalogueTalk>[]
   });
 }
 
-/** The speakers index: one page, or for many speakers an A–Z page per letter. */
-function planSpeakerIndex(speakers: Term<CatalogueTalk>[], page: PageOf) {
-  if (speakers.length <= SPEAKERS_ON_ONE_PAGE) {
-    page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, ...byInitial(speakers, speakerPath, '') });
-    return;
-  }
-  const sections = byInitial(speakers, speakerPath, '/speakers/');
-  page('/speakers/', 'terms', { title: 'Speakers', path: '/speakers/', total: speakers.length, letters: sections.letters, groups: [] });
-  for (const group of sections.groups) {
-    page(`/speakers/${group.id}/`, 'terms', { title: `Speakers: ${group.heading}`, path: `/speakers/${group.id}/`, total: group.terms.length, letters: sections.letters, groups: [group] });
-  }
-}
+/** The speakers index (see azIndex). */
+const planSpeakerIndex = azIndex('Speakers', '/speakers/', speakerPath);
+/** The tags index (see azIndex). */
+const planTagIndex = azIndex('Tags', '/tags/', tagPath);
 
-/** The tags index: one page, A–Z. */
-function planTagIndex(tags: Term<CatalogueTalk>[], page: PageOf) {
-  page('/tags/', 'terms', { title: 'Tags', path: '/tags/', total: tags.length, ...byInitial(tags, tagPath, '') });
+/** The one page of an index that is not cut into pages. */
+const ONE_PAGE = { number: 1, count: 1 };
+
+/**
+ * An A–Z index of terms at `index`: one page, or for many terms a page per letter (`<index><letter>/`),
+ * whose terms past TERMS_PAGE_SIZE are cut into pages.
+ */
+function azIndex(title: string, index: string, pathOf: (slug: string) => string) {
+  return (terms: Term<CatalogueTalk>[], page: PageOf) => {
+    if (terms.length <= TERMS_ON_ONE_PAGE) {
+      page(index, 'terms', { title, path: index, index, total: terms.length, page: ONE_PAGE, ...byInitial(terms, pathOf, '') });
+      return;
+    }
+    const { letters, groups } = byInitial(terms, pathOf, index);
+    page(index, 'terms', { title, path: index, index, total: terms.length, page: ONE_PAGE, letters, groups: [] });
+    for (const group of groups) {
+      const path = `${index}${group.id}/`;
+      for (const p of paginate(group.terms, TERMS_PAGE_SIZE, path)) {
+        page(p.path, 'terms', { title: `${title}: ${group.heading}`, path, index, total: group.terms.length, page: pageOf(p), letters, groups: [{ ...group, terms: p.items }] });
+      }
+    }
+  };
 }
 
 /** The languages index: one page, one list. */
@@ -608,7 +628,9 @@ function planLanguageIndex(languages: Term<CatalogueTalk>[], page: PageOf) {
   page('/languages/', 'terms', {
     title: 'Languages',
     path: '/languages/',
+    index: '/languages/',
     total: languages.length,
+    page: ONE_PAGE,
     letters: [],
     groups: [{ heading: '', id: 'all', terms: languages.map((term) => termLink(term, languagePath)) }],
   });

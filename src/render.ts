@@ -247,7 +247,11 @@ export interface PageInputs {
     talks: TalkLink[];
     feeds?: string;
   };
-  terms: { title: string; path: string; total: number; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
+  /**
+   * An index of speakers, tags or languages, or one letter's page of it, or one page of a letter's (see TERMS_PAGE_SIZE):
+   * `path` is the index's or the letter's, `index` the index's, `total` counts the index's terms or the letter's.
+   */
+  terms: { title: string; path: string; index: string; total: number; page: ListPage; letters: { label: string; url: string; count: number }[]; groups: { heading: string; id: string; terms: TermLink[] }[] };
   /** `indexes`: the search index's shards, newest first (see searchIndexes); `pages`: the site's pages' index, if it has pages. */
   search: { total: number; indexes: string[]; pages: string | null };
   api: { example: { id: number; title: string; language: string } | null; total: number };
@@ -325,7 +329,7 @@ function pageLinks(path: string, page: ListPage): PageLinks {
   for (let n = Math.max(1, page.number - NEAR_PAGES); n <= Math.min(page.count, page.number + NEAR_PAGES); n++) near.push({ number: n, url: pagePath(path, n) });
   return { ...page, first: pagePath(path, 1), last: pagePath(path, page.count), near };
 }
-export type TermsView = Viewed<PageInputs['terms']>;
+export type TermsView = Viewed<PageInputs['terms'], { page: PageLinks }>;
 export type SearchView = Viewed<PageInputs['search']>;
 export type ApiView = Viewed<PageInputs['api'], { example: (NonNullable<PageInputs['api']['example']> & { url: string; lang: string }) | null; origin: string; fields: typeof API_FIELDS }>;
 export type NotFoundView = PageInputs['not-found'];
@@ -592,6 +596,9 @@ export class SiteRenderer {
 
 const canonical = (site: SiteInfo, p: string) => `${site.baseUrl}${p}`;
 
+/** A page of the list at `path`: its pager's links, and its own address as the canonical one. */
+const paged = (site: SiteInfo, path: string, page: ListPage) => ({ page: pageLinks(path, page), canonical: canonical(site, pagePath(path, page.number)) });
+
 /** What each page template is given of its input: a map rather than a switch, so that each view is checked against its template's type. */
 const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) => TemplateData[T] } = {
   home: (home, site) => ({ ...home, canonical: canonical(site, '/'), newest: home.newest.map(listItem), events: home.events.map((e) => eventItem(e)) }),
@@ -612,8 +619,8 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     feeds,
     editUrl: editLink(site, event.name),
   }),
-  listing: (listing, site) => ({ ...listing, page: pageLinks(listing.path, listing.page), canonical: canonical(site, pagePath(listing.path, listing.page.number)), talks: listing.talks.map(listItem) }),
-  terms: (terms, site) => ({ ...terms, canonical: canonical(site, terms.path) }),
+  listing: (listing, site) => ({ ...listing, ...paged(site, listing.path, listing.page), talks: listing.talks.map(listItem) }),
+  terms: (terms, site) => ({ ...terms, ...paged(site, terms.path, terms.page) }),
   api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example), lang: textLanguageTag(api.example.title, api.example.language) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
   page: ({ slug, title, description, body, name }, site) => ({

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { WatchedListing } from '../src/listing.ts';
 import { Patch } from '../src/output.ts';
+import { TERMS_ON_ONE_PAGE, TERMS_PAGE_SIZE } from '../src/plan.ts';
 import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
 import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
@@ -713,6 +714,34 @@ describe('incremental builds', () => {
     await edit(path.join(content, 'pennine-web-2012', 'category.yaml'), /^title: .*$/m, 'title: Pennine Web, renamed');
     expect((await incremental()).written).toBeGreaterThan(3 * 400);
     await expectSameAsClean();
+  });
+
+  it.each(['one by one', 'in one process'])("the A–Z indexes' letters and their pages come and go with the speakers and tags under them, as a clean build writes them (builds run %s)", async (how) => {
+    if (how === 'in one process') memory = { saveLater: true, listing: new WatchedListing(content) };
+    // 16 talks of 50 speakers under A each, past a page of a letter's, and of 25 tags each, past an index of one page.
+    const videos = path.join(content, 'many-names', 'videos');
+    await mkdir(videos, { recursive: true });
+    await writeFile(path.join(content, 'many-names', 'category.yaml'), 'title: Many Names\n');
+    const talks = Array.from({ length: 16 }, (_, t) => path.join(videos, `talk-${t}.yaml`));
+    for (const [t, file] of talks.entries()) {
+      const names = (prefix: string, count: number) => `[${Array.from({ length: count }, (_, n) => `"${prefix} ${t}-${n}"`).join(', ')}]`;
+      await writeFile(file, `id: ${2000 + t}\ntitle: Talk ${t}\nspeakers: ${names('Ada', 50)}\ntags: ${names('a', 25)}\nrecorded: "2020-01-01"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00.000"\n`);
+      seen(file);
+    }
+    expect(16 * 50).toBeGreaterThan(TERMS_PAGE_SIZE);
+    expect(16 * 25).toBeGreaterThanOrEqual(TERMS_ON_ONE_PAGE);
+    await incremental(false);
+    expect(await fg(['speakers/a/**', 'tags/*/**'], { cwd: out })).toEqual(expect.arrayContaining(['speakers/a/index.html', 'speakers/a/page/2/index.html', 'tags/a/index.html']));
+    expect(await readFile(path.join(out, 'sitemap-1.xml'), 'utf8')).toContain('/speakers/a/page/2/</loc>');
+    await expectSameAsClean(false);
+    // Down to 12 talks: a page of A, and an index of tags of one page.
+    for (const file of talks.slice(12)) {
+      await rm(file);
+      seen(file);
+    }
+    await incremental(false);
+    expect(await fg(['speakers/a/page/**', 'tags/*/**'], { cwd: out })).toEqual([]);
+    await expectSameAsClean(false);
   });
 
   it('a build in one process stopped after it planned leaves what the process keeps as it was', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts';
-import { EVENT_PAGE_SIZE, planParts, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
+import { EVENT_PAGE_SIZE, planParts, TERMS_ON_ONE_PAGE, TERMS_PAGE_SIZE, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
 import type { PageInputs } from '../src/render.ts';
 import { PAGES_INDEX, searchIndexes } from '../src/search-shards.ts';
 import { DEMO_CONTENT } from './helpers.ts';
@@ -224,7 +224,7 @@ describe('planParts', () => {
 
 describe('planSite', () => {
   it('lists every page in the sitemaps once, the speakers index by letter included', () => {
-    // Past SPEAKERS_ON_ONE_PAGE, the speakers index is a page per letter.
+    // Past TERMS_ON_ONE_PAGE, the speakers index is a page per letter.
     const many: Catalogue = { ...catalogue, talks: catalogue.talks.map((t, i) => ({ ...t, speakers: Array.from({ length: 12 }, (_, n) => `${String.fromCharCode(97 + ((i + n) % 26))}lice ${i}-${n}`) })) };
     const pages = planSite(many, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
     const listed = pages.flatMap((p) => (p.kind === 'sitemap' ? p.input.map((e) => e.path) : []));
@@ -309,6 +309,35 @@ describe('planSite: the A–Z indexes', () => {
     const listed = sections.flatMap(([, page]) => page.groups.flatMap((g) => g.terms.map((t) => t.name)));
     expect(listed.length).toBe(new Set(listed).size);
     expect(new Set(listed)).toEqual(new Set(catalogue.talks.flatMap((t, i) => (t.state === 1 ? many(i) : []))));
+  });
+
+  /** The live talks' count, and `per` names for each live talk, all under A. */
+  const live = () => catalogue.talks.filter((t) => t.state === 1).length;
+  const underA = (per: number) => (i: number) => Array.from({ length: per }, (_, n) => `Ada ${i}-${n}`);
+
+  it("cuts a letter of more than TERMS_PAGE_SIZE speakers into pages, as an event's programme, each in the sitemap, every speaker on one of them", () => {
+    // 2,000 speakers under one letter made a page of 220 KB (pyvideo's A has 1,420).
+    const per = Math.ceil((2 * TERMS_PAGE_SIZE + 1) / live());
+    const c: Catalogue = { ...catalogue, talks: catalogue.talks.map((t, i) => ({ ...t, speakers: underA(per)(i) })) };
+    const pages = planSite(c, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const letterA = pages.flatMap((p) => (p.kind === 'page' && p.template === 'terms' && p.path.startsWith('speakers/a/') ? [[p.path, p.input as PageInputs['terms']] as const] : []));
+    expect(letterA.map(([path]) => path)).toEqual(['speakers/a/index.html', 'speakers/a/page/2/index.html', 'speakers/a/page/3/index.html']);
+    for (const [, input] of letterA) expect([input.path, input.total, input.page.count, input.groups[0]!.terms.length <= TERMS_PAGE_SIZE]).toEqual(['/speakers/a/', live() * per, 3, true]);
+    const names = letterA.flatMap(([, input]) => input.groups[0]!.terms.map((t) => t.name));
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.length).toBe(live() * per);
+    const listed = pages.flatMap((p) => (p.kind === 'sitemap' ? p.input.map((e) => e.path) : []));
+    expect(listed.filter((path) => path.startsWith('/speakers/a/'))).toEqual(['/speakers/a/', '/speakers/a/page/2/', '/speakers/a/page/3/']);
+  });
+
+  it('gives tags past TERMS_ON_ONE_PAGE a page per letter, as speakers, each in the sitemap', () => {
+    // 2,696 tags on pyvideo.org's catalogue, which made /tags/ one page of them all.
+    const tags = Array.from({ length: TERMS_ON_ONE_PAGE + 1 }, (_, n) => `${String.fromCharCode(97 + (n % 2))}-tag-${n}`);
+    const index = termsPages(() => ['Ada'], tags);
+    expect(index.get('tags/index.html')!.letters.map((l) => l.label)).toEqual(['A', 'B']);
+    expect(index.get('tags/index.html')!.groups).toEqual([]);
+    expect([...index.keys()].filter((path) => path.startsWith('tags/'))).toEqual(['tags/index.html', 'tags/a/index.html', 'tags/b/index.html']);
+    expect(index.get('tags/b/index.html')!.groups.map((g) => [g.heading, g.terms.length])).toEqual([['B', TERMS_ON_ONE_PAGE / 2]]);
   });
 });
 

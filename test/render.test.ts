@@ -372,11 +372,31 @@ describe('the speakers index by letter', () => {
     const marked = (path: string) => {
       // A letter's page lists its speakers; the index itself only the letters.
       const groups = path === '/speakers/' ? [] : [{ heading: 'B', id: 'b', terms: [{ name: 'Bea', url: '/speaker/bea/', count: 1 }] }];
-      const html = renderer.page('terms', { title: 'Speakers', path, total: 2, letters, groups });
+      const html = renderer.page('terms', { title: 'Speakers', path, index: '/speakers/', total: 2, page: { number: 1, count: 1 }, letters, groups });
       return [...html.matchAll(/<a href="(\/speakers\/[ab]\/)" aria-current="page">/g)].map(([, url]) => url);
     };
     expect(marked('/speakers/b/')).toEqual(['/speakers/b/']);
     expect(marked('/speakers/')).toEqual([]);
+  });
+
+  it("pages a long letter as a long list: its own canonical address and title, a pager, and its letter marked as the section it is in", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const letters = [{ label: 'A', url: '/speakers/a/', count: 1600 }, { label: 'B', url: '/speakers/b/', count: 1 }];
+    const groups = [{ heading: 'A', id: 'a', terms: [{ name: 'Ada', url: '/speaker/ada/', count: 1 }] }];
+    const html = renderer.page('terms', { title: 'Speakers: A', path: '/speakers/a/', index: '/speakers/', total: 1600, page: { number: 2, count: 3, prev: '/speakers/a/', next: '/speakers/a/page/3/' }, letters, groups });
+    for (const part of [
+      '<link rel="canonical" href="https://talks.example.org/speakers/a/page/2/">',
+      '<title>Speakers: A (page 2 of 3) · ',
+      '<a rel="prev" href="/speakers/a/">',
+      '<a rel="next" href="/speakers/a/page/3/">',
+      '<a href="/speakers/a/page/2/" aria-label="Page 2" aria-current="page">2</a>',
+      '<a href="/speakers/a/" aria-current="true">A',
+    ]) {
+      expect(html).toContain(part);
+    }
+    // The site's navigation marks the speakers' section, as on the letter's first page.
+    expect(html).toMatch(/<a href="\/speakers\/" aria-current="true">Speakers<\/a>/);
   });
 });
 
