@@ -3,7 +3,10 @@ import { loadContent, type Catalogue, type CatalogueTalk } from '../src/load.ts'
 import { EVENT_PAGE_SIZE, planParts, TERMS_ON_ONE_PAGE, TERMS_PAGE_SIZE, planSearch, planSite, PlanMemo, type Fingerprints, type Part, type SearchPlan, type SitePlan } from '../src/plan.ts';
 import type { PageInputs } from '../src/render.ts';
 import { PAGES_INDEX, searchIndexes } from '../src/search-shards.ts';
-import { DEMO_CONTENT } from './helpers.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { FEED_FILES, renderFeed } from '../src/feeds.ts';
+import { DEMO_CONTENT, tempDir } from './helpers.ts';
 
 let catalogue: Catalogue;
 
@@ -338,6 +341,27 @@ describe('planSite: the A–Z indexes', () => {
     expect(index.get('tags/index.html')!.groups).toEqual([]);
     expect([...index.keys()].filter((path) => path.startsWith('tags/'))).toEqual(['tags/index.html', 'tags/a/index.html', 'tags/b/index.html']);
     expect(index.get('tags/b/index.html')!.groups.map((g) => [g.heading, g.terms.length])).toEqual([['B', TERMS_ON_ONE_PAGE / 2]]);
+  });
+});
+
+describe('planSite: feeds', () => {
+  it("carry each talk's excerpt, never its whole description: 50 talks of 200 KB descriptions make a feed of tens of KB, as README says", async () => {
+    const content = await tempDir('vc-plan-feeds-');
+    await mkdir(path.join(content, 'conf', 'videos'), { recursive: true });
+    await writeFile(path.join(content, 'conf', 'category.yaml'), 'title: Conf\n');
+    const description = 'A long description. '.repeat(10_000);
+    for (let id = 1; id <= 50; id++) {
+      await writeFile(path.join(content, 'conf', 'videos', `t-${id}.json`), JSON.stringify({ id, title: `Talk ${id}`, description, recorded: '2024-01-01', added: '2024-01-01T00:00:00', updated: '2024-01-01T00:00:00.000' }));
+    }
+    const loaded = await loadContent(content);
+    expect(loaded.errors).toEqual([]);
+    const feeds = planSite(loaded.catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages.flatMap((job) => (job.kind === 'feed' && job.path === FEED_FILES[job.format] ? [job] : [])));
+    expect(feeds).toHaveLength(3);
+    for (const job of feeds) {
+      const feed = renderFeed(job.format, job.input, { baseUrl: 'https://talks.example.org', name: 'Talks' });
+      expect(feed.length, job.format).toBeLessThan(50 * 1000);
+      expect(job.input.items.every((item) => item.summary.length <= 301), job.format).toBe(true);
+    }
   });
 });
 
