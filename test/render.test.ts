@@ -392,6 +392,9 @@ describe('the speakers index by letter', () => {
       '<a rel="next" href="/speakers/a/page/3/">',
       '<a href="/speakers/a/page/2/" aria-label="Page 2" aria-current="page">2</a>',
       '<a href="/speakers/a/" aria-current="true">A',
+      // Counts as English writes them, their thousands grouped.
+      '<p class="lead">1,600 in all. Page 2 of 3.</p>',
+      'A <span class="muted">(1,600)</span>',
     ]) {
       expect(html).toContain(part);
     }
