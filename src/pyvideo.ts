@@ -97,8 +97,6 @@ function pelicanSlug(text: string): string {
  * text may start with an inline literal, as pandoc wrote a link whose text is code (`` ```ipytest`` <url>`__ ``).
  */
 const REST_LINK = /`((?:``[^`]+``)?[^`<>]*?)\s*<([^<>\s]+)>`__?/g;
-/** An inline literal, ``` ``code`` ```: the same code span in Markdown, its text alone in plain text. */
-const INLINE_LITERAL = /``([^`]+)``/g;
 /** A Markdown link to a path from a site's root, `[text](/presenters/x/)`: one line, no brackets in its text; not an image. */
 const MARKDOWN_ROOT_LINK = /(?<!!)\[([^\][\n]*)\]\((\/(?!\/)[^()\s]*)\)/g;
 
@@ -154,12 +152,94 @@ const markdownLink = (label: string, url: string) => (label ? `[${linkText(label
  */
 export function restLinks(text: string, markdown: boolean, root: RootLinks = () => undefined): string {
   return text.replace(REST_LINK, (_, writtenLabel: string, written: string) => {
-    const label = markdown ? writtenLabel : writtenLabel.replace(INLINE_LITERAL, '$1');
+    // pandoc wrote code and emphasis in a link's text (```ipytest``, `*GR* framework`), which docutils shows as written: in plain text, their words.
+    const label = markdown ? writtenLabel : restInlineText(writtenLabel);
     const target = (written.startsWith('/') ? root(written) : undefined) ?? written;
     if (target === '') return label;
     if (!markdown || !ABSOLUTE_URL.test(target)) return label ? `${label} (${target})` : target;
     return markdownLink(label, target);
   });
+}
+
+/** What docutils lets stand before a start-string of inline markup: white space, an opening bracket or quote, a delimiter. */
+const MARKUP_PREFIX = String.raw`(?<=^|[\s\p{Pd}\p{Po}\p{Ps}\p{Pi}\p{Pf}<])`;
+/** What docutils lets stand after an end-string: white space, an escape, a closing bracket or quote, a delimiter. */
+const MARKUP_SUFFIX = String.raw`(?=$|[\s\x00\p{Pd}\p{Po}\p{Pe}\p{Pi}\p{Pf}>])`;
+/** A role's name, docutils' "simple name": words joined by single hyphens, periods, pluses, colons or underscores. */
+const ROLE_NAME = String.raw`:[\p{L}\p{N}]+(?:[-.+:_][\p{L}\p{N}]+)*:`;
+/** A start-string of inline markup: strong, emphasis, a literal, or interpreted text with its role before it; not before white space. */
+const MARKUP_START = new RegExp(String.raw`${MARKUP_PREFIX}(?:\*\*|\*(?!\*)|\x60\x60|(${ROLE_NAME})?\x60(?!\x60))(?!\s)`, 'u');
+/** The end-string of each start-string, in the text after it; interpreted text's may name its role, or end a reference (`_`, `__`). */
+const MARKUP_END: Record<string, RegExp> = {
+  '**': new RegExp(String.raw`(?<![\s\x00])\*\*${MARKUP_SUFFIX}`, 'u'),
+  '*': new RegExp(String.raw`(?<![\s\x00])\*${MARKUP_SUFFIX}`, 'u'),
+  '``': new RegExp(String.raw`(?<!\s)\x60\x60${MARKUP_SUFFIX}`, 'u'),
+  '`': new RegExp(String.raw`(?<!(?<!\x00)[\s\x00])\x60(${ROLE_NAME})?(__?)?${MARKUP_SUFFIX}`, 'u'),
+};
+/** An opening character and the closing ones that, around a start-string (`"*"`, `(*)`), make it no markup. */
+const QUOTED: Record<string, string> = { '"': '"', "'": "'", '(': ')', '<': '>', '[': ']', '{': '}', '“': '”', '‘': '’', '«': '»', '‹': '›', '„': '“' };
+/** docutils' standard roles whose text is shown as it is (`:math:`W``, `:sub:`2``), and those shown after a name (`:PEP:`8``). */
+const PLAIN_ROLES = new Set(['abbreviation', 'ab', 'acronym', 'ac', 'code', 'emphasis', 'literal', 'math', 'strong', 'subscript', 'sub', 'superscript', 'sup', 'title-reference', 'title', 't']);
+const NAMED_ROLES: Record<string, string> = { 'pep-reference': 'PEP', pep: 'PEP', 'rfc-reference': 'RFC', rfc: 'RFC' };
+
+/** Text as docutils shows it: its escapes (`\*`, `\_`) as the characters they escape, an escaped space or line break as nothing. */
+const unescaped = (text: string) => text.replace(/\x00[ \n]?/g, '');
+/** Text as written, its escapes' backslashes put back. */
+const asWritten = (text: string) => text.replace(/\x00/g, '\\');
+
+/** Interpreted text's words as plain text by its role (docutils' default, title-reference, where none is given); undefined for a role docutils does not know, which it shows as written. */
+function interpretedText(text: string, role: string | undefined): string | undefined {
+  const name = role?.slice(1, -1).toLowerCase() ?? 't';
+  if (PLAIN_ROLES.has(name)) return unescaped(text);
+  const named = NAMED_ROLES[name];
+  return named ? `${named} ${unescaped(text)}` : undefined;
+}
+
+/** The plain text of the inline markup at the start of `rest`, started by `start` (its role, if any, is `role`), and the length it takes; undefined where docutils reads no markup there. */
+function inlineMarkup(rest: string, start: string, role: string | undefined, before: string): { text: string; length: number } | undefined {
+  const quoted = rest.length === start.length || QUOTED[before]?.includes(rest[start.length]!);
+  const end = quoted ? null : MARKUP_END[start.slice(role?.length ?? 0)]!.exec(rest.slice(start.length));
+  // An end-string right after the start-string ends nothing: docutils shows the start-string as written.
+  if (!end || end.index === 0) return undefined;
+  const content = rest.slice(start.length, start.length + end.index);
+  const length = start.length + end.index + end[0].length;
+  if (start === '``') return { text: asWritten(content), length };
+  if (!start.endsWith('`')) return { text: unescaped(content), length };
+  const [, suffixRole, reference] = end;
+  // A reference (`text <url>`_) is left to restLinks; a role both before and after is docutils' error, shown as written.
+  const text = reference || (role && suffixRole) ? undefined : interpretedText(content, role ?? suffixRole);
+  return { text: text ?? asWritten(rest.slice(0, length)), length };
+}
+
+/** A paragraph's inline markup as docutils reads it, as plain text: the scan docutils' Inliner makes, from one start-string to the next. */
+function plainParagraph(paragraph: string): string {
+  const out: string[] = [];
+  let rest = paragraph;
+  for (let start = MARKUP_START.exec(rest); start; start = MARKUP_START.exec(rest)) {
+    out.push(unescaped(rest.slice(0, start.index)));
+    const markup = inlineMarkup(rest.slice(start.index), start[0], start[1], rest[start.index - 1] ?? '');
+    out.push(markup?.text ?? asWritten(start[0]));
+    rest = rest.slice(start.index + (markup?.length ?? start[0].length));
+  }
+  out.push(unescaped(rest));
+  return out.join('');
+}
+
+/**
+ * reStructuredText's inline markup (pyvideo.org showed a summary through docutils) as the plain text it shows: a
+ * literal's, an emphasis' and interpreted text's words without their marks (``` ``datetime`` ``` is datetime, `*x*`
+ * x), escaped characters without their backslash (`\*`, `easy\_install`); what docutils reads as no markup (`2*3*4`,
+ * `**kwargs` with no end, `"*"`) stays as written, and so do its links (`text <url>`_), which restLinks reads after.
+ * Markup does not go on over a blank line, which ends a paragraph.
+ */
+export function restInlineText(text: string): string {
+  // Few texts have any markup or escape, and are not scanned.
+  if (!/[*`\\]/.test(text)) return text;
+  return text
+    .replace(/\\([\s\S]?)/g, '\x00$1')
+    .split(/(\n[ \t]*\n)/)
+    .map((part, i) => (i % 2 === 1 ? part : plainParagraph(part)))
+    .join('');
 }
 
 /** Markdown's links from the root of a site, resolved by `root`; as text, `text (/path/)`, where it cannot. */
@@ -1018,7 +1098,7 @@ function rootedTexts(texts: { summary: string; description: string }, rootLinks:
     if (resolved.has('words')) note(`${field}: links to an e-mail address Cloudflare hid → their words`);
     resolved.clear();
   };
-  const summary = fromRest('summary', texts.summary, (value) => restLinks(value, false, root));
+  const summary = fromRest('summary', texts.summary, (value) => restLinks(restInlineText(value), false, root));
   rootNotes('summary');
   const description = markdownRootLinks(
     fromRest('description', texts.description, (value) => restMarkup(value, root)),

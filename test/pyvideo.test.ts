@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restLineBlocks, restLinks, restMarkup, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restInlineText, restLineBlocks, restLinks, restMarkup, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
 import { talkSchema, textProblems } from '../src/schema.ts';
 
@@ -295,6 +295,26 @@ describe('convertTalk', () => {
     expect(restLinks(rest, true)).toBe('I will demo\n[``ipytest``](<https://e.org/ipytest>), a small tool, and ``x`` with [docs](<https://e.org/d>).');
     expect(renderMarkdown(restLinks(rest, true))).toContain('<a href="https://e.org/ipytest" rel="nofollow ugc noopener"><code>ipytest</code></a>, a small tool');
     expect(restLinks(rest, false)).toBe('I will demo\nipytest (https://e.org/ipytest), a small tool, and ``x`` with docs (https://e.org/d).');
+  });
+
+  // pycon-us-2012's summary showed "``time``, ``datetime``, and ``calendar``" in search results and feeds (196 summaries of the snapshot).
+  it("turns reStructuredText's inline markup in a summary into the plain text docutils shows", () => {
+    const { value, notes } = convert({ ...record, summary: '``time``, ``datetime``, and ``calendar`` from the standard library are a' });
+    expect(value.summary).toBe('time, datetime, and calendar from the standard library are a');
+    expect(notes.map((n) => n.kind)).toContain('summary: reStructuredText markup → plain text');
+    expect(restInlineText('*Tags:* Parallel Programming, Programming, Python')).toBe('Tags: Parallel Programming, Programming, Python');
+    expect(restInlineText('through **pip** or **easy\\_install**. The')).toBe('through pip or easy_install. The');
+    expect(restInlineText('Spatial weights matrices, :math:`W`, represent')).toBe('Spatial weights matrices, W, represent');
+    expect(restInlineText('about: \\* Handling large data. \\* Dealing')).toBe('about: * Handling large data. * Dealing');
+    expect(restInlineText('**very\npythonic** and `Zen`, :PEP:`8`, ``a\\b``, ``ndarray``\\ s')).toBe('very\npythonic and Zen, PEP 8, a\\b, ndarrays');
+    // pandoc wrote a link's emphasis in its text, which docutils showed as written.
+    expect(restLinks(restInlineText('The `*GR* framework <http://gr-framework.org/>`__ could'), false)).toBe('The GR framework (http://gr-framework.org/) could');
+  });
+
+  it('keeps what docutils reads as no inline markup as it is written', () => {
+    for (const text of ['2*3*4 and 2**8', 'a lone * here', 'rm *.pyc or *.py files', 'def f(*args, **kwargs):', 'a "*" or (*) or **', ':py:func:`open`', '*a\n\nb*', 'np.ix_ and ``x ``']) {
+      expect(restInlineText(text)).toBe(text);
+    }
   });
 
   // djangocon-us-2016's lists, parted by "..", were one list with ".." in it; europython-2017's ".." before a quote showed as text.
