@@ -283,10 +283,11 @@ const lineBlockText = (line: string) =>
   line.replace(BLOCK_START, (_, space: string, mark: string | undefined, digits: string, end: string) => (mark ? `${space}\\${mark}` : `${space}${digits}\\${end}`));
 
 /**
- * The line block that starts at line `i`, as Markdown's lines, and the index of the line after it; undefined when
- * none starts there. A line indented past the "|" goes on with the line before it, as docutils reads it.
+ * The line block that starts at line `i`: what is before its first "|" (its indent, a list item's marker), each of
+ * its lines as written (from the "|", then the lines that go on with it) and the index of the line after it;
+ * undefined when none starts there. A line indented past the "|" goes on with the line before it, as docutils reads it.
  */
-function lineBlock(lines: string[], i: number): { lines: string[]; end: number } | undefined {
+function lineBlockAt(lines: string[], i: number): { before: string; blockLines: string[][]; end: number } | undefined {
   const start = LINE_BLOCK_LINE.exec(lines[i]!);
   if (!start) return undefined;
   const column = start[1]!.length;
@@ -299,9 +300,21 @@ function lineBlock(lines: string[], i: number): { lines: string[]; end: number }
     else if (!isBlank(line) && indentOf(line) > column) blockLines.at(-1)!.push(line);
     else break;
   }
+  return { before: start[1]!, blockLines, end };
+}
+
+/** A line block's line as its lines of text: its first without the "|", and those that go on with it without their indent. */
+const lineBlockLine = ([line, ...more]: string[]) => [line!.replace(/^\| ?/, ''), ...more.map((l) => l.trim())];
+
+/** The line block that starts at line `i`, as Markdown's lines, and the index of the line after it; undefined when none starts there. */
+function lineBlock(lines: string[], i: number): { lines: string[]; end: number } | undefined {
+  const block = lineBlockAt(lines, i);
+  if (!block) return undefined;
+  const { before, blockLines, end } = block;
   if (blockLines.some(([line]) => /\|\s*$/.test(line!.slice(1)))) return { lines: lines.slice(i, end), end };
-  const shown = blockLines.flatMap(([line, ...more], k) => {
-    const markdown = [`${k === 0 ? start[1] : pad}${lineBlockText(line!.replace(/^\| ?/, ''))}`, ...more.map((line) => `${pad}${lineBlockText(line.trim())}`)];
+  const pad = ' '.repeat(before.length);
+  const shown = blockLines.flatMap((written, k) => {
+    const markdown = lineBlockLine(written).map((line, n) => `${k === 0 && n === 0 ? before : pad}${lineBlockText(line)}`);
     if (k < blockLines.length - 1) markdown.push(`${markdown.pop()}\\`);
     return markdown;
   });
@@ -744,6 +757,62 @@ export function restBlockQuotes(text: string): string {
 /** A pyvideo description, reStructuredText or Markdown or plain text, as Markdown (see restLinks, restBlocks, restLineBlocks, restBlockQuotes). */
 export const restMarkup = (text: string, root?: RootLinks): string => restBlockQuotes(restLineBlocks(restBlocks(restLinks(text, true, root))));
 
+/**
+ * What starts an item of a list in docutils (a bullet, `-`, `*`, `+`, `•`, `‣`, `⁃`, or an enumerator, `1.`, `a)`,
+ * `(iv)`, `#.`, before white space), or would once the escape before it is taken out (`\\* Recap`); the second
+ * group is what the talk's page takes for an item too (paragraphs in render.ts: `-`, `*`, `+`, `•`, `33.`, `1)`).
+ */
+const REST_LIST_ITEM = /^\s*(\\)?(?:([-*+•]|\d{1,3}[.)])|[‣⁃]|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)])(?=\s|$)/;
+
+/**
+ * A summary's reStructuredText blocks as plain text that shows what docutils showed, as the talk's page shows a summary
+ * (see paragraphs in render.ts: a wrapped line is joined to the one before unless it starts a list's item): a section
+ * title a paragraph of its own, without its adornment lines (140 titles in 31 summaries of the snapshot; `Abstract`
+ * over `~~~~~~~~` read "Abstract ~~~~~~~~"), each line of a line block a paragraph of its own, without its "|" (6
+ * summaries), and a wrapped line of a paragraph that starts as a list's item would joined to the line before: docutils
+ * reads a list only at a block's start, where pandoc's wrapping put "- and how it works…" and "33. Jahr" in running
+ * text (18 lines in 15 summaries). Lists stay as written, their items shown a line each.
+ */
+export function restPlainBlocks(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  /** The indent of the paragraph the lines are in; null in a block that is no paragraph, undefined at a block's start. */
+  let paragraph: number | null | undefined;
+  const ownParagraphs = (paragraphs: string[], next: number) => {
+    out.push(...paragraphs.flatMap((p, k) => (k === 0 && isBlank(out.at(-1)) ? [p] : ['', p])));
+    if (!isBlank(lines[next])) out.push('');
+    paragraph = undefined;
+    return next;
+  };
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i]!;
+    const title = paragraph === undefined ? (overlinedTitle(lines, i) ?? underlinedTitle(lines, i)) : undefined;
+    const block = paragraph === undefined && !isBlank(line) ? lineBlockAt(lines, i) : undefined;
+    if (title) i = ownParagraphs([title.text.trim()], title.next);
+    else if (block) i = ownParagraphs(lineBlockParagraphs(block), block.end);
+    else {
+      const item = REST_LIST_ITEM.exec(line);
+      if (paragraph === indentOf(line) && item?.[2]) out.push(`${out.pop()!.trimEnd()} ${line.trim()}`);
+      else out.push(line);
+      paragraph = blockAfter(paragraph, line, item);
+      i++;
+    }
+  }
+  return out.join('\n');
+}
+
+/** A line block's lines as plain text's paragraphs, the first after what is before its "|" (a list item's marker); a line without text none. */
+const lineBlockParagraphs = ({ before, blockLines }: { before: string; blockLines: string[][] }) =>
+  blockLines.map((written, k) => `${k === 0 ? before : ''}${lineBlockLine(written).join(' ')}`.trimEnd()).filter((line) => line !== '');
+
+/** The block the lines after `line` are in (see restPlainBlocks): its paragraph's indent, null in a block that is no paragraph (a list), undefined after a blank line. */
+function blockAfter(paragraph: number | null | undefined, line: string, item: RegExpExecArray | null): number | null | undefined {
+  if (isBlank(line)) return undefined;
+  if (paragraph === undefined) return item && !item[1] ? null : indentOf(line);
+  // An indented line after a paragraph's first makes it a definition list's term in docutils, or is a block of its own.
+  return paragraph === indentOf(line) ? paragraph : null;
+}
+
 export interface TalkContext {
   /** The source file, as shown in notes and errors, e.g. `pycon-us-2014/videos/x.json`. */
   source: string;
@@ -1098,7 +1167,7 @@ function rootedTexts(texts: { summary: string; description: string }, rootLinks:
     if (resolved.has('words')) note(`${field}: links to an e-mail address Cloudflare hid → their words`);
     resolved.clear();
   };
-  const summary = fromRest('summary', texts.summary, (value) => restLinks(restInlineText(value), false, root));
+  const summary = fromRest('summary', texts.summary, (value) => restLinks(restInlineText(restPlainBlocks(value)), false, root));
   rootNotes('summary');
   const description = markdownRootLinks(
     fromRest('description', texts.description, (value) => restMarkup(value, root)),

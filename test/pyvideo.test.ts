@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restInlineText, restLineBlocks, restLinks, restMarkup, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restInlineText, restLineBlocks, restLinks, restMarkup, restPlainBlocks, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
+import { paragraphs } from '../src/render.ts';
 import { talkSchema, textProblems } from '../src/schema.ts';
 
 const ctx: TalkContext = {
@@ -309,6 +310,48 @@ describe('convertTalk', () => {
     expect(restInlineText('**very\npythonic** and `Zen`, :PEP:`8`, ``a\\b``, ``ndarray``\\ s')).toBe('very\npythonic and Zen, PEP 8, a\\b, ndarrays');
     // pandoc wrote a link's emphasis in its text, which docutils showed as written.
     expect(restLinks(restInlineText('The `*GR* framework <http://gr-framework.org/>`__ could'), false)).toBe('The GR framework (http://gr-framework.org/) could');
+  });
+
+  // north-bay-python-2018's summary showed "Abstract ~~~~~~~~" on its page, and "Structure of this talk ~~~~…" (140 titles in 31 summaries).
+  it("makes a summary's section titles paragraphs of their own, without their adornment lines, as docutils shows them", () => {
+    const rest = [
+      'Abstract', '~~~~~~~~', '', 'I am a backend Software Engineer at Yelp who uses Python extensively for', 'building Yelps infrastructure.', '',
+      'Structure of this talk', '~~~~~~~~~~~~~~~~~~~~~~', '', '1.  Define low vision', '2.  Demographics of low vision', '',
+      '4. ``dplyr`` tutorial', '~~~~~~~~~~~~~~~~~~~~~', 'Attendees will get to learn then try the different functions of', '``dplyr`` including ``mutate()``.', '',
+      '=====', 'Why', '=====', '', 'Industry-ready Machine Learning systems have to be bullet-proof.',
+    ].join('\n');
+    const { value, notes } = convert({ ...record, summary: rest });
+    expect(paragraphs(value.summary)).toEqual([
+      ['Abstract'], ['I am a backend Software Engineer at Yelp who uses Python extensively for building Yelps infrastructure.'],
+      ['Structure of this talk'], ['1.  Define low vision', '2.  Demographics of low vision'],
+      ['4. dplyr tutorial'], ['Attendees will get to learn then try the different functions of dplyr including mutate().'],
+      ['Why'], ['Industry-ready Machine Learning systems have to be bullet-proof.'],
+    ]);
+    expect(notes.map((n) => n.kind)).toContain('summary: reStructuredText markup → plain text');
+  });
+
+  // pycon-au-2013's summary showed "| If you're too lazy … | thousands of remote servers." as one line, its "|" and all.
+  it("makes each line of a summary's line block a paragraph of its own, without its \"|\", a line that goes on with it joined to it", () => {
+    const rest = '| If you\'re too lazy to login to your servers to run commands: let Salt\n do it for you. Salt is also a remote execution system.\n| thousands of remote servers.\n\nAnd if you\'re too lazy';
+    expect(restPlainBlocks(rest)).toBe('If you\'re too lazy to login to your servers to run commands: let Salt do it for you. Salt is also a remote execution system.\n\nthousands of remote servers.\n\nAnd if you\'re too lazy');
+  });
+
+  // chipy's "why it works\n- and how it works for approaching problems" showed "- and how it works…" on a line of its own, as an item of a list (14 summaries).
+  it("joins a summary's wrapped line that starts as a list's item would to the line before, as docutils reads it; a list stays as written", () => {
+    const wrapped = [
+      ['machine example), how and where evolution selected it, and why it works\n- and how it works for approaching problems (design) too.', 'machine example), how and where evolution selected it, and why it works - and how it works for approaching problems (design) too.'],
+      ['Die Sichtbarkeit von C++ in der Software-Entwicklung ist auch in ihrem\n33. Jahr noch enorm.', 'Die Sichtbarkeit von C++ in der Software-Entwicklung ist auch in ihrem 33. Jahr noch enorm.'],
+      ['object model \\* Everything you\'ve ever wanted to know about dictionaries\n\\* Building on types', 'object model \\* Everything you\'ve ever wanted to know about dictionaries \\* Building on types'],
+    ];
+    for (const [rest, plain] of wrapped) expect(restPlainBlocks(rest!)).toBe(plain);
+    expect(convert({ ...record, summary: wrapped[2]![0] }).value.summary).toBe("object model * Everything you've ever wanted to know about dictionaries * Building on types");
+    const lists = [
+      'Discuss briefly the tools available in python focusing on\n\n-  Fiona - reading and writing spatial files\n-  Shapely - manipulation of geometric objects such as calculating\n   areas, distances, etc.',
+      '1. Strong practical understanding of what low vision means in real life.\n2. Simple and pragmatic strategies to overcome fundamental limitations\n   that a person with low vision faces',
+      // docutils' definition list, whose term is no paragraph; a paragraph's wrapped lines that only look like a line block's and a title's.
+      'Intro:\n  - a\n  - b', 'Price: 5\n| not a line block', 'a line and\nAbove\n=====',
+    ];
+    for (const text of lists) expect(restPlainBlocks(text)).toBe(text);
   });
 
   it('keeps what docutils reads as no inline markup as it is written', () => {
