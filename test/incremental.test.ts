@@ -1,19 +1,21 @@
 // Incremental builds: after any sequence of edits the output is byte-identical
 // to a clean build, and only the files that depend on the change are written.
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { rmSync, statSync } from 'node:fs';
+import { cp, link, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fg from 'fast-glob';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { build, saveState, type BuildMemory, type BuildSummary } from '../src/build.ts';
 import { WatchedListing } from '../src/listing.ts';
-import { Patch } from '../src/output.ts';
+import { folderId, Patch } from '../src/output.ts';
 import { TERMS_ON_ONE_PAGE, TERMS_PAGE_SIZE } from '../src/plan.ts';
 import { PAGES_INDEX, SEARCH_DIR } from '../src/search-shards.ts';
 import { DEFAULT_SITE_NAME } from '../src/schema.ts';
 import { hasState, readState, stateDirFor, type BuildState } from '../src/state.ts';
-import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
+import { contentHashes, DEMO_CONTENT, describeFiles, fingerprint, ROOT, runCommand, TEMPLATES, tempDir, writeManyTalks } from './helpers.ts';
 
 let root: string;
 let content: string;
@@ -30,13 +32,31 @@ async function incremental(compress = true): Promise<BuildSummary> {
   return result.summary;
 }
 
-/** The incremental output must equal what a clean build of the same input writes. */
-async function expectSameAsClean(compress = true): Promise<void> {
+/**
+ * What clean builds wrote (contentHashes), by all they read: the content's and the templates' files and folders,
+ * and the options. A clean build of the same input writes the same bytes; the tests that run one sequence of
+ * edits one by one and in one process, or take an edit back, compare with the same clean builds again.
+ */
+const cleanBuilds = new Map<string, Record<string, string>>();
+
+const folders = (dir: string) => fg('**', { cwd: dir, dot: true, onlyDirectories: true });
+
+async function cleanBuild(compress: boolean): Promise<Record<string, string>> {
+  const input = JSON.stringify([await contentHashes(content), await folders(content), await contentHashes(templates), await folders(templates), compress, searchShardSize]);
+  const known = cleanBuilds.get(input);
+  if (known) return known;
   const clean = path.join(root, `clean-${Date.now()}`);
   const result = await build({ content, templates, out: clean, compress, searchShardSize });
   expect(result.ok).toBe(true);
-  expect(await contentHashes(out)).toEqual(await contentHashes(clean));
+  const written = await contentHashes(clean);
   await rm(clean, { recursive: true, force: true });
+  cleanBuilds.set(input, written);
+  return written;
+}
+
+/** The incremental output must equal what a clean build of the same input writes. */
+async function expectSameAsClean(compress = true): Promise<void> {
+  expect(await contentHashes(out)).toEqual(await cleanBuild(compress));
 }
 
 /** The output files whose inode or mtime changed between two fingerprints. */
@@ -64,17 +84,82 @@ function seen(file: string): void {
   if (memory?.listing && file.startsWith(`${content}${path.sep}`)) memory.listing.saw(path.relative(content, file).split(path.sep).join('/'));
 }
 
-beforeEach(async () => {
-  root = await tempDir('vc-incremental-');
+/** The folders below the root a test builds in, but its output, as the first build leaves them. */
+const INPUTS = ['content', 'templates', 'cache'];
+
+/** Each file's size and modification time, which a write into it (not a new file in its place) moves. */
+const stamps = (dir: string) =>
+  describeFiles(dir, (file) => {
+    const { size, mtimeMs } = statSync(file);
+    return `${size} ${mtimeMs}`;
+  });
+
+/** `from`'s files as hard links in `to`. */
+async function linkTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const dir of await folders(from)) await mkdir(path.join(to, dir), { recursive: true });
+  for (const file of await fg('**', { cwd: from, dot: true })) await link(path.join(from, file), path.join(to, file));
+}
+
+/** Empties `dir`, leaving the folder itself. */
+async function empty(dir: string, keep: string[] = []): Promise<void> {
+  for (const name of await readdir(dir)) if (!keep.includes(name)) await rm(path.join(dir, name), { recursive: true, force: true });
+}
+
+/**
+ * The folder of `root`, where every test builds (one root for all: a build's state is its output's, by its path
+ * and folder, see stateDirFor and folderId), and of `pristine`.
+ */
+let base: string;
+/** The first build's folders, kept for the next tests: its output's files are hard links to the output's. */
+let pristine: string;
+/** The output folder the first build's state describes, and its files' stamps. */
+let fixture: { outId: string | undefined; stamps: Record<string, string> } | undefined;
+
+/** The demo catalogue's first build, kept in `pristine`. */
+async function firstBuild(): Promise<typeof fixture> {
+  await rm(root, { recursive: true, force: true });
+  await rm(pristine, { recursive: true, force: true });
+  await cp(DEMO_CONTENT, content, { recursive: true });
+  await cp(TEMPLATES, templates, { recursive: true });
+  expect((await incremental()).incremental).toBe(false);
+  for (const name of INPUTS) await cp(path.join(root, name), path.join(pristine, name), { recursive: true });
+  await linkTree(out, path.join(pristine, 'dist'));
+  return { outId: folderId(out), stamps: await stamps(path.join(pristine, 'dist')) };
+}
+
+/**
+ * The root as the first build left it, in the same output folder: builds replace the files they write and never
+ * write into one, so the output's hard links to the pristine files stay the first build's. Its content's files are
+ * new ones (see statKey), which a build reads again: it finds nothing to write, and leaves its no-op record.
+ */
+async function restore(): Promise<void> {
+  await empty(root, ['dist']);
+  await empty(out);
+  for (const name of INPUTS) await cp(path.join(pristine, name), path.join(root, name), { recursive: true });
+  await linkTree(path.join(pristine, 'dist'), out);
+  expect((await incremental()).written).toBe(0);
+}
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'vc-incremental-'));
+  root = path.join(base, 'root');
   content = path.join(root, 'content');
   templates = path.join(root, 'templates');
   out = path.join(root, 'dist');
-  await cp(DEMO_CONTENT, content, { recursive: true });
-  await cp(TEMPLATES, templates, { recursive: true });
+  pristine = path.join(base, 'pristine');
+});
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+// A test that made the output folder again, or wrote into a file of the output, leaves the next a first build to make.
+beforeEach(async () => {
   memory = undefined;
   searchShardSize = undefined;
-  const first = await incremental();
-  expect(first.incremental).toBe(false);
+  if (fixture && folderId(out) === fixture.outId && isDeepStrictEqual(await stamps(path.join(pristine, 'dist')), fixture.stamps)) await restore();
+  else fixture = await firstBuild();
 });
 
 afterEach(async () => {
