@@ -39,14 +39,17 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
   let out: string;
   let sourceRecords: Map<string, Record<string, unknown>>;
   const readState = async () => JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as ImportState;
-  const talkFiles = async () => {
-    const files = new Map<number, Record<string, unknown>>();
-    for (const f of await fg('*/videos/*.json', { cwd: content })) {
-      const talk = JSON.parse(await readFile(path.join(content, f), 'utf8'));
-      files.set(talk.id, talk);
-    }
-    return files;
-  };
+  /** The talks the first import wrote, by id: read once for the tests that look at them before the next import. */
+  let imported: Promise<Map<number, Record<string, unknown>>> | undefined;
+  const talkFiles = () =>
+    (imported ??= fg('*/videos/*.json', { cwd: content }).then((files) => {
+      const talks = new Map<number, Record<string, unknown>>();
+      for (const f of files) {
+        const talk = JSON.parse(readFileSync(path.join(content, f), 'utf8'));
+        talks.set(talk.id, talk);
+      }
+      return talks;
+    }));
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'vc-pyvideo-'));
@@ -56,10 +59,12 @@ describe.skipIf(!available)('importing pyvideo/data', () => {
     content = path.join(root, 'content');
     out = path.join(root, 'dist');
     sourceRecords = new Map();
-    for (const f of await fg('*/videos/*.json', { cwd: source })) sourceRecords.set(f, JSON.parse(await readFile(path.join(source, f), 'utf8')));
+    // Read at once, as every file read below: a promise per file takes several times the CPU, 21,715 times over.
+    for (const f of await fg('*/videos/*.json', { cwd: source })) sourceRecords.set(f, JSON.parse(readFileSync(path.join(source, f), 'utf8')));
   }, 120_000);
-  afterAll(async () => {
-    if (root) await rm(root, { recursive: true, force: true });
+  // rm(1), not fs.rm: Node's walks the snapshot, its import and their build (tens of thousands of files each) a promise at a time, at four times the CPU.
+  afterAll(() => {
+    if (root) expect(spawnSync('rm', ['-rf', root]).status).toBe(0);
   });
 
   it('imports every event and talk, keeping the ids records have and giving the others new ones', async () => {
