@@ -166,6 +166,19 @@ describe('talk pages', () => {
     );
   });
 
+  // 893 of the pyvideo import's licences give their terms by address (http://creativecommons.org/licenses/by/3.0/).
+  it('link the addresses of a licence and of recording notes, which stay plain text', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), copyright_text: 'CC <b>BY</b>: https://creativecommons.org/licenses/by/3.0/', quality_notes: 'Slides: https://e.org/s.' };
+    const html = new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk });
+    expect(html).toContain(
+      '<dt>Licence</dt><dd>CC &lt;b&gt;BY&lt;/b&gt;: <a href="https://creativecommons.org/licenses/by/3.0/" rel="nofollow ugc noopener">https://creativecommons.org/licenses/by/3.0/</a></dd>',
+    );
+    expect(html).toContain('<dt>Recording notes</dt><dd>Slides: <a href="https://e.org/s" rel="nofollow ugc noopener">https://e.org/s</a>.</dd>');
+  });
+
   it('link no blank speaker or tag: such a name has no page', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
