@@ -272,6 +272,21 @@ describe('every page type in Chromium', () => {
     }
   });
 
+  it("sets code, in a line and in a block, at one size a little under the text's, in a description and on the API page", async () => {
+    const { page, problems } = await openPage(1280);
+    const sizes = () => page.evaluate(() => {
+      const px = (selector: string) => [...document.querySelectorAll(selector)].map((el) => parseFloat(getComputedStyle(el).fontSize));
+      return { text: px('main p:not(.lead)')[0]!, code: [...new Set([...px('main p code'), ...px('main pre'), ...px('main pre code')])] };
+    });
+    for (const sitePath of ['/video/12/asyncio-in-production-lessons/', '/api/']) {
+      await page.goto(`${base}${sitePath}`);
+      // `monospace` named alone sets code at the browser's 13 px whatever the text's size (12.35 px in a description's block).
+      expect(await sizes(), sitePath).toEqual({ text: 16, code: [14.4] });
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('old addresses redirect to the talk page', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/video/12/`);
