@@ -442,7 +442,7 @@ function eventFacts(event: CatalogueEvent, list: CatalogueTalk[]) {
   const eventInfo = { slug: event.slug, title: event.title, start_date: event.start_date, end_date: event.end_date };
   // By path, not by programme: a new title that moves a talk in its event leaves the sitemap as it was. Its pages are the programme's.
   const sitemap = [...listEntries(eventPath(event.slug), [...list].sort(byProgramme), EVENT_PAGE_SIZE), ...list.map((talk) => ({ path: talkPath(talk), lastmod: talk.updated }))].sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, recordedFrom: recordedSpan(list).recordedFrom } };
+  return { eventInfo, sitemap, summary: { ...eventInfo, talkCount: list.length, ...recordedSpan(list) } };
 }
 
 /** An event: its talks' records, pages and redirects, and the event's page and feeds. */

@@ -207,6 +207,8 @@ export type EventSummary = EventInfo & {
   talkCount: number;
   /** Its talks' first recording date: what an event without a start_date is ordered by (528 of the pyvideo import's 540). */
   recordedFrom: string | null;
+  /** Its talks' last recording date: a meetup's list line spans its years (ChiPy's 2008 to 2024), as its page does. */
+  recordedTo: string | null;
 };
 
 export interface TalkPageInput {
@@ -271,7 +273,7 @@ type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> &
 };
 
 /** An event in a template's list: `home`'s `events`, each of `events`' `series[].events`. */
-export type EventItem = Pick<EventSummary, 'title' | 'talkCount' | 'recordedFrom'> & { url: string; start: EventSummary['start_date']; end: EventSummary['end_date'] };
+export type EventItem = Pick<EventSummary, 'title' | 'talkCount' | 'recordedFrom' | 'recordedTo'> & { url: string; start: EventSummary['start_date']; end: EventSummary['end_date'] };
 
 /** A page's input as its template gets it: the fields in `Changed` remade for the page, and its absolute address. */
 type Viewed<Input, Changed = Record<never, never>> = Omit<Input, keyof Changed> & Changed & { canonical: string };
@@ -635,6 +637,6 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
 };
 
 function eventItem(e: EventSummary): EventItem {
-  return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, recordedFrom: e.recordedFrom, talkCount: e.talkCount };
+  return { title: e.title, url: eventPath(e.slug), start: e.start_date, end: e.end_date, recordedFrom: e.recordedFrom, recordedTo: e.recordedTo, talkCount: e.talkCount };
 }
 

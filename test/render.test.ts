@@ -273,9 +273,10 @@ describe("an event's page", () => {
     const renderer = new SiteRenderer(templates, SITE, 'templates');
     const html = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
     expect(html('events/datafjord-2025/index.html')).toContain('<p class="meta">Recorded <time datetime="2025-03-06">2025-03-06</time> to <time datetime="2025-03-07">2025-03-07</time> · ');
-    for (const file of ['events/index.html', 'index.html']) expect(html(file)).toMatch(/<a href="\/events\/datafjord-2025\/" dir="auto">[^<]*<\/a> <span class="muted">recorded <time datetime="2025-03-06">2025-03-06<\/time> · /);
-    // An event with dates of its own shows those.
-    expect(html('events/index.html')).toContain('<time datetime="2024-05-16">2024-05-16</time>');
+    // Its line spans them, as its page does: a meetup's first date alone (ChiPy's 2008-01-01) hid its talks of 2024.
+    for (const file of ['events/index.html', 'index.html']) expect(html(file)).toMatch(/<a href="\/events\/datafjord-2025\/" dir="auto">[^<]*<\/a> <span class="muted">recorded <time datetime="2025-03-06">2025-03-06<\/time> to <time datetime="2025-03-07">2025-03-07<\/time> · /);
+    // An event with dates of its own shows those, from the first to the last.
+    expect(html('events/index.html')).toContain('<time datetime="2024-05-16">2024-05-16</time> to <time datetime="2024-05-18">2024-05-18</time> · ');
   });
 
   it('marks the link to a page\'s section (the events for an event, the talks for a talk), not as the page itself', async () => {

@@ -12,8 +12,8 @@ describe('loadTheme', () => {
     await writeFile(path.join(dir, 'site-footer.eta'), '<footer></footer>');
     await writeFile(path.join(dir, 'notes.txt'), 'not a template');
     const { templates } = await loadTheme(dir);
-    // pager.eta is the default templates' own partial.
-    expect(Object.keys(templates)).toEqual([...TEMPLATE_NAMES, 'pager', 'site-footer']);
+    // event-item.eta and pager.eta are the default templates' own partials.
+    expect(Object.keys(templates)).toEqual([...TEMPLATE_NAMES, 'event-item', 'pager', 'site-footer']);
     expect(templates['site-footer']).toBe('<footer></footer>');
     await writeFile(path.join(dir, 'site footer.eta'), '');
     await expect(loadTheme(dir)).rejects.toThrow(/site footer\.eta: a template's name is letters, digits, _ and - \(it is included as include\('@site footer'\)\)$/);
