@@ -215,6 +215,17 @@ describe('listed talks', () => {
     const html = renderer.page('listing', { title: 'Talks tagged “RLO TAG”', kind: 'tag', names: ['RLO TAG', '\u202erlo tag', 'rlo tag'], path: '/tag/rlo-tag/', total: 1, page: { number: 1, count: 1 }, talks: [] });
     expect(html).toContain('<p class="muted">Also written as: <bdi>\u202erlo tag</bdi>, <bdi>rlo tag</bdi></p>');
   });
+
+  it("links a newest talk's event on the home page, as every list of talks does", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const html = (file: string) => renderer.output(pages.find((p) => p.path === file)!);
+    const newest = /<section aria-labelledby="newest-title">([\s\S]*?)<\/section>/.exec(html('index.html'))![1]!.match(/<li>.*<\/li>/g)!;
+    expect(newest.length).toBeGreaterThan(1);
+    for (const line of newest) expect(line).toMatch(/ <span class="muted">· <a href="\/events\/[a-z0-9-]+\/" dir="auto">[^<]+<\/a>/);
+  });
 });
 
 describe("an event's page", () => {
