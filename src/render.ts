@@ -185,6 +185,12 @@ export function paragraphs(text: string): string[][] {
     .filter((lines) => lines.some((l) => l.trim() !== ''));
 }
 
+/** True when two texts have the same words, however they are spaced and wrapped. */
+function sameWords(a: string, b: string): boolean {
+  const words = (text: string) => text.trim().split(/\s+/).join(' ');
+  return words(a) === words(b);
+}
+
 /** A talk as listed on other pages: just what a list item shows, its speakers as pages name them (see named). */
 export type TalkLink = Pick<CatalogueTalk, 'id' | 'slug' | 'title' | 'language' | 'duration' | 'recorded' | 'event' | 'category'> & { speakers: readonly string[] };
 
@@ -490,7 +496,8 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     titleLang: textLanguageTag(talk.title, talk.language),
     summaryLang: textLanguageTag(talk.summary, talk.language),
     descriptionLang,
-    summary: paragraphs(talk.summary),
+    // A summary that is its description word for word (13 of the pyvideo import's) is shown once, as the description.
+    summary: sameWords(talk.summary, talk.description) ? [] : paragraphs(talk.summary),
     description: renderMarkdown(talk.description, 3, descriptionLang),
     metaDescription: description,
     player,

@@ -134,6 +134,17 @@ describe('talk pages', () => {
     expect(html).toContain('<div class="prose" lang="ja" dir="auto"><div class="table-scroll" role="region" tabindex="0" aria-label="Table" lang="en"><table lang="ja">');
   });
 
+  // As talk 368 of the pyvideo import: its description is its summary, wrapped.
+  it('show a summary that is the description word for word once, as the description', () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const summary = 'Learn how cool it is to write command-line tools. In this talk we cover why.';
+    const same = talkView({ talk: makeTalk({ summary, description: 'Learn how cool it is to write\ncommand-line tools.  In this talk we cover why.\n' }), event, others: [] }, SITE);
+    expect(same.summary).toEqual([]);
+    expect(same.description).toContain('Learn how cool it is');
+    const more = talkView({ talk: makeTalk({ summary, description: `${summary}\n\nAnd more.` }), event, others: [] }, SITE);
+    expect(more.summary).toEqual([[summary]]);
+  });
+
   it('date the video by its recording, as well as by when it came to the catalogue', () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const view = talkView({ talk: makeTalk({ recorded: '2012-03-10', added: '2026-11-25T18:05:57', updated: '2026-11-25T18:05:57' }), event, others: [] }, SITE);
