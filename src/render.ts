@@ -153,9 +153,12 @@ export interface Download {
   downloadOnly: FullTalk[`video_${Format}_download_only`];
 }
 
+/** Each format's name as its makers write it: WebM, not WEBM. */
+const FORMAT_NAMES: Record<Format, string> = { ogv: 'OGV', mp4: 'MP4', webm: 'WebM', flv: 'FLV' };
+
 function downloadsFor(talk: FullTalk): Download[] {
   return FORMATS.filter((f) => talk[`video_${f}_url`]).map((f) => ({
-    format: f.toUpperCase(),
+    format: FORMAT_NAMES[f],
     url: talk[`video_${f}_url`]!,
     size: formatBytes(talk[`video_${f}_length`]),
     downloadOnly: talk[`video_${f}_download_only`],

@@ -145,6 +145,12 @@ describe('talk pages', () => {
     expect(more.summary).toEqual([[summary]]);
   });
 
+  it('name each download by its format as its makers write it', () => {
+    const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
+    const talk = makeTalk({ video_ogv_url: 'https://e.org/a.ogv', video_mp4_url: 'https://e.org/a.mp4', video_webm_url: 'https://e.org/a.webm', video_flv_url: 'https://e.org/a.flv' });
+    expect(talkView({ talk, event, others: [] }, SITE).downloads.map((d) => d.format)).toEqual(['OGV', 'MP4', 'WebM', 'FLV']);
+  });
+
   it('date the video by its recording, as well as by when it came to the catalogue', () => {
     const event = { slug: 'conf', title: 'Conf', start_date: null, end_date: null };
     const view = talkView({ talk: makeTalk({ recorded: '2012-03-10', added: '2026-11-25T18:05:57', updated: '2026-11-25T18:05:57' }), event, others: [] }, SITE);
