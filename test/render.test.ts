@@ -196,6 +196,15 @@ describe('talk pages', () => {
     expect(html).toContain('<dt>Recording notes</dt><dd>Slides: <a href="https://e.org/s" rel="nofollow ugc noopener">https://e.org/s</a>.</dd>');
   });
 
+  it('label one speaker Speaker and more Speakers in their details', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const page = (speakers: string[]) => new SiteRenderer(templates, SITE, 'templates').talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, job.talk), speakers } });
+    expect(page(['Ann Lee'])).toContain('<dt>Speaker</dt><dd><a href="/speaker/ann-lee/" dir="auto">Ann Lee</a></dd>');
+    expect(page(['Ann Lee', 'Bo Chen'])).toContain('<dt>Speakers</dt><dd><a href="/speaker/ann-lee/" dir="auto">Ann Lee</a>, <a href="/speaker/bo-chen/"');
+  });
+
   it('link no blank speaker or tag: such a name has no page', async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const { catalogue } = await loadContent(DEMO_CONTENT);
