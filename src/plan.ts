@@ -453,10 +453,10 @@ function planEvent(plan: Planner, event: CatalogueEvent, list: CatalogueTalk[]) 
   const newest = [...list].sort(byNewest);
   const redirect = { title: event.title, target: eventPath(event.slug) };
   const fields = eventFields(event);
-  const recorded = recordedSpan(list);
+  const { recordedFrom, recordedTo } = facts.summary;
   const pages = [
     ...paginate(programme, EVENT_PAGE_SIZE, eventPath(event.slug)).map((p) =>
-      plan.page(p.path, 'event', { event: fields, ...recorded, total: list.length, page: pageOf(p), talks: p.items, feeds: eventPath(event.slug) }),
+      plan.page(p.path, 'event', { event: fields, recordedFrom, recordedTo, total: list.length, page: pageOf(p), talks: p.items, feeds: eventPath(event.slug) }),
     ),
     ...plan.feeds(eventPath(event.slug), isolatedAmongWords(event.title), `Talks recorded at ${isolatedAmongWords(event.title)}`, newest),
     ...event.aliases.flatMap(aliasFiles).map((file): PageJob => ({ kind: 'redirect', input: redirect, path: file, key: `${plan.prefix('redirect')}${hashOf(redirect)}` })),
