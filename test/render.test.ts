@@ -430,6 +430,16 @@ describe('the speakers index by letter', () => {
     expect(marked('/speakers/')).toEqual([]);
   });
 
+  it('says what it counts: the speakers of the index, or of its letter', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const letters = [{ label: 'A', url: '/speakers/a/', count: 12819 }];
+    const groups = [{ heading: 'A', id: 'a', terms: [{ name: 'Ada', url: '/speaker/ada/', count: 1 }] }];
+    const lead = (path: string, total: number) => /<p class="lead">(.*?)<\/p>/.exec(renderer.page('terms', { title: 'Speakers', path, index: '/speakers/', total, page: { number: 1, count: 1 }, letters, groups: path === '/speakers/' ? [] : groups }))?.[1];
+    expect(lead('/speakers/', 12819)).toBe('12,819 speakers in all.');
+    expect(lead('/speakers/a/', 1)).toBe('1 speaker under A.');
+  });
+
   it("pages a long letter as a long list: its own canonical address and title, a pager, and its letter marked as the section it is in", async () => {
     const { templates } = await loadTheme(TEMPLATES);
     const renderer = new SiteRenderer(templates, SITE, 'templates');
@@ -444,7 +454,7 @@ describe('the speakers index by letter', () => {
       '<a href="/speakers/a/page/2/" aria-label="Page 2" aria-current="page">2</a>',
       '<a href="/speakers/a/" aria-current="true">A',
       // Counts as English writes them, their thousands grouped.
-      '<p class="lead">1,600 in all. Page 2 of 3.</p>',
+      '<p class="lead">1,600 speakers under A. Page 2 of 3.</p>',
       'A <span class="muted">(1,600)</span>',
     ]) {
       expect(html).toContain(part);
