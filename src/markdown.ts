@@ -439,6 +439,13 @@ export function blurb(markdown: string, length: number): string {
 export const blurbOfPage = (markdown: string, length: number): string => excerpt(pageText(pageTokens(markdown)), length);
 
 /**
+ * What starts an item of a list in a plain text such as a summary, before white space: `-`, `*`, `+`, `•`, or a
+ * number of up to three digits and `.` or `)`. Such a line keeps a line of its own on a talk's page (paragraphs in
+ * render.ts), which the importer's reading of reStructuredText must know (restPlainBlocks in pyvideo.ts).
+ */
+export const PLAIN_LIST_MARK = String.raw`(?:[-*+•]|\d{1,3}[.)])`;
+
+/**
  * Code points HTML calls a parse error wherever they stand, as a character class's ranges: controls other than
  * whitespace, and noncharacters. The schema refuses them in content (and the import takes out the U+009D of two
  * pyvideo talks' mojibake), but a template may write any: readers show nothing for them, and pages and feeds are

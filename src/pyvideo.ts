@@ -7,7 +7,7 @@ import type { Token, Tokens } from 'marked';
 import type * as z from 'zod';
 import { named, slugFromTitle, speakerPath, tagPath, termSlug } from './collections.ts';
 import { languageName } from './languages.ts';
-import { markdownBlocks } from './markdown.ts';
+import { markdownBlocks, PLAIN_LIST_MARK } from './markdown.ts';
 import { aliasProblem, FORMATS, isHttpUrl, isRealDate, isSitePath, isSlug, STATE_LIVE, type Format, type RelatedUrl, type talkSchema } from './schema.ts';
 
 /** What a repair or a mapping did, counted by kind in the import summary. */
@@ -760,9 +760,9 @@ export const restMarkup = (text: string, root?: RootLinks): string => restBlockQ
 /**
  * What starts an item of a list in docutils (a bullet, `-`, `*`, `+`, `•`, `‣`, `⁃`, or an enumerator, `1.`, `a)`,
  * `(iv)`, `#.`, before white space), or would once the escape before it is taken out (`\\* Recap`); the second
- * group is what the talk's page takes for an item too (paragraphs in render.ts: `-`, `*`, `+`, `•`, `33.`, `1)`).
+ * group is what the talk's page takes for an item too (PLAIN_LIST_MARK: `-`, `*`, `+`, `•`, `33.`, `1)`).
  */
-const REST_LIST_ITEM = /^\s*(\\)?(?:([-*+•]|\d{1,3}[.)])|[‣⁃]|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)])(?=\s|$)/;
+const REST_LIST_ITEM = new RegExp(String.raw`^\s*(\\)?(?:(${PLAIN_LIST_MARK})|[‣⁃]|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)])(?=\s|$)`);
 
 /**
  * A summary's reStructuredText blocks as plain text that shows what docutils showed, as the talk's page shows a summary

@@ -11,7 +11,7 @@ import { renderFeed, talkAtEvent } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
-import { excerpt, linkedText, NOT_IN_HTML, renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { excerpt, linkedText, NOT_IN_HTML, PLAIN_LIST_MARK, renderMarkdown, sanitiseEmbed } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
@@ -166,7 +166,7 @@ function downloadsFor(talk: FullTalk): Download[] {
 }
 
 /** A line of plain text that starts an item of a list: it keeps a line of its own. */
-const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s/;
+const LIST_ITEM = new RegExp(String.raw`^\s*${PLAIN_LIST_MARK}\s`);
 
 /**
  * Plain text split into paragraphs at blank lines, and each into its lines, which the template keeps.
