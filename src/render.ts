@@ -618,7 +618,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
   event: ({ event, recordedFrom, recordedTo, total, page, talks, feeds }, site) => ({
     title: isolatedAmongWords(event.title),
     url: eventPath(event.slug),
-    canonical: canonical(site, pagePath(eventPath(event.slug), page.number)),
+    ...paged(site, eventPath(event.slug), page),
     start: event.start_date,
     end: event.end_date,
     recordedFrom,
@@ -626,7 +626,6 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     website: event.url,
     description: renderMarkdown(event.description, 2),
     total,
-    page: pageLinks(eventPath(event.slug), page),
     days: byRecordingDay(talks.map(listItem)),
     feeds,
     editUrl: editLink(site, event.name),
