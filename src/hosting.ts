@@ -1,7 +1,7 @@
 // Host configurations: the header manifest (headers.ts) written in the syntax
 // of each static host, so a built folder can be served elsewhere than by
 // `npm run serve` with as much of the contract as that host can express.
-// Pure: strings in, strings out. What each host cannot do is said in README.md
+// Pure: strings in, strings out. What each host cannot do is said in README.md and docs/hosting.md
 // ("Hosting") and in the comment at the top of each file.
 import {
   COMPRESSED_KINDS,

@@ -20,7 +20,7 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
     const page2 = await file('api/v2/video/page.2');
     for (const query of ['', '?format=json', '?page=2&page=1', '?Page=2']) expect((await get(`/api/v2/video/${query}`)).body.equals(page1), query).toBe(true);
     for (const query of ['?page=2', '?page=1&page=2', '?pag%65=2', '?page=002', '?x=1&page=2&format=json', '?page=+2', '?page=2++']) expect((await get(`/api/v2/video${query}`)).body.equals(page2), query).toBe(true);
-    // Caddy's matchers cannot percent-decode a value either: %32 names no page there, as on nginx (README, Hosting).
+    // Caddy's matchers cannot percent-decode a value either: %32 names no page there, as on nginx (docs/hosting.md).
     for (const query of ['?page=99', '?page=0', '?page=abc', '?page=-1', '?page=%32', '?page=0000000000000002', '?page=+0000000000000002', '?page=2&page=x', '?page=+', '?page=2+x', '?page=', '?page', '?page=2&page=']) {
       const res = await get(`/api/v2/video${query}`);
       expect([query, res.status, res.text, res.headers['content-type'], res.headers.vary]).toEqual([query, 404, '{"detail": "Invalid page."}', 'application/json', 'Accept']);
@@ -96,7 +96,7 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
     }
   });
 
-  it('takes an encoded slash for a slash, where our own server answers the 404 page (README, Hosting)', () => expectEncodedSlashAsSlash(served));
+  it('takes an encoded slash for a slash, where our own server answers the 404 page (docs/hosting.md)', () => expectEncodedSlashAsSlash(served));
 
   it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
 

@@ -180,7 +180,7 @@ export async function expectConditionalsAsOurs({ get, host, ours }: Served): Pro
 
 /**
  * An encoded slash (`%2F`) is a slash to the host, as it decodes the path before it looks for a file; ours answers the 404
- * page, as a name with a slash in it is no file's (README, Hosting: the difference is said there).
+ * page, as a name with a slash in it is no file's (docs/hosting.md: the difference is said there).
  */
 export async function expectEncodedSlashAsSlash({ get, file, ours }: Served): Promise<void> {
   for (const [url, rel] of [

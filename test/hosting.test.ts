@@ -176,7 +176,7 @@ describe('nginx.conf', () => {
       'page=Last', 'page=lastx', 'page=last&format=json',
     ];
     for (const query of queries) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: String(pageParam(`?${query}`) ?? '') });
-    // nginx cannot percent-decode a value: digits written as escapes name no page there (README, Hosting).
+    // nginx cannot percent-decode a value: digits written as escapes name no page there (docs/hosting.md).
     for (const query of ['page=%32', 'page=1%30', 'page=2&page=%33', 'page=%202', 'page=%2B2']) expect({ query, page: nginxPage(conf, query) }).toEqual({ query, page: '' });
   });
 

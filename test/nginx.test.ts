@@ -40,7 +40,7 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
       expect(pick(res, Object.keys(expected('list')))).toEqual(expected('list'));
     }
     expect((await get('/api/v2/video?page=2')).body.equals(await file('api/v2/video/page.2'))).toBe(true);
-    // nginx cannot percent-decode a value: %32 names no page there, where our server reads 2 (README, Hosting).
+    // nginx cannot percent-decode a value: %32 names no page there, where our server reads 2 (docs/hosting.md).
     for (const page of [String(pages.length + 1), '0', 'abc', '-1', '%32', '']) {
       const res = await get(`/api/v2/video?page=${page}`);
       expect(res.status, page).toBe(404);
@@ -126,7 +126,7 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     }
   });
 
-  it('takes an encoded slash for a slash, where our own server answers the 404 page (README, Hosting)', () => expectEncodedSlashAsSlash(served));
+  it('takes an encoded slash for a slash, where our own server answers the 404 page (docs/hosting.md)', () => expectEncodedSlashAsSlash(served));
 
   it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
 

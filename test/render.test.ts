@@ -715,10 +715,9 @@ describe('template errors', () => {
   });
 });
 
-describe("the README's table of templates", () => {
+describe("docs/templates.md's table of templates", () => {
   it('lists every template, and for each page template exactly the fields of its `it`', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('\n## Templates\n'), readme.indexOf('\n## Incremental builds\n'));
+    const section = await readFile(path.join(ROOT, 'docs', 'templates.md'), 'utf8');
     const rows = [...section.matchAll(/^\| `([\w-]+)\.eta` \|[^|]*\|([^|]*)\|$/gm)].map(([, name, fields]) => [name!, [...fields!.matchAll(/`(\w+)`/g)].map((f) => f[1]!).filter((f) => f !== 'site')] as const);
     // What every template gets beside its own fields.
     const shared = ['site', 'counted', 'formatCount', 'linked'];
