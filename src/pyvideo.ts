@@ -858,7 +858,7 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   const texts = summaryAndDescription(fields, source.abstract, note);
   const places = new Places(note);
   placeRelated(fields, source.related_url != null, places, note);
-  const { media, sourceUrl, embed } = videoFields(source.source_url, fields, title, places, note);
+  const { media, sourceUrl, embed } = videoFields(source.source_url, fields, { title, duration }, places, note);
   const thumbnail = thumbnailOf(source.thumbnail_url, places, note);
   const aliases = talkAliases(source, ctx, title, places, note);
   // After the related URLs and the source: a link from a site's root resolves against the site the text came from.
@@ -1062,7 +1062,7 @@ function placeRelated(fields: Fields, legacy: boolean, places: Places, note: Not
 type Media = Partial<Record<Format, { url: string; length: number | null }>>;
 
 /** The record's `source_url` and `videos`: its media files by format, the address of its hosted video and that video's player; other URLs placed. */
-function videoFields(sourceUrlField: unknown, fields: Fields, title: string, places: Places, note: Note): { media: Media; sourceUrl: string; embed: string } {
+function videoFields(sourceUrlField: unknown, fields: Fields, talk: { title: string; duration: number | null }, places: Places, note: Note): { media: Media; sourceUrl: string; embed: string } {
   const media: Media = {};
   let sourceUrl = '';
   if (isHttpUrl(sourceUrlField)) sourceUrl = sourceUrlField;
@@ -1085,15 +1085,18 @@ function videoFields(sourceUrlField: unknown, fields: Fields, title: string, pla
         note(`videos: second ${type} → ${places.place(`${type.toUpperCase()} file`, video.url)}`);
         continue;
       }
-      const length = Number.isInteger(size) && (size as number) > 0 ? (size as number) : null;
+      // FOSDEM 2018's four talks hold their seconds in it: no video of minutes is a file of as many bytes.
+      const isDuration = size === talk.duration && talk.duration !== null;
+      const length = Number.isInteger(size) && (size as number) > 0 && !isDuration ? (size as number) : null;
       if (size === 0) note(`videos: ${type} size 0 → null`);
+      else if (isDuration) note(`videos: ${type} size is the talk's duration, not a size → null`);
       else if (length === null && size != null) note(`videos: ${type} size not a whole positive number → null`);
       media[fmt] = { url: video.url, length };
       note(`videos: ${type} → video_${type}_url`);
     } else if (HOSTED.has(type) && isHttpUrl(video.url)) {
       // The record's own source_url comes first; the player is the first hosted video's that has one.
       const player = embed === '' ? playerUrl(type, video.url) : undefined;
-      if (player) embed = embedFor(player, title);
+      if (player) embed = embedFor(player, talk.title);
       else if (embed === '') note(`videos: ${type} URL without a recognisable video id, no embed`);
       if (sourceUrl === '' || sourceUrl === video.url) {
         note(`videos: ${type} → ${sourceUrl === '' ? 'source_url' : 'the source_url it repeats'}${player ? ' + embed' : ''}`);

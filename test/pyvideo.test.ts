@@ -127,6 +127,20 @@ describe('convertTalk', () => {
     expect(convert({ ...record, videos: [{ type: 'ogv', url: 'https://e.org/a.ogv', size: 0 }] }).notes.map((n) => n.kind)).not.toContain('videos: ogv size not a whole positive number → null');
   });
 
+  it("drops a media size that is the talk's duration (FOSDEM 2018's four talks), and counts it", () => {
+    // Their `length` (pyvideo's deprecated size in bytes) holds the talk's seconds: a 50-minute video is no 2,800-byte file.
+    const videos = [
+      { length: 2800, type: 'webm', url: 'https://e.org/pythran.webm' },
+      { length: 2800, type: 'mp4', url: 'https://e.org/pythran.mp4' },
+    ];
+    const { value, notes } = convert({ ...record, duration: 2800, videos });
+    expect([value.duration, value.video_webm_url, value.video_webm_length, value.video_mp4_url, value.video_mp4_length]).toEqual([2800, 'https://e.org/pythran.webm', null, 'https://e.org/pythran.mp4', null]);
+    const kinds = notes.map((n) => n.kind);
+    expect(kinds).toEqual(expect.arrayContaining(["videos: webm size is the talk's duration, not a size → null", "videos: mp4 size is the talk's duration, not a size → null"]));
+    expect(kinds).not.toContain('videos: webm size not a whole positive number → null');
+    expect(convert({ ...record, duration: 2801, videos }).value.video_mp4_length).toBe(2800);
+  });
+
   it('says where a video URL that is not an http(s) URL went', () => {
     const { value, notes } = convert({ ...record, videos: [{ type: 'mp4', url: 'ftp://e.org/a.mp4' }, { type: 'youtube', url: 'rtmp://e.org/live' }] });
     expect(value.whiteboard).toContain('ftp://e.org/a.mp4');
