@@ -12,8 +12,8 @@ import { checkContent, lockContent } from './locks.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { removeKilledTemps, writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
-import { slugFromTitle } from './collections.ts';
-import { chooseSlug, convertEvent, convertTalk, isObject, legacyRedirects, siteRedirects, type EventFile, type ImportNote, type TalkFile } from './pyvideo.ts';
+import { slugFromTitle, talkPath } from './collections.ts';
+import { chooseSlug, convertEvent, convertTalk, evidenceOf, isObject, legacyRedirects, recordEvidence, siteRedirects, type EventFile, type ImportNote, type TalkEvidence, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
 import { fileKey, FolderSpellings } from './file-keys.ts';
 import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
@@ -33,6 +33,8 @@ interface TalkState {
   named?: true;
   added: string;
   updated: string;
+  /** The old addresses of a talk whose source moved (another event folder or file name): redirects its record no longer gives. */
+  formerly?: string[];
 }
 
 export interface ImportState {
@@ -116,7 +118,9 @@ export async function importPyvideo(options: { source: string; content: string; 
   const records = await readTalkRecords(source, talkFiles, events.slugs, report, progress, signal);
   const byHand = await handWritten(content, state);
   report.errors.push(...handTalksLeftAlone(state, events, byHand.slugs, content));
-  const ids = idBook(state, records, byHand.ids);
+  const moves = await talkMoves(state, records, events, content);
+  noteAll(report, moves.notes);
+  const ids = idBook(state, records, byHand.ids, moves.found);
   const slugs = slugBook(state, [...records.keys()], byHand.slugs, events.slugs, ids.earlier);
   const run: TalkImport = { events, noPublish, ids, slugs, content, now };
   const talks = [...records].flatMap(([file, record]) => importTalk(file, record, run, report) ?? []);
@@ -352,6 +356,118 @@ async function handWritten(content: string, state: ImportState): Promise<{ ids: 
   return found;
 }
 
+/** The talks that left the snapshots, as this import leaves them (by source path): those of earlier imports, and those that leave now. */
+const leftTalks = (state: ImportState, records: Map<string, TalkRecord>): Record<string, TalkState> =>
+  Object.fromEntries(Object.entries({ ...state.left, ...state.talks }).filter(([file]) => !records.has(file)));
+
+/** A talk that left and is back under another source: its old source, its old slug and addresses, and what says it is the same talk. */
+interface Move {
+  from: string;
+  slug: string;
+  addresses: string[];
+  note: string;
+}
+
+/** What each kind of evidence says of a talk whose source moved, in the order they are tried. */
+const EVIDENCE = ['the same video', 'the same title and recording date in its event'] as const;
+
+/** A talk that left or a record new to the imports, and its keys for each kind of evidence (EVIDENCE). */
+interface Candidate {
+  file: string;
+  keys: [string[], string[]];
+}
+
+/** The keys of a talk's evidence: its video's address; its title and date, with each name of its event (`eventKeys`), where it has a date. */
+function evidenceKeys(evidence: TalkEvidence | undefined, eventKeys: string[]): Candidate['keys'] {
+  if (!evidence) return [[], []];
+  const { title, recorded, video } = evidence;
+  return [video ? [video] : [], recorded && title ? eventKeys.map((event) => JSON.stringify([event, title, recorded])) : []];
+}
+
+/**
+ * Pairs new records with talks that left by each kind of evidence in turn: a key that one talk that left and one new record share,
+ * neither paired yet, pairs them. A key shared by more is no evidence (two talks one id, or one talk two ids); the new records
+ * that only such keys name are returned as doubtful.
+ */
+function pairMoves(leavers: Candidate[], comers: Candidate[]): { pairs: Map<string, { from: string; evidence: number }>; doubtful: string[] } {
+  const pairs = new Map<string, { from: string; evidence: number }>();
+  const paired = new Set<string>();
+  const shared = new Set<string>();
+  EVIDENCE.forEach((_, evidence) => {
+    const byKey = new Map<string, { leavers: string[]; comers: string[] }>();
+    const add = (side: 'leavers' | 'comers', { file, keys }: Candidate) => {
+      for (const key of keys[evidence as 0 | 1]) (byKey.get(key) ?? byKey.set(key, { leavers: [], comers: [] }).get(key)!)[side].push(file);
+    };
+    for (const leaver of leavers) add('leavers', leaver);
+    for (const comer of comers) add('comers', comer);
+    for (const { leavers: [from, ...more], comers: [to, ...others] } of byKey.values()) {
+      if (from === undefined || to === undefined) continue;
+      if (more.length > 0 || others.length > 0) [to, ...others].forEach((file) => shared.add(file));
+      else if (!paired.has(from) && !paired.has(to)) {
+        pairs.set(to, { from, evidence });
+        paired.add(from).add(to);
+      }
+    }
+  });
+  return { pairs, doubtful: [...shared].filter((file) => !pairs.has(file)) };
+}
+
+/**
+ * The talks that left and are back under another source: a new record that names the id of one that left (and named it), or whose
+ * evidence one talk that leaves now alone shares (its video; its title and date in the same event: its folder here, or, where its event left,
+ * an event of that event's title), as when pyvideo/data renames an event's folder or a file, or moves a talk to another event. Ids are
+ * forever: the talk keeps its id, and its old addresses redirect. A talk that left an earlier snapshot (its id retired, its pages gone) is
+ * not matched by evidence: its file, which holds its evidence, is gone.
+ */
+async function talkMoves(state: ImportState, records: Map<string, TalkRecord>, events: Events, content: string): Promise<{ found: Map<string, Move>; notes: ImportNote[] }> {
+  const left = leftTalks(state, records);
+  const named = new Map(Object.entries(left).flatMap(([file, talk]) => (talk.named ? [[talk.id, file] as const] : [])));
+  const comers = [...records].filter(([file]) => !state.talks[file] && !state.left?.[file]);
+  const byName = new Map(comers.flatMap(([file, { own }]) => (own !== undefined && named.has(own) ? [[file, named.get(own)!] as const] : [])));
+  // A talk whose id a record names is that record's to claim, or none's.
+  const namedIds = new Set([...records.values()].map((record) => record.own));
+  const leaving = Object.entries(state.talks).filter(([file, talk]) => !records.has(file) && !namedIds.has(talk.id));
+  const unnamed = comers.filter(([file]) => !byName.has(file));
+  const files = new Map<string, Record<string, unknown>>();
+  const titles = new Map<string, string | undefined>();
+  const eventTitle = async (event: string) => {
+    if (!titles.has(event)) {
+      const read = await readRecord(content, path.join(event, 'category.json'));
+      titles.set(event, 'error' in read || !isObject(read.value) || typeof read.value.title !== 'string' ? undefined : read.value.title);
+    }
+    return titles.get(event);
+  };
+  // A talk that leaves is read only when records new to the imports may be it.
+  for (const [file, talk] of new Map([...(unnamed.length > 0 ? leaving : []), ...[...byName.values()].map((from) => [from, left[from]!] as const)])) {
+    const read = await readRecord(content, talkFile(talk.event, talk.slug));
+    if (!('error' in read) && isObject(read.value)) files.set(file, read.value);
+  }
+  const leavers: Candidate[] = [];
+  for (const [file, talk] of leaving) {
+    const value = files.get(file);
+    const title = events.files.has(talk.event) ? undefined : await eventTitle(talk.event);
+    const event = title === undefined ? `folder:${talk.event}` : `title:${title}`;
+    const evidence = value && typeof value.title === 'string' ? evidenceOf(value as unknown as TalkFile) : undefined;
+    leavers.push({ file, keys: evidenceKeys(evidence, [event]) });
+  }
+  // A first import has no talk that leaves, and no record of its thousands is looked at again.
+  const newcomers = (leaving.length === 0 ? [] : unnamed).map(([file, { value }]): Candidate => {
+    const event = events.slugs.get(recordName(file).folder)!;
+    return { file, keys: evidenceKeys(recordEvidence(value), [`folder:${event}`, `title:${events.files.get(event)?.title}`]) };
+  });
+  const { pairs, doubtful } = pairMoves(leavers, newcomers);
+  const move = (from: string, note: string): Move => {
+    const aliases = files.get(from)?.aliases;
+    return { from, slug: left[from]!.slug, addresses: Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === 'string') : [], note };
+  };
+  const found = new Map([
+    ...[...byName].map(([file, from]) => [file, move(from, 'record that left under another file name is back: its id kept')] as const),
+    ...[...pairs].map(([file, { from, evidence }]) => [file, move(from, `record of a talk that left, under another event folder or file name (${EVIDENCE[evidence]}): its id kept`)] as const),
+  ]);
+  const notes = doubtful.map((source) => ({ kind: 'record that may be of a talk that left (its video, or its title and date, shared with others): given a new id', source }));
+  return { found, notes };
+}
+
 /** The ids of one import as it gives them, in the order of the snapshot's files. */
 interface IdBook {
   /** What a source file was given by an earlier import: while it was in the snapshots, or before it left them. */
@@ -359,8 +475,8 @@ interface IdBook {
   /** The talks that left the snapshots, as this import leaves them. */
   left: Record<string, TalkState>;
   retired: Set<number>;
-  /** The files of talks that left whose records named their ids, by id. */
-  movable: Map<number, string>;
+  /** The talks that left and are back under another source, by their new source files (see talkMoves). */
+  moves: Map<string, Move>;
   /** The file of each id given to a talk of the last import. */
   givenTo: Map<number, string>;
   /** The ids of talks written by hand, and their files. */
@@ -372,9 +488,9 @@ interface IdBook {
 }
 
 /** What earlier imports gave the talks of this snapshot and kept for those that left it, and the ids this import gives. */
-function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Map<number, string>): IdBook {
+function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Map<number, string>, moves: Map<string, Move>): IdBook {
   const left = state.left ?? {};
-  const nextLeft: Record<string, TalkState> = Object.fromEntries(Object.entries({ ...left, ...state.talks }).filter(([file]) => !records.has(file)));
+  const nextLeft = leftTalks(state, records);
   const retired = new Set([...state.retired, ...Object.values(nextLeft).map((talk) => talk.id)]);
   // A talk back in the snapshot has its id back: it was retired only so that no other talk would take it.
   for (const [file, talk] of Object.entries(left)) if (records.has(file)) retired.delete(talk.id);
@@ -382,8 +498,7 @@ function idBook(state: ImportState, records: Map<string, TalkRecord>, byHand: Ma
     earlier: (file) => state.talks[file] ?? left[file],
     left: nextLeft,
     retired,
-    // A talk that left, whose record named its id, may come back under another file name (moved, renamed) naming it again.
-    movable: new Map(Object.entries(nextLeft).flatMap(([file, talk]) => (talk.named ? [[talk.id, file] as const] : []))),
+    moves,
     givenTo: new Map(Object.entries(state.talks).map(([file, talk]) => [talk.id, file])),
     byHand,
     used: new Map(),
@@ -398,13 +513,13 @@ function giveId(ids: IdBook, file: string, own: number | undefined): { id: numbe
     // Ids are forever: the one given stays, even if the record names another since.
     return { id: previous.id, previous, kept: true, note: own !== undefined && own !== previous.id ? 'record names an id other than the one it was given: that one kept' : undefined };
   }
-  if (own !== undefined && ids.movable.has(own)) {
-    const from = ids.movable.get(own)!;
-    // Moved: the talk keeps its `added`, not its file name.
-    const moved = { ...ids.left[from]!, slug: '', hash: '' };
-    delete ids.left[from];
-    ids.retired.delete(own);
-    return { id: own, previous: moved, kept: true, note: 'record that left under another file name is back: its id kept' };
+  const move = ids.moves.get(file);
+  if (move) {
+    // Moved: the talk keeps its `added` and its old addresses, not its file name.
+    const moved = { ...ids.left[move.from]!, slug: '', hash: '' };
+    delete ids.left[move.from];
+    ids.retired.delete(moved.id);
+    return { id: moved.id, previous: moved, kept: true, note: move.note };
   }
   if (own !== undefined && !ids.retired.has(own) && (ids.givenTo.get(own) ?? file) === file) return { id: own, kept: true };
   const note = own === undefined ? undefined : ids.retired.has(own) ? 'record names the id of a talk that was removed: given a new one' : 'record names the id given to another talk: given a new one';
@@ -464,6 +579,8 @@ interface ConvertedTalk {
   slug: string;
   named: boolean;
   previous?: TalkState;
+  /** Its old addresses its record does not give, kept from earlier sources (see TalkState.formerly). */
+  formerly: string[];
   value: TalkFile;
 }
 
@@ -493,9 +610,19 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
   const talk = convertTalk(value, { source: file, folder, eventTitle: run.events.files.get(event)?.title ?? '', stem, id, draft, slug, ...run.now });
   if (!talk.ok) return refuse(talk.error);
   noteAll(report, talk.notes);
+  const move = run.ids.moves.get(file);
+  const formerly = formerAddresses(previous, move, [talkPath({ id, slug }), ...talk.value.aliases]);
+  talk.value.aliases.push(...formerly);
+  if (move && formerly.length > 0) noteAll(report, [{ kind: 'talk whose source moved: its old addresses → redirects', source: file }]);
   const problems = schemaProblems(talkSchema, talk.value);
   if (problems) return refuse(problems);
-  return { file, bytes, event, slug, named: id === own, previous, value: talk.value };
+  return { file, bytes, event, slug, named: id === own, previous, formerly, value: talk.value };
+}
+
+/** The old addresses a talk keeps: those it kept before, and, where its source moved, those its file had and its old page; not those it has (`own`: its page, its record's). */
+function formerAddresses(previous: TalkState | undefined, move: Move | undefined, own: string[]): string[] {
+  const moved = move ? [...move.addresses, talkPath({ id: previous!.id, slug: move.slug })] : [];
+  return [...new Set([...(previous?.formerly ?? []), ...moved])].filter((address) => !own.includes(address));
 }
 
 /** Why a converted record is not one the build takes, as the build would say it; undefined when it is. */
@@ -568,7 +695,7 @@ function importedFiles(
     categories: hashes,
   };
   for (const talk of talks) {
-    const { file, event, slug, named, value } = talk;
+    const { file, event, slug, named, formerly, value } = talk;
     const { hash, dates, changed } = talkDates(talk, events.files.get(event)?.title ?? '', now);
     if (changed) report.changed++;
     Object.assign(value, dates);
@@ -578,7 +705,7 @@ function importedFiles(
     const rel = talkFile(event, slug);
     if (outputs.has(rel)) report.errors.push({ file, reason: `its talk file ${rel} was given to another talk as well` });
     outputs.set(rel, toJson(value satisfies TalkFile));
-    const written = (nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}) });
+    const written = (nextState.talks[file] = { id: value.id, slug, event, hash, draft, ...dates, ...(named ? { named: true } : {}), ...(formerly.length > 0 ? { formerly } : {}) });
     // Not a talk back in the snapshot: the last import removed its file.
     if (!changed && ids.givenTo.get(value.id) === file && talkFile(talk.previous!.event, talk.previous!.slug) === rel) {
       asLeft.set(rel, {

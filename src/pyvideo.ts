@@ -890,6 +890,29 @@ export function convertTalk(source: unknown, ctx: TalkContext): Converted<TalkFi
   return { ok: true, value: talk, notes };
 }
 
+/** What tells a talk apart whatever its file is named: its title, the date it was recorded, and its video's address (its source, else its first media file's). */
+export interface TalkEvidence {
+  title: string;
+  recorded: string | null;
+  video: string;
+}
+
+/** A talk's evidence, as its file (written by an import, or converted) has it. */
+export function evidenceOf(talk: Pick<TalkFile, 'title' | 'recorded' | 'source_url' | `video_${Format}_url`>): TalkEvidence {
+  const video = talk.source_url || FORMATS.map((f) => talk[`video_${f}_url`]).find((url) => url) || '';
+  return { title: talk.title, recorded: talk.recorded, video };
+}
+
+/** A record's evidence, read as convertTalk reads those fields (without its notes); undefined for a record convertTalk refuses for want of a title. */
+export function recordEvidence(source: unknown): TalkEvidence | undefined {
+  if (!isObject(source) || typeof source.title !== 'string') return undefined;
+  const ignore: Note = () => undefined;
+  const fields = fieldReader(source, ignore);
+  const title = plainTitle(fields.text('title'));
+  const { media, sourceUrl } = videoFields(source.source_url, fields, { title, duration: null }, new Places(ignore), ignore);
+  return evidenceOf({ title, recorded: recordedDate(source.recorded, ignore), source_url: sourceUrl, ...formatFields(media) });
+}
+
 /** What the schema refuses in a text that the import takes out of one (a C0 control is in no text of the snapshot), each counted apart. */
 const NOT_TEXT_TAKEN_OUT = [
   ['control characters (DEL, U+0080 to U+009F)', /[\u007f-\u009f]/g],

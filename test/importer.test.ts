@@ -823,4 +823,70 @@ describe('importing hand-made snapshots', () => {
       expect(clash.errors).toEqual([{ file: 'conf/videos/third.json', reason: expect.stringContaining('id 40 is already used by a talk') }]);
       expect(existsSync(path.join(content, 'conf', 'videos', 'third.json'))).toBe(false);
     }));
+
+  it("keeps the ids of an event's talks when pyvideo/data renames its folder (and a file), on evidence one talk alone gives, and redirects their old addresses", () =>
+    handMade(async ({ source, content, write }) => {
+      const video = (id: string) => [{ type: 'youtube', url: `https://www.youtube.com/watch?v=${id}` }];
+      await write('conf/category.json', { title: 'Conf 2026' });
+      await write('conf/videos/with-video.json', { title: 'With video', videos: video('aaaaaaaaaaa') });
+      await write('conf/videos/dated.json', { title: 'Dated', recorded: '2026-05-01' });
+      // Two records of one title and date (pycon-us-2013's keynote-0 and keynote-1): no evidence of which is which.
+      for (const name of ['keynote-0', 'keynote-1']) await write(`conf/videos/${name}.json`, { title: 'Keynote', recorded: '2026-05-02' });
+      await write('conf/videos/gone.json', { title: 'Gone', videos: video('bbbbbbbbbbb') });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const first = JSON.parse(await readFile(path.join(content, STATE_FILE), 'utf8')) as ImportState;
+      const idOf = (file: string) => first.talks[`conf/videos/${file}.json`]!.id;
+      await rm(path.join(source, 'conf', 'videos', 'gone.json'));
+      expect((await importPyvideo({ source, content, now: FIRST })).removed).toBe(1);
+
+      await rename(path.join(source, 'conf'), path.join(source, 'conf-2026'));
+      await rename(path.join(source, 'conf-2026', 'videos', 'dated.json'), path.join(source, 'conf-2026', 'videos', 'dated-talk.json'));
+      // The video of a talk removed before: its id is retired, never given again.
+      await write('conf-2026/videos/back.json', { title: 'Gone', videos: video('bbbbbbbbbbb') });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      const withVideo = await talkIn(content, 'conf-2026', 'with-video');
+      const dated = await talkIn(content, 'conf-2026', 'dated-talk');
+      expect([withVideo.id, withVideo.added, withVideo.updated]).toEqual([idOf('with-video'), '2026-01-02T03:04:05', '2026-02-03T04:05:06.789']);
+      expect(dated.id).toBe(idOf('dated'));
+      expect(withVideo.aliases).toEqual(['/conf-2026/with-video.html', '/conf/with-video.html']);
+      expect(dated.aliases).toEqual(expect.arrayContaining(['/conf/dated.html', `/video/${dated.id}/dated/`]));
+      const given = [...['back', 'keynote-0', 'keynote-1'].map(async (name) => (await talkIn(content, 'conf-2026', name)).id)];
+      expect(await Promise.all(given)).toEqual([first.highestId + 1, first.highestId + 2, first.highestId + 3]);
+      expect([report.keptIds, report.newIds]).toEqual([2, 3]);
+      expect(Object.fromEntries([...report.notes].filter(([kind]) => /talk that left|source moved/.test(kind)))).toEqual({
+        'record of a talk that left, under another event folder or file name (the same video): its id kept': { count: 1, example: 'conf-2026/videos/with-video.json' },
+        'record of a talk that left, under another event folder or file name (the same title and recording date in its event): its id kept': { count: 1, example: 'conf-2026/videos/dated-talk.json' },
+        'record that may be of a talk that left (its video, or its title and date, shared with others): given a new id': { count: 2, example: 'conf-2026/videos/keynote-0.json' },
+        'talk whose source moved: its old addresses → redirects': { count: 2, example: 'conf-2026/videos/dated-talk.json' },
+      });
+      expect(existsSync(path.join(content, 'conf'))).toBe(false);
+
+      const out = path.join(source, '..', 'dist');
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+      expect(await readFile(path.join(out, 'conf/with-video.html'), 'utf8')).toContain(`url=/video/${withVideo.id}/with-video/"`);
+      expect(await readFile(path.join(out, `video/${dated.id}/dated/index.html`), 'utf8')).toContain(`url=/video/${dated.id}/dated-talk/"`);
+      // The old addresses are kept with the talk: the next import, which finds it where it is, gives them again.
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect([again.errors, again.written, again.changed]).toEqual([[], 0, 0]);
+    }));
+
+  it('keeps the id of a talk pyvideo/data moves to another event by its video, not by its title and date, which are evidence only within one event', () =>
+    handMade(async ({ source, content, write }) => {
+      for (const event of ['spring', 'autumn']) await write(`${event}/category.json`, { title: event });
+      await write('spring/videos/talk.json', { title: 'Talk', recorded: '2026-04-01', videos: [{ type: 'mp4', url: 'https://e.org/talk.mp4' }] });
+      await write('spring/videos/dated.json', { title: 'Dated', recorded: '2026-04-02' });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const [talk, dated] = [await talkIn(content, 'spring', 'talk'), await talkIn(content, 'spring', 'dated')];
+      await mkdir(path.join(source, 'autumn', 'videos'));
+      for (const name of ['talk', 'dated']) await rename(path.join(source, 'spring', 'videos', `${name}.json`), path.join(source, 'autumn', 'videos', `${name}.json`));
+
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      const moved = await talkIn(content, 'autumn', 'talk');
+      expect([moved.id, moved.aliases]).toEqual([talk.id, ['/autumn/talk.html', '/spring/talk.html']]);
+      expect((await talkIn(content, 'autumn', 'dated')).id).toBe(Math.max(talk.id, dated.id) + 1);
+      expect(existsSync(path.join(content, 'spring', 'videos'))).toBe(false);
+      expect((await loadContent(content)).errors).toEqual([]);
+    }));
 });

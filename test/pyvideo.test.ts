@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSlug, convertEvent, convertTalk, embedFor, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restInlineText, restLineBlocks, restLinks, restMarkup, restPlainBlocks, type TalkContext } from '../src/pyvideo.ts';
+import { chooseSlug, convertEvent, convertTalk, embedFor, evidenceOf, recordEvidence, eventPage, legacyRedirects, playerUrl, restBlockQuotes, restBlocks, restInlineText, restLineBlocks, restLinks, restMarkup, restPlainBlocks, type TalkContext } from '../src/pyvideo.ts';
 import { renderMarkdown } from '../src/markdown.ts';
 import { paragraphs } from '../src/render.ts';
 import { talkSchema, textProblems } from '../src/schema.ts';
@@ -125,6 +125,14 @@ describe('convertTalk', () => {
       expect(notes.map((n) => n.kind)).toContain('videos: ogv size not a whole positive number → null');
     }
     expect(convert({ ...record, videos: [{ type: 'ogv', url: 'https://e.org/a.ogv', size: 0 }] }).notes.map((n) => n.kind)).not.toContain('videos: ogv size not a whole positive number → null');
+  });
+
+  it('reads the evidence of a record as the talk it converts to holds it, so that a talk that left is matched with its record that came', () => {
+    for (const source of [record, { ...record, videos: [{ type: 'webm', url: 'https://e.org/a.webm' }], recorded: null, title: 'Python &amp; PySide' }]) {
+      expect(recordEvidence(source)).toEqual(evidenceOf(convert(source).value));
+    }
+    expect(recordEvidence(record)).toEqual({ title: record.title, recorded: '2014-04-11', video: 'https://www.youtube.com/watch?v=GeQt7CxzmPo' });
+    expect(recordEvidence({ videos: [] })).toBeUndefined();
   });
 
   it("drops a media size that is the talk's duration (FOSDEM 2018's four talks), and counts it", () => {
