@@ -650,6 +650,29 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('takes a deep-linked filter written in another letter case or Unicode form as the option it names, and puts that spelling in the address', async () => {
+    const talk = 'id: 1\ntitle: Talk one\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n';
+    const own = await serveEvent('filter-spelling', 'montreal', 'title: "Rencontres Montréal"\n', { 'talk-1.yaml': talk });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${base}/search/?language=spanish`);
+      await page.locator('#search-status[data-query="language=Spanish"]').waitFor();
+      expect(await page.locator('#f-language option:checked').textContent()).toBe('Spanish (1)');
+      expect(await page.locator('#search-status').textContent()).toBe('1 talk found.');
+      expect(new URL(page.url()).search).toBe('?language=Spanish');
+      // é as e and a combining accent, as macOS writes it, in lower case.
+      await page.goto(`${own.url}search/?q=talk&event=${encodeURIComponent('rencontres montre\u0301al')}`);
+      await page.locator(`#search-status[data-query="${new URLSearchParams({ q: 'talk', event: 'Rencontres Montréal' })}"]`).waitFor();
+      expect(await page.locator('#f-event option:checked').textContent()).toBe('Rencontres Montréal (1)');
+      expect(await page.locator('#f-event option').allTextContents()).toEqual(['Any event', 'Rencontres Montréal (1)']);
+      expect(await page.locator('#search-status').textContent()).toBe('1 talk found.');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
   it('searches every shard of the index: filter counts add up, and talks found by a filter alone come newest first', async () => {
     // Small shards: the search page searches several, as it does on a catalogue larger than SEARCH_SHARD_SIZE.
     const own = await serveBuilt(path.join(dir, 'content'), 'sharded', { searchShardSize: SHARD_SIZE });

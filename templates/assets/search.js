@@ -235,20 +235,29 @@ function showCounts() {
   for (const select of selects) for (const option of [...select.options].slice(1)) option.text = `${optionName(option.value)} (${formatCount(counts[select.dataset.filter]?.[option.value] ?? 0)})`;
 }
 
+/** A filter's value as a visitor may write it (a hand-typed or old link: `language=basque`), letter case and Unicode form aside. */
+const folded = (value) => value.normalize('NFC').toLowerCase();
+
 // The filter lists come from the index itself, so they always match what can be found.
 async function loadFilters() {
   catalogueCounts = addCounts(await Promise.all(shards.map((shard) => shard.filters())));
+  let respelled = false;
   for (const select of selects) {
-    const current = select.value;
     const counts = catalogueCounts[select.dataset.filter] ?? Object.create(null);
     const names = Object.keys(counts).sort((a, b) => (select.dataset.filter === 'year' ? b.localeCompare(a) : a.localeCompare(b)));
+    // Pagefind's filters match a value only as the index spells it: a deep link's other spelling is taken as that option.
+    const wanted = select.value;
+    const current = wanted in counts ? wanted : (names.find((name) => folded(name) === folded(wanted)) ?? wanted);
+    respelled ||= current !== wanted;
     select.replaceChildren(select.options[0]);
     // A deep link's value the index lacks still filters the results: the list shows it, with no talk.
     for (const name of current && !(current in counts) ? [...names, current] : names) select.add(new Option(optionName(name), name));
     select.value = current;
   }
+  // Searched again as the options spell the filters, which puts that spelling in the address.
+  if (respelled) await run();
   // Counts of a search run before the filters were in lack them: the options show none until they are counted again.
-  if (countedEarly) await recount();
+  else if (countedEarly) await recount();
   else showCounts();
 }
 
