@@ -182,5 +182,5 @@ export function formatSeconds(ms: number): string {
 /** A count as English writes it, its thousands grouped ("21,713"), for the terminal and for templates (`it.formatCount`). */
 export const formatCount = (n: number) => n.toLocaleString('en');
 
-/** "1 talk", "21,713 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`). */
-export const counted = (n: number, noun: string) => `${formatCount(n)} ${n === 1 ? noun : `${noun}s`}`;
+/** "1 talk", "21,713 talks": a count and its noun, for the terminal's summaries and for templates (`it.counted`, see countedOnOneLine). */
+export const counted = (n: number, noun: string, space = ' ') => `${formatCount(n)}${space}${n === 1 ? noun : `${noun}s`}`;

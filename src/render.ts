@@ -528,6 +528,9 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
   };
 }
 
+/** A count and its noun with a no-break space between them: a narrow screen wrapped "2 talks" between the two. */
+const countedOnOneLine = (n: number, noun: string) => counted(n, noun, '\u00a0');
+
 /** Turns plans into file contents: pages through the templates, feeds and sitemaps through their modules. */
 export class SiteRenderer {
   private readonly eta: Eta;
@@ -554,7 +557,7 @@ export class SiteRenderer {
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
     // Beside the data, what every template may use: the site, the helper that counts in words and the one that links addresses in text.
-    const input = { ...data, site: this.site, counted, formatCount, linked: linkedText };
+    const input = { ...data, site: this.site, counted: countedOnOneLine, formatCount, linked: linkedText };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {

@@ -294,7 +294,7 @@ describe("an event's page", () => {
     const second = page(2);
     expect(second).toContain('<link rel="canonical" href="https://talks.example.org/events/conf/page/2/">');
     expect(second).toMatch(/<title>Conf \(page 2 of 3\) · /);
-    expect(second).toContain('<p class="meta">Recorded <time datetime="2020-01-01">2020-01-01</time> to <time datetime="2020-01-28">2020-01-28</time> · 1,001 talks · page 2 of 3 · ');
+    expect(second).toContain('<p class="meta">Recorded <time datetime="2020-01-01">2020-01-01</time> to <time datetime="2020-01-28">2020-01-28</time> · 1,001\u00a0talks · page 2 of 3 · ');
     expect(second).toContain('<a rel="prev" href="/events/conf/">← Earlier</a>');
     expect(second).toContain('<a rel="next" href="/events/conf/page/3/">Later →</a>');
     // The description is the first page's alone.
@@ -436,8 +436,8 @@ describe('the speakers index by letter', () => {
     const letters = [{ label: 'A', url: '/speakers/a/', count: 12819 }];
     const groups = [{ heading: 'A', id: 'a', terms: [{ name: 'Ada', url: '/speaker/ada/', count: 1 }] }];
     const lead = (path: string, total: number) => /<p class="lead">(.*?)<\/p>/.exec(renderer.page('terms', { title: 'Speakers', path, index: '/speakers/', total, page: { number: 1, count: 1 }, letters, groups: path === '/speakers/' ? [] : groups }))?.[1];
-    expect(lead('/speakers/', 12819)).toBe('12,819 speakers in all.');
-    expect(lead('/speakers/a/', 1)).toBe('1 speaker under A.');
+    expect(lead('/speakers/', 12819)).toBe('12,819\u00a0speakers in all.');
+    expect(lead('/speakers/a/', 1)).toBe('1\u00a0speaker under A.');
   });
 
   it("pages a long letter as a long list: its own canonical address and title, a pager, and its letter marked as the section it is in", async () => {
@@ -454,7 +454,7 @@ describe('the speakers index by letter', () => {
       '<a href="/speakers/a/page/2/" aria-label="Page 2" aria-current="page">2</a>',
       '<a href="/speakers/a/" aria-current="true">A',
       // Counts as English writes them, their thousands grouped.
-      '<p class="lead">1,600 speakers under A. Page 2 of 3.</p>',
+      '<p class="lead">1,600\u00a0speakers under A. Page 2 of 3.</p>',
       'A <span class="muted">(1,600)</span>',
     ]) {
       expect(html).toContain(part);
@@ -474,6 +474,22 @@ describe('counts', () => {
     const pages = planSite(one, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.kind === 'page' && p.template !== 'page');
     expect(pages.length).toBeGreaterThan(8);
     for (const page of pages) expect(renderer.output(page), page.path).not.toMatch(/\b1 (recorded )?(talks|events|speakers|tags|languages)\b|of the 1 /);
+  });
+
+  it('keep the number and its noun on one line ("2 talks"), which a narrow screen broke between them', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const lists = new Set(['home', 'listing', 'events', 'event', 'terms', 'api']);
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).filter((p) => p.kind === 'page' && lists.has(p.template));
+    expect(new Set(pages.map((p) => p.kind === 'page' && p.template))).toEqual(lists);
+    const nouns = '(recorded )?(talk|event|speaker|tag|language)s?\\b';
+    for (const page of pages) {
+      // The page's text, where it wraps: its tags, and the attributes in them, left out.
+      const text = renderer.output(page).replace(/<[^>]*>/g, '');
+      expect(text, page.path).toMatch(new RegExp(`\\d\u00a0${nouns}`));
+      expect(text, page.path).not.toMatch(new RegExp(`\\d[ \\n]${nouns}`));
+    }
   });
 });
 
@@ -546,7 +562,7 @@ describe('titles in a line of plain text', () => {
     const inLine = `${FSI}${name}${PDI}`;
     const event = output(`events/${first.event}/index.html`);
     expect(titleOf(event)).toBe(`${inLine} · Video catalogue`);
-    expect(event).toMatch(new RegExp(`<meta name="description" content="\\d+ recorded talks? from ${inLine}">`));
+    expect(event).toMatch(new RegExp(`<meta name="description" content="\\d+\u00a0recorded talks? from ${inLine}">`));
     expect(output(`events/${first.event}/feed.atom`)).toContain(`<subtitle>Talks recorded at ${inLine}</subtitle>`);
     const speaker = output(`speaker/${termSlug(name)}/index.html`);
     expect(titleOf(speaker)).toBe(`${inLine} · Video catalogue`);
