@@ -50,22 +50,33 @@ export function spaceCjkWords(text: string): string {
 /**
  * Between the fields of a record's text. A result's excerpt is its text around a match, one line
  * to Pagefind, so the fields are told apart by a dash (not a dot: "·" is also a Chinese
- * character's mark, and the page takes out the spaces between those). A match in the title starts
- * the text, so the summary follows the title, and the fields a result shows of its own come last.
+ * character's mark, and the page takes out the spaces between those). The summary starts the
+ * text, and the fields a result shows of its own come last.
  */
 const FIELD_BREAK = '\n—\n';
 
+/**
+ * A result's title as Pagefind's `title` meta, which it searches (a phrase too) and ranks above the
+ * text: it is not in the text, whose excerpt a result shows under its title, which a match in the
+ * title repeated there. Its Chinese and Japanese words spaced as the text's are, the title as
+ * written beside it (`heading`, which the result shows) where that differs.
+ */
+function titleMeta(title: string): Record<string, string> {
+  const words = spaceCjkWords(title).trim();
+  return words === title ? { title } : { title: words, heading: title };
+}
+
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
-  // The excerpt is mostly the summary's words (the title's where there is none): marked as the talk page marks each.
+  // The excerpt is mostly the summary's words (where there is none, the names, tags and event, whose language the title's letters tell best): marked as the talk page marks each.
   const lang = textLanguageTag(talk.blurb || talk.title, talk.language);
   const titleLang = textLanguageTag(talk.title, talk.language);
   const speakers = named(talk.speakers);
   return {
     url: talkPath(talk),
-    // Bidirectional formatting is no word to search: an override in a title would reverse the rest of an excerpt.
-    content: spaceCjkWords(withoutBidiFormatting([talk.title, talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
+    // Bidirectional formatting is no word to search: an override in a summary would reverse the rest of an excerpt.
+    content: spaceCjkWords(withoutBidiFormatting([talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
     meta: {
-      title: talk.title,
+      ...titleMeta(talk.title),
       // One line of text in a result: a name's override left open would turn round the names after it, and the "!" that ends a Hebrew name would stand by the comma before it.
       speakers: speakers.map(isolatedAmongWords).join(', '),
       event: talk.category,
@@ -93,8 +104,8 @@ export function pageSearchRecord(page: CataloguePage): SearchRecord {
   return {
     url: sitePagePath(page.slug),
     // As a talk's: an override in its text would reverse the rest of the excerpt.
-    content: spaceCjkWords(withoutBidiFormatting([page.title, page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n'))),
-    meta: { title: page.title, kind: 'Page' },
+    content: spaceCjkWords(withoutBidiFormatting([page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n'))),
+    meta: { ...titleMeta(page.title), kind: 'Page' },
     filters: {},
   };
 }

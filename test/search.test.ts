@@ -32,8 +32,8 @@ async function pagefindChildren(): Promise<string[]> {
 describe('searchRecord', () => {
   it("leaves out bidirectional formatting, which would reverse the rest of an excerpt, and marks the excerpt's language by its letters", async () => {
     const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
-    const record = searchRecord({ ...talk, title: 'RTL \u202eoverride\u202c and \u2067isolate\u2069', blurb: 'In English.', language: 'Hebrew' });
-    expect(record.content).toMatch(/^RTL override and isolate\n—\nIn English\./);
+    const record = searchRecord({ ...talk, title: 'RTL \u202eoverride\u202c and \u2067isolate\u2069', blurb: 'In \u2067English\u2069.', language: 'Hebrew' });
+    expect(record.content).toMatch(/^In English\.\n—\n/);
     expect([record.filters.lang, record.filters.titleLang]).toEqual([['en'], undefined]);
     expect(searchRecord({ ...talk, title: 'פייתון', blurb: '', language: 'Hebrew' }).filters.lang).toEqual(['he']);
   });
@@ -42,7 +42,16 @@ describe('searchRecord', () => {
     const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
     const record = searchRecord({ ...talk, title: 'T', blurb: '', speakers: ['', '\u202eRLO first', 'Second Person'], tags: [' ', 'zz'], category: 'Conf' });
     expect(record.meta.speakers).toBe('\u2068\u202eRLO first\u2069, Second Person');
-    expect(record.content).toBe('T\n—\nRLO first, Second Person\n—\nzz\n—\nConf');
+    expect(record.content).toBe('RLO first, Second Person\n—\nzz\n—\nConf');
+  });
+
+  it("keeps the title out of the text a result's excerpt is cut from, in the title Pagefind searches and ranks first, its Chinese and Japanese words spaced as the text's", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const record = searchRecord({ ...talk, title: 'Five Outages', blurb: 'Incidents.', speakers: ['Ann Lee'], tags: [], category: 'Conf' });
+    expect([record.content, record.meta.title, record.meta.heading]).toEqual(['Incidents.\n—\nAnn Lee\n—\nConf', 'Five Outages', undefined]);
+    const japanese = searchRecord({ ...talk, title: 'Raspberry Pi で鴨川の水位を見守る', blurb: 'Sensors.' });
+    expect([japanese.meta.title, japanese.meta.heading]).toEqual(['Raspberry Pi で 鴨川 の 水位 を 見守る', 'Raspberry Pi で鴨川の水位を見守る']);
+    expect(japanese.content).not.toContain('水位');
   });
 
   // In one line of names set left to right, the "!" that ends a Hebrew name stood on its other side, by the comma.
@@ -58,7 +67,7 @@ describe('pageSearchRecord', () => {
   it("leaves out bidirectional formatting, as a talk's record does: an override in a page's text reversed the rest of its excerpt", async () => {
     const page = (await loadContent(DEMO_CONTENT)).catalogue.pages[0]!;
     const record = pageSearchRecord({ ...page, title: 'About \u202eus', description: 'Who \u2067we\u2069 are', body: 'The \u202bbody\u202c text.' });
-    expect(record.content).toBe('About us\nWho we are\nThe body text.');
+    expect(record.content).toBe('Who we are\nThe body text.');
     expect(record.meta.title).toBe('About \u202eus');
   });
 });

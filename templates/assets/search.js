@@ -143,8 +143,8 @@ async function reachOf(result, words) {
   const text = data.content.includes('\u200B') ? data.content.split('\u200B') : data.content.split(/[^\S\uFEFF]+/);
   // Pagefind indexes a word's parts too, at the word's location: "by" of "step-by-step", "params" of "rcParams".
   const parts = (word) => [word, ...word.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u)];
-  // It also finds the words of the fields that are only in a result's meta, which have no location.
-  const meta = [data.meta.language, data.meta.recorded, data.meta.kind].filter(Boolean).join(' ').split(/\s+/);
+  // It also finds the words of the fields that are only in a result's meta, which have no location: the title's among them.
+  const meta = [data.meta.title, data.meta.language, data.meta.recorded, data.meta.kind].filter(Boolean).join(' ').split(/\s+/);
   const matched = [...data.locations.map((i) => text[i] ?? ''), ...meta].flatMap(parts).map(bare);
   return words.map((word) => Math.max(0, ...matched.map((m) => sharedStart(m, word))));
 }
@@ -297,7 +297,7 @@ function resultItem(data) {
   const li = document.createElement('li');
   const a = document.createElement('a');
   a.href = data.url;
-  a.textContent = data.meta.title;
+  a.textContent = data.meta.heading ?? data.meta.title;
   a.dir = 'auto';
   const h = document.createElement('h2');
   h.append(a);
