@@ -4,6 +4,7 @@
 // loading every other one's (a build that finds nothing to do takes a third less time).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { basePathOf } from './base-path.ts';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { argumentsError, authority, counted, formatCount, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError, visible } from './errors.ts';
@@ -26,7 +27,7 @@ const contentOptions = {
 } as const;
 
 const siteOptions = {
-  'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps', default: DEFAULT_BASE_URL },
+  'base-url': { type: 'string', value: 'URL', description: "absolute URL the site is served at, for canonical links, feeds and sitemaps: a host's root, or a folder of it (https://user.github.io/talks), which every link of the site is then under", default: DEFAULT_BASE_URL },
   compress: { type: 'boolean', description: "also write .br/.gz copies of pages, sitemaps and assets (not feeds), for servers that send files as they are (nginx's gzip_static, Caddy's precompressed); our server and most hosts compress as they send" },
   'search-shard': {
     type: 'string',
@@ -42,7 +43,7 @@ const siteOptions = {
  */
 const servedSiteOptions = {
   ...siteOptions,
-  'base-url': { type: 'string', value: 'URL', description: 'absolute URL the site is served at, for canonical links, feeds and sitemaps (default: the address it listens at)' },
+  'base-url': { type: 'string', value: 'URL', description: "absolute URL the site is served at, for canonical links, feeds and sitemaps: a host's root, or a folder of it, which the site is then served under (default: the address it listens at)" },
 } as const;
 
 const listenOptions = {
@@ -96,7 +97,7 @@ export const serveCommand = {
     ...siteOptions,
   },
   otherwise: { out: 'dir' },
-  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
+  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host; give the build's --base-url.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
 export const startCommand = {
@@ -296,7 +297,17 @@ function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
   };
 }
 
-/** An absolute http(s) URL without query or fragment; a trailing slash is dropped. */
+/**
+ * A base path's segments: letters, digits and `-._~`, which a URL writes as they are, so that the path the pages
+ * write is the one the server reads (decoded) and the one a host's configuration names; not first a dot, as the
+ * server sends nothing from a hidden folder.
+ */
+const BASE_PATH = /^(?:\/[\w~-][\w.~-]*)*\/?$/;
+
+/**
+ * An absolute http(s) URL without query or fragment: a host's root, or a folder of it (https://user.github.io/talks,
+ * a GitHub Pages project site) whose path is the site's base path (base-path.ts). A trailing slash is dropped.
+ */
 export function checkBaseUrl(text: string): string {
   let url: URL | undefined;
   try {
@@ -305,11 +316,12 @@ export function checkBaseUrl(text: string): string {
     url = undefined;
   }
   if (!url || !/^https?:$/.test(url.protocol)) throw new OptionError(`--base-url must be an absolute http or https URL such as https://talks.example.org, got "${text}"`);
-  if (url.search || url.hash) throw new OptionError(`--base-url must be the root of a host, without a query or fragment (https://talks.example.org), got "${text}"`);
-  // The site's links are from its root (/video/12/…, /assets/…), as its API's addresses are.
-  if (url.pathname !== '/') throw new OptionError(`--base-url must be the root of a host (https://talks.example.org), not a folder on it ("${url.pathname}"): the site's links and API addresses start at the root, so serve it from a host or subdomain of its own`);
+  if (url.search || url.hash) throw new OptionError(`--base-url must be the root of a host or a folder of it, without a query or fragment (https://talks.example.org, https://user.github.io/talks), got "${text}"`);
+  if (!BASE_PATH.test(url.pathname)) {
+    throw new OptionError(`--base-url's path must be folder names of letters, digits and -._~, not starting with a dot (https://user.github.io/talks), got "${url.pathname}"`);
+  }
   // As URL reads it (a trailing "?" or "#" gone, a host in punycode), without the slash: links are written after it.
-  return url.origin;
+  return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
 }
 
 /**
@@ -465,7 +477,7 @@ export async function runServer(
   const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
   outliveOutput();
   const { startServer } = await import('./server.ts');
-  const running = await startServer({ writes: writer, dir: values.dir, ...settings });
+  const running = await startServer({ writes: writer, dir: values.dir, basePath: basePathOf(checkBaseUrl(values['base-url'])), ...settings });
   reportDrops(running, settings.maxConnections);
   onStopSignal(() => {
     const closed = running.close();

@@ -8,7 +8,8 @@ import { existsSync, lstatSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
-import { build, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
+import { basePathOf } from './base-path.ts';
+import { build, DEFAULT_BASE_URL, SAVE_AFTER, saveState, type BuildMemory, type BuildOptions, type BuildResult } from './build.ts';
 import { isHidden, isListed, WatchedListing } from './listing.ts';
 import { folderId } from './output.ts';
 import { startServer, type RunningServer } from './server.ts';
@@ -25,9 +26,9 @@ const FOLLOW_EVERY = 500;
 /** The watcher's events for a file, rather than a folder. */
 const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
 
-// Loaded from our own origin, so the pages' Content-Security-Policy allows it.
-const CLIENT = `(() => {
-  const source = new EventSource(${JSON.stringify(DEV_EVENTS)});
+// Loaded from our own origin, so the pages' Content-Security-Policy allows it; its events are under the site's base path, as it is.
+const clientScript = (basePath: string) => `(() => {
+  const source = new EventSource(${JSON.stringify(`${basePath}${DEV_EVENTS}`)});
   let box;
   source.addEventListener('reload', () => location.reload());
   // The page the search index serves, at whichever of its addresses (/search/index.html): its script holds the old index.
@@ -70,10 +71,11 @@ export interface DevServer extends RunningServer {
 
 /** Listens, builds, then watches the content and the templates to build again; close() stops the build that runs and saves the build state. */
 export async function startDev(options: DevOptions): Promise<DevServer> {
-  const pages = new OpenPages(options.out);
+  const basePath = basePathOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const pages = new OpenPages(options.out, clientScript(basePath));
   const builds = new Builds(options, pages);
   // Listening first: a port in use fails it before it builds into an output another server may be serving.
-  const server = await startServer({ dir: options.out, host: options.host, port: options.port, html: withClient, routes: (req, res, pathname) => pages.route(req, res, pathname), revalidate: true, quiet: true });
+  const server = await startServer({ dir: options.out, basePath, host: options.host, port: options.port, html: (page) => withClient(page, basePath), routes: (req, res, pathname) => pages.route(req, res, pathname), revalidate: true, quiet: true });
   builds.schedule();
   await builds.running;
   const watch = new FolderWatch(options, builds);
@@ -99,9 +101,10 @@ function hasOutput(out: string): boolean {
 }
 
 // `</body>` may be left out of HTML, and a layout of one's own may leave it out: the script then ends the page, in its body all the same.
-function withClient(page: string): string {
+// The script is under the site's base path, as its pages are.
+function withClient(page: string, basePath: string): string {
   const end = page.search(/<\/body>/i);
-  const script = `<script src="${DEV_CLIENT}"></script>`;
+  const script = `<script src="${basePath}${DEV_CLIENT}"></script>`;
   return end < 0 ? page + script : page.slice(0, end) + script + page.slice(end);
 }
 
@@ -128,7 +131,11 @@ class OpenPages {
   /** Whether the output holds a build to show: the folder's from before, or this server's. */
   built: boolean;
 
-  constructor(out: string) {
+  /** `client` is the script's text (DEV_CLIENT). */
+  constructor(
+    out: string,
+    private readonly client: string,
+  ) {
     this.built = hasOutput(out);
   }
 
@@ -140,8 +147,8 @@ class OpenPages {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Length': '0' });
       res.end();
     } else if (pathname === DEV_CLIENT) {
-      res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(CLIENT)) });
-      res.end(head ? undefined : CLIENT);
+      res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(this.client)) });
+      res.end(head ? undefined : this.client);
     } else {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       // A HEAD learns what a GET would open; no stream is kept for it.

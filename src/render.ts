@@ -5,13 +5,14 @@ import type { Eta } from 'eta/core';
 import { decodeHTMLAttribute } from 'entities';
 import { isolated, isolatedAmongWords } from './bidi.ts';
 import { categoryJson, categoryListJson, speakerListJson } from './api-lists.ts';
+import { basePathOf, rebased } from './base-path.ts';
 import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './load.ts';
 import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed, talkAtEvent } from './feeds.ts';
 import { recordFile } from './headers.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
-import { excerpt, linkedText, NOT_IN_HTML, PLAIN_LIST_MARK, renderMarkdown, sanitiseEmbed } from './markdown.ts';
+import { excerpt, linkedText, NOT_IN_HTML, PLAIN_LIST_MARK, renderMarkdown, sanitiseEmbed, type HeadingTop } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
 import { languageTag, textLanguageTag } from './languages.ts';
@@ -25,7 +26,10 @@ export type PageTemplate = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout' | '
 
 /** What pages need to know about the site itself. */
 export interface SiteInfo {
-  /** Absolute URL of the site's root, without the trailing slash: canonical links, feeds and sitemaps need it. */
+  /**
+   * Absolute URL of the site's root, without the trailing slash: canonical links, feeds and sitemaps need it. Its path,
+   * if any, is the folder of its host the site is served from (base-path.ts): templates are given it as `site.basePath`.
+   */
   baseUrl: string;
   /** The site's own pages that its navigation links to, in order (see navOf). */
   nav: readonly NavLink[];
@@ -501,7 +505,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     descriptionLang,
     // A summary that is its description word for word (13 of the pyvideo import's) is shown once, as the description.
     summary: sameWords(talk.summary, talk.description) ? [] : paragraphs(talk.summary),
-    description: renderMarkdown(talk.description, 3, descriptionLang),
+    description: siteMarkdown(site, talk.description, 3, descriptionLang),
     metaDescription: description,
     player,
     downloads: downloadsFor(talk),
@@ -536,6 +540,8 @@ export class SiteRenderer {
   private readonly eta: Eta;
   /** Where a render failed (see renderFailureAt): made on the first failure, never on a page that renders. */
   private failureAt?: ReturnType<typeof renderFailureAt>;
+  /** The site as templates see it: with its base path (`/talks`, '' at a host's root), which they write before each of the site's own addresses. */
+  private readonly templateSite: SiteInfo & { basePath: string };
 
   /**
    * `folder` is the templates folder as it was given: errors name the template's file in it, at their places in
@@ -548,6 +554,7 @@ export class SiteRenderer {
     private readonly written = templates,
   ) {
     this.eta = newEta();
+    this.templateSite = { ...site, basePath: basePathOf(site.baseUrl) };
     for (const name of TEMPLATE_NAMES) if (templates[name] === undefined) throw new TemplateError([`${templateFile(folder, name)} is missing`]);
     // Every template that does not compile is named at once, one a line.
     const failures = loadTemplates(this.eta, templates, folder);
@@ -557,7 +564,7 @@ export class SiteRenderer {
   /** Renders with the template `name`; a failure names the template and line it came from, and the page when it is known. */
   private render<N extends keyof TemplateData>(name: N, data: TemplateData[N], page?: string): string {
     // Beside the data, what every template may use: the site, the helper that counts in words and the one that links addresses in text.
-    const input = { ...data, site: this.site, counted: countedOnOneLine, formatCount, linked: linkedText };
+    const input = { ...data, site: this.templateSite, counted: countedOnOneLine, formatCount, linked: linkedText };
     try {
       return this.eta.render(`@${name}`, input).replace(NOT_IN_HTML, '');
     } catch (err) {
@@ -611,6 +618,9 @@ export class SiteRenderer {
 
 const canonical = (site: SiteInfo, p: string) => `${site.baseUrl}${p}`;
 
+/** Content's Markdown as a page of the site shows it: its addresses from the site's root under the site's base path. */
+const siteMarkdown = (site: SiteInfo, source: string, top: HeadingTop, lang?: string) => rebased(renderMarkdown(source, top, lang), basePathOf(site.baseUrl));
+
 /** A page of the list at `path`: its pager's links, and its own address as the canonical one. */
 const paged = (site: SiteInfo, path: string, page: ListPage) => ({ page: pageLinks(path, page), canonical: canonical(site, pagePath(path, page.number)) });
 
@@ -627,7 +637,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     recordedFrom,
     recordedTo,
     website: event.url,
-    description: renderMarkdown(event.description, 2),
+    description: siteMarkdown(site, event.description, 2),
     total,
     days: byRecordingDay(talks.map(listItem)),
     feeds,
@@ -642,7 +652,7 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     url: sitePagePath(slug),
     canonical: canonical(site, sitePagePath(slug)),
     description,
-    content: renderMarkdown(body, 2),
+    content: siteMarkdown(site, body, 2),
     editUrl: editLink(site, name),
   }),
   'not-found': () => ({}),

@@ -42,6 +42,7 @@ import {
   type ListName,
   type PageName,
 } from './headers.ts';
+import { sitePathOf } from './base-path.ts';
 import { authority } from './cli.ts';
 import { contains } from './paths.ts';
 import { inertJson } from './record.ts';
@@ -602,6 +603,11 @@ export interface WriteHandler {
 interface ServerOptions {
   /** The folder to serve: a build's output. */
   dir: string;
+  /**
+   * The folder of the host the site was built for (base-path.ts): its files are served under it, as the host
+   * serves them, and `/` is sent on to it. '' or absent at the root.
+   */
+  basePath?: string;
   /** Rewrites every HTML page before it is sent (the dev server adds its live-reload script). */
   html?: (page: string) => string;
   /**
@@ -876,6 +882,20 @@ class Handler {
     this.files = new FileSender(this.folder, options);
   }
 
+  private get base(): string {
+    return this.options.basePath ?? '';
+  }
+
+  /**
+   * Sends a request for the base path without its slash to the site's home page, as GitHub Pages does (301), and one
+   * for the host's root there too, as a preview of a site built for a folder does (Vite's, which Astro's is: 302, as
+   * at the host itself `/` is another site's).
+   */
+  private toSite(req: IncomingMessage, res: ServerResponse, requested: string): void {
+    const status = requested === '/' ? 302 : 301;
+    send(res, status, ['Location', `${this.base}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       // Node's parser stops reading a connection after a request that asks to upgrade it; we never upgrade, so end it instead of leaving it stuck.
@@ -886,8 +906,10 @@ class Handler {
       // The asterisk-form asks about the server as a whole (RFC 9110 9.3.7): it takes a record's methods, the most any
       // path takes. No other method may ask it (RFC 9112 3.2.4), which nginx answers 400 too.
       if (req.url === '*') return req.method === 'OPTIONS' ? allowed(res, RECORD_ALLOW) : send(res, 400, BAD_REQUEST);
-      const pathname = safePath(req.url);
-      if (pathname === null) return await this.files.notFound(req, res);
+      const requested = safePath(req.url);
+      if (requested === null) return await this.files.notFound(req, res);
+      const pathname = sitePathOf(this.base, requested);
+      if (pathname === null) return requested === '/' || requested === this.base ? this.toSite(req, res, requested) : await this.files.notFound(req, res);
       if (this.options.routes?.(req, res, pathname)) return;
       // Below /api/v2 everything is the API's and answers as it does; /api/ itself is the page explaining it.
       if (pathname === '/api/v2' || pathname.startsWith('/api/v2/')) {
@@ -972,7 +994,7 @@ class Handler {
     if (await this.files.serve(req, res, rel, () => void this.files.notFound(req, res))) return;
     if (!pathname.endsWith('/') && (await this.folder.lookup(path.join(this.folder.root, pathname, 'index.html')))) {
       // A folder asked for without its slash: send the client to the canonical URL so relative links work.
-      return send(res, 301, ['Location', `${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
+      return send(res, 301, ['Location', `${this.base}${encodePath(pathname)}/${queryOf(req.url ?? '')}`, 'Content-Length', '0', ...NOSNIFF]);
     }
     return this.files.notFound(req, res);
   }
@@ -1221,7 +1243,7 @@ export async function startServer(options: ServerOptions & { host: string; port:
   const { port } = run.server.address() as AddressInfo;
   return {
     server: run.server,
-    url: `http://${authority(options.host, port)}/`,
+    url: `http://${authority(options.host, port)}${options.basePath ?? ''}/`,
     currentEtag: (rel) => run.handler.currentEtag(rel),
     close: () => run.close(),
   };

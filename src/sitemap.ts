@@ -3,6 +3,7 @@
 // The protocol asks for no order: entries come in the order the plan lists
 // its pages, so that an edit changes the sitemaps its pages are in, not the
 // order of every URL after them.
+import { basePathOf } from './base-path.ts';
 import { escapeMarkup } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
@@ -59,6 +60,7 @@ export function sitemapIndexXml(paths: string[], site: Pick<SiteInfo, 'baseUrl'>
   return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${maps.join('')}</sitemapindex>\n`;
 }
 
+/** Crawlers read robots.txt at a host's root only: a site served from a folder of its host gives its lines to the host's. */
 export function robotsTxt(site: Pick<SiteInfo, 'baseUrl'>): string {
-  return `User-agent: *\nDisallow: /api/v2/\n\nSitemap: ${site.baseUrl}/sitemap.xml\n`;
+  return `User-agent: *\nDisallow: ${basePathOf(site.baseUrl)}/api/v2/\n\nSitemap: ${site.baseUrl}/sitemap.xml\n`;
 }

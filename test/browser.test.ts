@@ -3,11 +3,13 @@
 // checked with axe (WCAG 2.2 AA) at desktop and phone widths and photographed;
 // search is driven from the keyboard; nothing a talk says may run as script.
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { XMLValidator } from 'fast-xml-parser';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { decodeHTMLAttribute } from 'entities';
+import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { buildSearchIndex, fragmentFiles } from '../src/search.ts';
@@ -59,11 +61,11 @@ beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
 }, 60_000);
 
-/** Builds `content` into the folder `name` of the test's own and serves it on an ephemeral port. */
-async function serveBuilt(content: string, name: string, options: { searchShardSize?: number } = {}): Promise<RunningServer> {
+/** Builds `content` into the folder `name` of the test's own and serves it on an ephemeral port, under the folder `basePath` if given. */
+async function serveBuilt(content: string, name: string, options: { searchShardSize?: number; baseUrl?: string } = {}, basePath?: string): Promise<RunningServer> {
   const result = await build({ content, out: path.join(dir, name), templates: TEMPLATES, ...options });
   if (!result.ok) throw new Error(result.errors.join('\n'));
-  return startServer({ dir: path.join(dir, name), host: '127.0.0.1', port: 0, quiet: true });
+  return startServer({ dir: path.join(dir, name), basePath, host: '127.0.0.1', port: 0, quiet: true });
 }
 
 /** One event of the demo catalogue (Kamogawa's) with a talk of the test's in `file`, built into the folder `name` and served. */
@@ -1004,4 +1006,77 @@ describe('search over a catalogue whose fragments share files', () => {
       await own.close();
     }
   }, 60_000);
+});
+
+describe('a site built for a folder of its host (a GitHub Pages project site), served under it', () => {
+  const FOLDER = '/talks';
+  let folder: RunningServer;
+  let origin: string;
+
+  beforeAll(async () => {
+    folder = await serveBuilt(DEMO_CONTENT, 'folder-dist', { baseUrl: `https://user.github.io${FOLDER}/` }, FOLDER);
+    origin = new URL(folder.url).origin;
+  }, 60_000);
+
+  afterAll(() => folder?.close());
+
+  /** The addresses a page names: its links, scripts, images, forms and the target of a refresh, as written (entities decoded). */
+  const addresses = (html: string) => [...html.matchAll(/\s(?:href|src|action|poster)="([^"]*)"|<meta http-equiv="refresh" content="\d+; url=([^"]*)"/g)].map((m) => decodeHTMLAttribute(m[1] ?? m[2]!));
+
+  it('reaches every page from the home page, and each address any page names on this host is under the folder and answers', async () => {
+    const queue = [`${FOLDER}/`];
+    const seen = new Set(queue);
+    const pages = new Set<string>();
+    const escaped: string[] = [];
+    const failed: string[] = [];
+    while (queue.length > 0) {
+      const at = queue.shift()!;
+      const res = await fetch(`${origin}${at}`, { redirect: 'manual' });
+      if (res.status !== 200) failed.push(`${at}: ${res.status}`);
+      const type = res.headers.get('content-type') ?? '';
+      if (!type.startsWith('text/html')) {
+        await res.arrayBuffer();
+        continue;
+      }
+      pages.add(at);
+      for (const address of addresses(await res.text())) {
+        const url = new URL(address, `${origin}${at}`);
+        if (url.origin !== origin) continue;
+        if (!url.pathname.startsWith(`${FOLDER}/`)) escaped.push(`${at} → ${address}`);
+        const next = `${url.pathname}${url.search}`;
+        if (!seen.has(next)) {
+          seen.add(next);
+          queue.push(next);
+        }
+      }
+    }
+    expect(escaped).toEqual([]);
+    expect(failed).toEqual([]);
+    // Every page of the folder, as the host maps it: dist/events/index.html is /talks/events/. Redirects (old
+    // addresses, short links) and the page for a miss are linked from nowhere, as they should be.
+    const built = await fg('**/index.html', { cwd: path.join(dir, 'folder-dist') });
+    const redirects = built.filter((file) => readFileSync(path.join(dir, 'folder-dist', file), 'utf8').includes('http-equiv="refresh"'));
+    const expected = built.filter((file) => !redirects.includes(file)).map((file) => `${FOLDER}/${file.replace(/(^|\/)index\.html$/, '$1')}`);
+    expect(expected.filter((page) => !pages.has(page))).toEqual([]);
+    // A redirect sends the browser to the page under the folder too.
+    for (const file of redirects) for (const address of addresses(readFileSync(path.join(dir, 'folder-dist', file), 'utf8'))) expect(address, file).toMatch(/^\/talks\/|^https:\/\/user\.github\.io\/talks\//);
+  });
+
+  it('finds a talk on the search page, whose result opens it, without a request outside the folder', async () => {
+    const { page, problems } = await openPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.origin === origin && !url.pathname.startsWith(`${FOLDER}/`)) outside.push(url.pathname);
+    });
+    await page.goto(`${origin}${FOLDER}/search/`);
+    await page.locator('#q').fill('outages');
+    await expect.poll(() => page.locator('#results li h2').allTextContents()).toEqual(['asyncio in Production: Five Outages and What They Taught Us']);
+    expect(await page.locator('#results a').first().getAttribute('href')).toBe(`${FOLDER}/video/12/asyncio-in-production-lessons/`);
+    await page.locator('#results a').first().click();
+    await page.waitForURL(`${origin}${FOLDER}/video/12/asyncio-in-production-lessons/`);
+    expect(await page.locator('h1').textContent()).toBe('asyncio in Production: Five Outages and What They Taught Us');
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  });
 });

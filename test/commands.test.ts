@@ -16,8 +16,15 @@ describe('checkBaseUrl', () => {
     expect(checkBaseUrl('https://bücher.example')).toBe('https://xn--bcher-kva.example');
   });
 
-  it('refuses what is not the root of an http(s) host', () => {
-    for (const bad of ['talks.example.org', 'ftp://example.org', 'https://example.org/catalogue/', 'https://example.org/?x=1']) expect(() => checkBaseUrl(bad), bad).toThrow(/--base-url must be/);
+  it('takes a folder of a host, with or without its trailing slash, which is the base path the pages write', () => {
+    expect(checkBaseUrl('https://user.github.io/talks/')).toBe('https://user.github.io/talks');
+    expect(checkBaseUrl('https://user.github.io/talks')).toBe('https://user.github.io/talks');
+    expect(checkBaseUrl('http://127.0.0.1:8080/a/b-2_x.y~z/')).toBe('http://127.0.0.1:8080/a/b-2_x.y~z');
+  });
+
+  it('refuses what is not an http(s) host or a folder of it named as the server reads it', () => {
+    for (const bad of ['talks.example.org', 'ftp://example.org', 'https://example.org/?x=1', 'https://example.org/my%20talks/', 'https://example.org//talks', 'https://example.org/tälks', 'https://example.org/talks//', 'https://example.org/.talks/', 'https://example.org/a/.b'])
+      expect(() => checkBaseUrl(bad), bad).toThrow(/--base-url/);
   });
 });
 

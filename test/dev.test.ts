@@ -169,6 +169,22 @@ describe('npm run dev', () => {
     stream.close();
   });
 
+  it('serves a site built for a folder of its host under that folder, its reloading script and events too', async () => {
+    const { server, content } = await devOnDemo({ baseUrl: 'http://127.0.0.1:8080/talks/' });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/talks\/$/);
+    const page = await raw(server.url, 'GET', '/talks/');
+    expect(page.text).toContain(`<script src="/talks${DEV_CLIENT}"></script></body>`);
+    const client = await raw(server.url, 'GET', `/talks${DEV_CLIENT}`);
+    expect([client.status, client.text]).toEqual([200, expect.stringContaining(`new EventSource("/talks${DEV_EVENTS}")`)]);
+    expect((await raw(server.url, 'GET', DEV_CLIENT)).status).toBe(404);
+    const stream = await events(new URL(`/talks${DEV_EVENTS}`, server.url).href);
+    const file = path.join(content, 'tidewater-python-2024', 'videos', 'asyncio-in-production-lessons.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^title: .*$/m, 'title: "Edited under a folder"'));
+    await stream.next('reload');
+    expect(JSON.parse((await raw(server.url, 'GET', '/talks/api/v2/video/12', { accept: 'application/json' })).text).title).toBe('Edited under a folder');
+    stream.close();
+  });
+
   it("has the search page reload once the search index is built, at any of its addresses, and no other page", async () => {
     const { server } = await devOnDemo();
     const client = (await raw(server.url, 'GET', DEV_CLIENT)).text;

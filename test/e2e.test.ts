@@ -201,9 +201,9 @@ describe('commands', () => {
     const url = cli('build', ['--base-url', 'talks.example.org']);
     expect(url.status).toBe(2);
     expect(url.stderr).toBe('build: --base-url must be an absolute http or https URL such as https://talks.example.org, got "talks.example.org"\nRun "npm run build -- --help" for the options.\n');
-    const folder = cli('build', ['--base-url', 'https://example.org/catalogue/']);
+    const folder = cli('build', ['--base-url', 'https://example.org/my catalogue/']);
     expect(folder.status).toBe(2);
-    expect(folder.stderr).toContain('--base-url must be the root of a host (https://talks.example.org), not a folder on it ("/catalogue/")');
+    expect(folder.stderr).toContain('--base-url\'s path must be folder names of letters, digits and -._~, not starting with a dot (https://user.github.io/talks), got "/my%20catalogue/"');
     expect(cli('serve', ['--port', '70000']).status).toBe(2);
     // Each of Node's reasons, in the commands' words; a command's arguments too.
     const said = (name: string, args: string[]) => {
@@ -526,6 +526,23 @@ describe('serve and start', () => {
     const next = JSON.parse((await raw(url, 'GET', '/api/v2/video/')).text).next;
     expect((await raw(url, 'GET', new URL(next).pathname + new URL(next).search)).status).toBe(200);
     expect(next.startsWith(url)).toBe(true);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('start: with a folder in --base-url, builds the site for it and serves it under it, as its host would', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    const server = startCli('start', [...buildArgs(out), '--port', '0', '--base-url', 'https://user.github.io/talks/']);
+    const origin = new URL(await server.url).origin;
+    expect(server.output()).toMatch(/serving .* at http:\/\/127\.0\.0\.1:\d+\/talks\/ \(Ctrl\+C to stop\)/);
+    const home = await raw(origin, 'GET', '/talks/');
+    expect(home.text).toContain('<link rel="canonical" href="https://user.github.io/talks/">');
+    expect(home.text).toContain('<link rel="stylesheet" href="/talks/assets/style.css">');
+    expect((await raw(origin, 'GET', '/')).headers.location).toBe('/talks/');
+    const record = await raw(origin, 'GET', '/talks/api/v2/video/12', { accept: 'application/json' });
+    expect([record.status, record.headers.allow, JSON.parse(record.text).id]).toEqual([200, 'GET, PUT, PATCH, HEAD, OPTIONS', 12]);
+    // Read-only without --tokens, as at a root.
+    expect((await raw(origin, 'PATCH', '/talks/api/v2/video/12', { 'content-type': 'application/json' }, '{}')).status).toBe(401);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });

@@ -254,6 +254,35 @@ describe('listed talks', () => {
   });
 });
 
+describe('a site served from a folder of its host', () => {
+  it("writes the folder before every address of the site's own on every kind of page, and before the links of its content's Markdown", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const site = { ...SITE, baseUrl: 'https://user.github.io/talks', nav: [{ title: 'About', url: '/about/' }] };
+    const pages = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages);
+    const renderer = new SiteRenderer(templates, site, 'templates');
+    const kinds = new Set<string>();
+    const outside = (html: string) => [...html.matchAll(/\s(?:href|src|action)="([^"#]+)"|url=([^"]+)"/g)].map((m) => m[1] ?? m[2]!).filter((a) => a.startsWith('/') && !a.startsWith('/talks/'));
+    for (const job of pages.filter((p) => p.kind === 'page' || p.kind === 'redirect')) {
+      kinds.add(job.kind === 'page' ? job.template : job.kind);
+      expect(outside(renderer.output(job)), job.path).toEqual([]);
+    }
+    expect([...kinds].sort()).toEqual(['api', 'event', 'events', 'home', 'listing', 'not-found', 'page', 'redirect', 'search', 'terms']);
+    for (const job of planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)) {
+      const talk = { ...loadFullTalk(DEMO_CONTENT, job.talk), description: 'See [the events](/events/).' };
+      const html = renderer.talk({ ...job, talk });
+      expect(outside(html), job.talk.slug).toEqual([]);
+      expect(html).toContain('<a href="/talks/events/" rel="nofollow ugc noopener">the events</a>');
+    }
+    const about = renderer.output(pages.find((p) => p.path === 'about/index.html')!);
+    expect(about).toContain('<a href="/talks/events/" rel="nofollow ugc noopener">event</a>');
+    expect(about).toContain('<li><a href="/talks/about/" aria-current="page">About</a></li>');
+    const search = renderer.output(pages.find((p) => p.path === 'search/index.html')!);
+    expect(search).toContain(' data-base="/talks"');
+    expect(search).toContain('<script type="module" src="/talks/assets/search.js"></script>');
+  });
+});
+
 describe("an event's page", () => {
   it('starts its description\'s headings at h2, right under its h1, as the talks\' h2 that follows', async () => {
     const { templates } = await loadTheme(TEMPLATES);

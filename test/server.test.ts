@@ -1484,8 +1484,8 @@ function serveCli(args: string[]) {
   return { child, url, exited, waitFor, output: () => output };
 }
 
-/** A server of `dir` whose writes `handle` answers, taking any credentials. */
-const withWrites = (dir: string, handle: WriteHandler['handle']) => startServer({ dir, host: '127.0.0.1', port: 0, quiet: true, writes: { refusal: () => undefined, handle } });
+/** A server of `dir` (under the folder `basePath`, if given) whose writes `handle` answers, taking any credentials. */
+const withWrites = (dir: string, handle: WriteHandler['handle'], basePath?: string) => startServer({ dir, basePath, host: '127.0.0.1', port: 0, quiet: true, writes: { refusal: () => undefined, handle } });
 
 /** Sends raw bytes and collects everything until the server closes the connection. */
 function exchange(port: number, request: string): Promise<string> {
@@ -1509,3 +1509,63 @@ function keptOpen(port: number): Promise<Socket> {
 }
 
 const connections = (server: RunningServer) => new Promise<number>((resolve, reject) => server.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+describe('a site served under the folder it was built for (basePath)', () => {
+  let dir: string;
+  let served: RunningServer;
+  let base: string;
+  const written: string[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'vc-base-'));
+    await writeOutput(path.join(dir, 'out'));
+    served = await withWrites(
+      path.join(dir, 'out'),
+      async (req, res, id) => {
+        written.push(`${req.method} ${id}`);
+        res.writeHead(204).end();
+      },
+      '/talks',
+    );
+    base = new URL(served.url).origin;
+  });
+
+  afterAll(async () => {
+    await served?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('names the folder in its URL, and serves the files under it as the host maps them', async () => {
+    expect(served.url).toBe(`${base}/talks/`);
+    expect((await raw(base, 'GET', '/talks/')).text).toBe(OUTPUT['index.html']);
+    expect((await raw(base, 'GET', '/talks/assets/style.css')).text).toBe(OUTPUT['assets/style.css']);
+    const record = await raw(base, 'GET', '/talks/api/v2/video/1', { accept: 'application/json' });
+    expect([record.status, record.headers.vary, record.headers.allow, record.text]).toEqual([200, 'Accept', 'GET, PUT, PATCH, HEAD, OPTIONS', OUTPUT['api/v2/video/1']]);
+    expect(record.headers.etag).toBe(await served.currentEtag('api/v2/video/1'));
+    const missing = await raw(base, 'GET', '/talks/api/v2/video/99');
+    expect([missing.status, missing.text]).toEqual([404, '{"detail": "Not found."}']);
+  });
+
+  it('sends the folder without its slash, and the host root, to the home page; a folder of the site keeps the folder in its redirect', async () => {
+    const folder = await raw(base, 'GET', '/talks?x=1');
+    expect([folder.status, folder.headers.location]).toEqual([301, '/talks/?x=1']);
+    const root = await raw(base, 'GET', '/');
+    expect([root.status, root.headers.location]).toEqual([302, '/talks/']);
+    const inner = await raw(base, 'GET', '/talks/video/1/talk-1');
+    expect([inner.status, inner.headers.location]).toEqual([301, '/talks/video/1/talk-1/']);
+  });
+
+  it('answers a path outside the folder with the site\'s 404, as the host would: the site has no file there', async () => {
+    for (const outside of ['/index.html', '/api/v2/video/1', '/assets/style.css', '/talksx/', '/video/1/talk-1/']) {
+      const res = await raw(base, 'GET', outside);
+      expect([res.status, res.text], outside).toEqual([404, OUTPUT['404.html']]);
+    }
+  });
+
+  it('takes writes to a record under the folder', async () => {
+    const put = await raw(base, 'PUT', '/talks/api/v2/video/2', { 'content-type': 'application/json', authorization: 'Token x' }, '{}');
+    const patch = await raw(base, 'PATCH', '/talks/api/v2/video/3', { 'content-type': 'application/json', authorization: 'Token x' }, '{}');
+    expect([put.status, patch.status]).toEqual([204, 204]);
+    expect(written).toEqual(['PUT 2', 'PATCH 3']);
+  });
+});

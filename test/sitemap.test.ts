@@ -40,4 +40,8 @@ describe('sitemaps', () => {
     expect(new XMLParser().parse(xml).sitemapindex.sitemap).toEqual([{ loc: 'https://talks.example.org/sitemap-1.xml' }, { loc: 'https://talks.example.org/sitemap-2.xml' }]);
     expect(robotsTxt(SITE)).toContain('Sitemap: https://talks.example.org/sitemap.xml\n');
   });
+
+  it("keeps crawlers out of the API under a folder of the host the site is served from, for the host's robots.txt", () => {
+    expect(robotsTxt({ baseUrl: 'https://user.github.io/talks' })).toBe('User-agent: *\nDisallow: /talks/api/v2/\n\nSitemap: https://user.github.io/talks/sitemap.xml\n');
+  });
 });

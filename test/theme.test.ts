@@ -208,7 +208,7 @@ describe('relativeAssets', () => {
     const dir = path.join(await tempDir('vc-theme-'), 'templates');
     await cp(TEMPLATES, dir, { recursive: true });
     const layout = path.join(dir, 'layout.eta');
-    await writeFile(layout, (await readFile(layout, 'utf8')).replace('href="/assets/style.css"', 'href="assets/style.css"'));
+    await writeFile(layout, (await readFile(layout, 'utf8')).replace('href="<%= it.site.basePath %>/assets/style.css"', 'href="assets/style.css"'));
     const lines = (await readFile(layout, 'utf8')).split('\n');
     const line = lines.findIndex((l) => l.includes('"assets/style.css"'));
     const col = lines[line]!.indexOf('assets/style.css') + 1;

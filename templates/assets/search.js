@@ -1,6 +1,8 @@
 // The search page: Pagefind's index, queried as you type. Results are built
 // with DOM methods from text, so nothing in a talk's fields can run as script.
 const form = document.getElementById('search-form');
+// The folder of its host the site is served from (/talks), before each of its addresses; absent at a host's root.
+const base = form.dataset.base ?? '';
 const input = document.getElementById('q');
 const status = document.getElementById('search-status');
 /** Sets the status only when its words change: some screen readers read a live region out again whenever its text is replaced, even by the same words, at every keystroke. */
@@ -56,8 +58,9 @@ for (const select of selects) {
 // while a search on the main thread still answers a keystroke in about 50 ms.
 // The site's pages have an index of their own (PAGES_INDEX in src/search-shards.ts), searched as one more shard.
 async function openIndex(dir) {
-  const index = await import(`${dir}pagefind.js`);
-  await index.options({ excerptLength: 30, noWorker: true });
+  const index = await import(`${base}${dir}pagefind.js`);
+  // A result's URL is the page's path from the site's root, which Pagefind writes after baseUrl.
+  await index.options({ excerptLength: 30, noWorker: true, baseUrl: `${base}/` });
   // Its script loads the index itself (its entry, metadata and WebAssembly) in the background, and a search waits
   // for that: an empty query waits for it alone, and fails if it cannot load, where a search would fail unseen.
   await index.preload('');
@@ -89,7 +92,7 @@ function unavailable() {
   // Said once, as say() does: a query typed after it would have it read out again.
   if (status.querySelector('a')) return;
   const all = document.createElement('a');
-  all.href = '/talks/';
+  all.href = `${base}/talks/`;
   all.textContent = 'all talks';
   status.replaceChildren('Search could not be loaded: reload the page, or browse ', all, '.');
 }
