@@ -994,10 +994,22 @@ function recordedDate(value: unknown, note: Note): string | null {
   return null;
 }
 
+/**
+ * A week in seconds, which no recording runs; PyCon FR 2016's 47 talks hold their lengths in milliseconds (1,513,080
+ * for a 25-minute talk), past it. Read as milliseconds, such a length is a talk's when it is half a day at most.
+ */
+const MILLISECONDS_FROM = 7 * 86_400;
+const LONGEST_RECORDING = 12 * 3_600;
+
 function durationOf(source: Record<string, unknown>, note: Note): number | null {
   const raw = source.duration ?? source[',duration'];
   if (source.duration === undefined && source[',duration'] !== undefined) note('field ",duration" read as duration');
-  if (Number.isInteger(raw) && (raw as number) >= 0) return raw as number;
+  if (Number.isInteger(raw) && (raw as number) >= 0) {
+    const seconds = Math.round((raw as number) / 1000);
+    if ((raw as number) < MILLISECONDS_FROM || seconds > LONGEST_RECORDING) return raw as number;
+    note('duration: milliseconds (over a week as seconds) → seconds');
+    return seconds;
+  }
   if (raw != null) note('duration: not a whole non-negative number → null');
   return null;
 }

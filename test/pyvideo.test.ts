@@ -149,6 +149,15 @@ describe('convertTalk', () => {
     expect(convert({ ...record, duration: 2801, videos }).value.video_mp4_length).toBe(2800);
   });
 
+  it("reads a duration of more than a week that is a talk's length in milliseconds (PyCon FR 2016's 47 talks) as milliseconds, and counts it", () => {
+    // 1,513,080 "seconds" is 17 days; as milliseconds, 25 minutes, as the talk runs.
+    const { value, notes } = convert({ ...record, duration: 1513080 });
+    expect(value.duration).toBe(1513);
+    expect(notes.map((n) => n.kind)).toContain('duration: milliseconds (over a week as seconds) → seconds');
+    // What is not a talk's length in milliseconds either stays as written: a day's stream, a week's, 20 days of milliseconds.
+    for (const duration of [1800, 86400 * 2, 604799, 1728000000]) expect(convert({ ...record, duration }).value.duration, String(duration)).toBe(duration);
+  });
+
   it('says where a video URL that is not an http(s) URL went', () => {
     const { value, notes } = convert({ ...record, videos: [{ type: 'mp4', url: 'ftp://e.org/a.mp4' }, { type: 'youtube', url: 'rtmp://e.org/live' }] });
     expect(value.whiteboard).toContain('ftp://e.org/a.mp4');
