@@ -325,7 +325,7 @@ class Rendering {
  * alone (a worker thread does, for very many talks: see RENDER_IN_THREAD_FROM),
  * and threads join it for what is left once the index is written. Two
  * render threads beside Pagefind made a cold build of the pyvideo import
- * slower, 24.6 s against 20.5 s on this thread alone (see the README's benchmarks).
+ * slower, 24.6 s against 20.5 s on this thread alone (see docs/performance.md).
  */
 async function renderJobs(
   w: Work,

@@ -3,7 +3,7 @@
 // sitemaps are, and as Jekyll's and Eleventy's feed plugins write theirs from
 // templates: the catalogue has a feed per event, speaker and tag (48,000 on
 // the pyvideo import), and a feed library's object-to-XML pass took 40% of a
-// build's rendering (4.8 s against 0.4 s; see the README's benchmarks).
+// build's rendering (4.8 s against 0.4 s; see docs/performance.md).
 import { isolatedAmongWords } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { CatalogueTalk } from './load.ts';
