@@ -345,7 +345,7 @@ describe('planSite: the A–Z indexes', () => {
 });
 
 describe('planSite: feeds', () => {
-  it("carry each talk's excerpt, never its whole description: 50 talks of 200 KB descriptions make a feed of tens of KB, as README says", async () => {
+  it("carry each talk's excerpt, never its whole description: 50 talks of 200 KB descriptions make a feed of tens of KB, as docs/site.md says", async () => {
     const content = await tempDir('vc-plan-feeds-');
     await mkdir(path.join(content, 'conf', 'videos'), { recursive: true });
     await writeFile(path.join(content, 'conf', 'category.yaml'), 'title: Conf\n');
