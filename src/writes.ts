@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import * as z from 'zod';
-import { build, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
+import { basePathOf } from './base-path.ts';
+import { build, DEFAULT_BASE_URL, SAVE_AFTER, saveState, type BuildOptions, type BuildResult } from './build.ts';
 import { slugFromTitle } from './collections.ts';
 import type { ContentError } from './errors.ts';
 import { API_JSON_HEADERS, detailJson, etagMatches, etagOf, HEADERS, httpDate, NOT_FOUND, RECORD_ALLOW, RECORD_OPTIONS, recordFile } from './headers.ts';
@@ -573,7 +574,8 @@ export class RecordWriter implements WriteHandler {
     const served = isLive(talk) ? await readWithStats(path.join(this.options.out, 'api', 'v2', 'video', String(talk.id))) : undefined;
     const body = served ? served.bytes.toString('utf8') : serialiseRecord(loadFullTalk(this.options.content, talk));
     const headers: Record<string, string> = { ...HEADERS.record, ETag: etagOf(served?.bytes ?? Buffer.from(body)), ...(served ? { 'Last-Modified': served.stats.mtime.toUTCString() } : {}) };
-    if (status === 201) headers.Location = `/${recordFile(talk.id)}`;
+    // Under the folder of its host the site is served from, as the record's own path is.
+    if (status === 201) headers.Location = `${basePathOf(this.options.baseUrl ?? DEFAULT_BASE_URL)}/${recordFile(talk.id)}`;
     return { status, body, headers };
   }
 }

@@ -663,13 +663,18 @@ describe('writes through the API', () => {
   });
 });
 
+/** A folder of the test's own (`prefix`) holding a copy of the demo content and a tokens file with one token, `key`. */
+async function demoWithToken(prefix: string) {
+  const dir = await tempDir(prefix);
+  const contentDir = path.join(dir, 'content');
+  await cp(DEMO_CONTENT, contentDir, { recursive: true });
+  const tokens = path.join(dir, 'tokens.txt');
+  return { dir, contentDir, tokens, key: await addToken(tokens, 'editor') };
+}
+
 describe('serve --tokens', () => {
   it('takes writes through the real command, and refuses a tokens file inside the served folder', async () => {
-    const dir = await tempDir('vc-serve-writes-');
-    const contentDir = path.join(dir, 'content');
-    await cp(DEMO_CONTENT, contentDir, { recursive: true });
-    const tokens = path.join(dir, 'tokens.txt');
-    const key = await addToken(tokens, 'cli');
+    const { dir, contentDir, tokens, key } = await demoWithToken('vc-serve-writes-');
     const args = ['--dir', path.join(dir, 'dist'), '--content', contentDir, '--cache', path.join(dir, 'cache'), '--tokens', tokens, '--port', '0', '--quiet'];
     const child = startCommand('serve', args);
     try {
@@ -707,5 +712,21 @@ describe('serve --tokens', () => {
     await symlink(dir, linked);
     const throughLink = path.join(linked, 'tokens.txt');
     expect(await refusal(throughLink)).toEqual({ code: 2, err: expect.stringContaining(`--tokens ${throughLink} is inside the served folder`) });
+  }, 60_000);
+});
+
+describe('writes to a site served from a folder of its host', () => {
+  it("answers a PUT that creates a talk with the record's address under the folder", async () => {
+    const { dir, contentDir, tokens, key } = await demoWithToken('vc-writes-folder-');
+    const folderWriter = await RecordWriter.open({ content: contentDir, out: path.join(dir, 'dist'), templates: TEMPLATES, baseUrl: 'https://user.github.io/talks/', tokens: await readTokens(tokens) });
+    const folder = await startServer({ dir: path.join(dir, 'dist'), basePath: '/talks', host: '127.0.0.1', port: 0, quiet: true, writes: folderWriter });
+    try {
+      const r = await raw(folder.url, 'PUT', '/talks/api/v2/video/4700', { 'Content-Type': 'application/json', Authorization: `Token ${key}` }, JSON.stringify({ title: 'Under a Folder', category: 'Tidewater Python 2024' }));
+      expect([r.status, r.headers.location]).toEqual([201, '/talks/api/v2/video/4700']);
+      expect((await raw(folder.url, 'GET', r.headers.location as string)).text).toBe(r.text);
+      await folderWriter.settled();
+    } finally {
+      await folder.close();
+    }
   }, 60_000);
 });
