@@ -781,3 +781,17 @@ describe("docs/templates.md's table of templates", () => {
     for (const [name, fields] of rows) if (name !== 'layout') expect(fields, name).toEqual(got[name]!.split(' ').filter(Boolean));
   });
 });
+
+describe("docs/templates.md's example of a theme of one's own", () => {
+  it('names a line the given layout has, and adds a stylesheet a site in a folder of its host loads from under it', async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'templates.md'), 'utf8');
+    const [, after, added] = /^In `my-theme\/layout\.eta`, after `([^`]+)` add `([^`]+)`/m.exec(doc)!;
+    const { templates } = await loadTheme(TEMPLATES);
+    expect(templates.layout).toContain(after);
+    const layout = templates.layout!.replace(after!, `${after}${added}`);
+    const site = { ...SITE, baseUrl: 'https://user.github.io/talks' };
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const home = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.pages).find((p) => p.path === 'index.html')!;
+    expect(new SiteRenderer({ ...templates, layout }, site, 'templates').output(home)).toContain('<link rel="stylesheet" href="/talks/assets/mine.css">');
+  });
+});
