@@ -99,7 +99,7 @@ export async function loadTheme(dir: string): Promise<Theme> {
     ...missingAssets(templates, assetFiles, assetRefs).map((m) => notAsset(at(dir, m), m.ref)),
     ...missingCssAssets(assets, assetFiles).map((m) => notAsset(`${path.join(dir, 'assets', m.template)}:${m.line}:${m.col}`, m.ref)),
     ...relativeAssets(templates).map(
-      (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/${r.path}`,
+      (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write <%= it.site.basePath %>/assets/${r.path}, from the site's root (it.site.basePath is '' at a host's root, /talks for --base-url https://user.github.io/talks)`,
     ),
     ...missingPartials(templates).map((m) => {
       // `./partials/footer.eta` and `footer` mean footer.eta.

@@ -164,7 +164,7 @@ describe('check', () => {
     expect(await withStderr(() => runCheck({ content: DEMO_CONTENT, out: 'dist', templates }))).toEqual({
       result: 1,
       written: [
-        `${home}:${line}:11: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/favicon.svg\n`,
+        `${home}:${line}:11: assets/favicon.svg is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write <%= it.site.basePath %>/assets/favicon.svg, from the site's root (it.site.basePath is '' at a host's root, /talks for --base-url https://user.github.io/talks)\n`,
         'check failed: 1 error in the templates\n',
       ],
     });

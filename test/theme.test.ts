@@ -213,7 +213,7 @@ describe('relativeAssets', () => {
     const line = lines.findIndex((l) => l.includes('"assets/style.css"'));
     const col = lines[line]!.indexOf('assets/style.css') + 1;
     await expect(loadTheme(dir)).rejects.toMatchObject({
-      problems: [`${layout}:${line + 1}:${col}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write /assets/style.css`],
+      problems: [`${layout}:${line + 1}:${col}: assets/style.css is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write <%= it.site.basePath %>/assets/style.css, from the site's root (it.site.basePath is '' at a host's root, /talks for --base-url https://user.github.io/talks)`],
     });
   });
 });
