@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import fg from 'fast-glob';
 import fse from 'fs-extra';
+import { basePathOf } from './base-path.ts';
 import type { ContentError } from './errors.ts';
 import { checkContent } from './locks.ts';
 import { contentSignature, countStale, listContent, type ContentEntry, type WatchedListing } from './listing.ts';
@@ -765,7 +766,7 @@ interface Plan {
 /** The theme, or the content's errors when the theme cannot be used. */
 async function themeFor(options: BuildOptions, entries: ContentEntry[]): Promise<{ ok: true; theme: Theme } | Failure> {
   try {
-    return { ok: true, theme: await loadTheme(options.templates) };
+    return { ok: true, theme: await loadTheme(options.templates, basePathOf(options.baseUrl ?? DEFAULT_BASE_URL)) };
   } catch (err) {
     // A theme that cannot be used does not hide the content's errors: those are the build's answer, and the command names the templates' with them, as check does.
     const { errors } = await (await work()).loadContent(options.content, { entries });

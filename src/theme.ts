@@ -59,7 +59,11 @@ export class ThemeError extends Error {
   }
 }
 
-export async function loadTheme(dir: string): Promise<Theme> {
+/**
+ * The theme in the templates folder `dir`, for a site served from the folder of its host `basePath` (base-path.ts),
+ * '' at a host's root.
+ */
+export async function loadTheme(dir: string, basePath = ''): Promise<Theme> {
   const templates: Templates = {};
   for (const name of TEMPLATE_NAMES) {
     const file = path.join(dir, `${name}.eta`);
@@ -100,6 +104,9 @@ export async function loadTheme(dir: string): Promise<Theme> {
     ...missingCssAssets(assets, assetFiles).map((m) => notAsset(`${path.join(dir, 'assets', m.template)}:${m.line}:${m.col}`, m.ref)),
     ...relativeAssets(templates).map(
       (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write <%= it.site.basePath %>/assets/${r.path}, from the site's root (it.site.basePath is '' at a host's root, /talks for --base-url https://user.github.io/talks)`,
+    ),
+    ...(basePath === '' ? [] : rootAddresses(templates)).map(
+      (r) => `${at(dir, r)}: ${r.ref} is from the host's root, outside the folder ${basePath} the site is built for (--base-url); write <%= it.site.basePath %>${r.ref}`,
     ),
     ...missingPartials(templates).map((m) => {
       // `./partials/footer.eta` and `footer` mean footer.eta.
@@ -263,6 +270,20 @@ function spelledAsFiles(templates: Templates, assets: ReadonlySet<string>, refs:
  */
 export function relativeAssets(templates: Templates): (AssetRef & { path: string })[] {
   return references(templates, RELATIVE_ASSET_REF).map((ref) => ({ ...assetRef(ref), path: ref.match[1]! }));
+}
+
+/**
+ * An address written out from the host's root as an attribute's value (`href="/events/"`, `src="/assets/x.js"`,
+ * a srcset's first): not one a template writes after it.site.basePath, nor another host's (`//cdn.example/…`).
+ */
+const ROOT_ADDRESS = /(?<=\s(?:href|src|srcset|action|formaction|poster)=["']?)\/(?!\/)[^\s"'<>]*/gi;
+
+/**
+ * The addresses of the site's own the templates write from the host's root: a site built for a folder of its host
+ * has nothing there, and its pages would ask for them outside it.
+ */
+export function rootAddresses(templates: Templates): AssetRef[] {
+  return references(templates, ROOT_ADDRESS).map(assetRef);
 }
 
 const CSS_COMMENT = /\/\*[\s\S]*?\*\//g;

@@ -282,6 +282,18 @@ describe('build', () => {
     expect(await fingerprint(out)).toEqual(before);
   });
 
+  it("fails a build for a folder of its host whose theme writes an address from the host's root, which its pages would ask for outside the folder; builds it at a root", async () => {
+    const root = await tempDir();
+    const templates = path.join(root, 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const layout = path.join(templates, 'layout.eta');
+    await writeFile(layout, (await readFile(layout, 'utf8')).replace('<a class="site-name" href="<%= it.site.basePath %>/">', '<a class="site-name" href="/">'));
+    const failed = build({ content: DEMO_CONTENT, out: path.join(root, 'folder'), templates, baseUrl: 'https://user.github.io/talks' });
+    await expect(failed).rejects.toThrow(TemplateError);
+    await expect(failed).rejects.toThrow(/layout\.eta:\d+:\d+: \/ is from the host's root, outside the folder \/talks the site is built for \(--base-url\); write <%= it\.site\.basePath %>\//);
+    expect(await build({ content: DEMO_CONTENT, out: path.join(root, 'root'), templates })).toMatchObject({ ok: true });
+  });
+
   it('names a template that fails on a page rendered in a worker thread as it names one rendered on the main thread', async () => {
     const root = await tempDir();
     const content = path.join(root, 'content');

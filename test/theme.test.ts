@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isThemeFile, loadTheme, missingAssets, missingCssAssets, relativeAssets, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
+import { isThemeFile, loadTheme, missingAssets, missingCssAssets, relativeAssets, rootAddresses, TEMPLATE_NAMES, templatesUsed } from '../src/theme.ts';
 import { TemplateError } from '../src/template-errors.ts';
 import { TEMPLATES, tempDir } from './helpers.ts';
 
@@ -253,5 +253,31 @@ describe('missingCssAssets', () => {
     await mkdir(path.join(dir, 'assets', 'img'));
     await writeFile(path.join(dir, 'assets', 'img', 'stage.jpg'), '');
     expect((await loadTheme(dir)).assets.map((a) => a.path)).toContain('assets/img/stage.jpg');
+  });
+});
+
+describe('rootAddresses', () => {
+  it("names each address of the site written from the host's root in an attribute, not one after the base path a template writes, nor another host's", () => {
+    const templates = {
+      layout: '<link rel="stylesheet" href="/assets/style.css">\n<a href=/events/>Events</a> <a href="<%= it.site.basePath %>/talks/">Talks</a> <a href="//cdn.example/x">x</a>',
+      home: "<form action='/search/'><img src=\"<%= it.site.basePath %>/assets/a.png\" srcset=\"/assets/b.png 2x\" alt=\"\"></form><% layout('@layout', { scripts: ['/assets/ok.js'] }) %>",
+    };
+    const named = rootAddresses(templates).map((r) => `${r.template}:${r.line}:${r.col} ${r.ref}`);
+    expect(named).toEqual(['layout:1:30 /assets/style.css', 'layout:2:9 /events/', 'home:1:15 /search/', 'home:1:81 /assets/b.png']);
+    expect(rootAddresses({ layout: '<a href="https://example.org/">x</a>' })).toEqual([]);
+  });
+
+  it('fails loadTheme for a site built for a folder of its host, whose pages would ask for them outside it, and not at a root', async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    const layout = path.join(dir, 'layout.eta');
+    await writeFile(layout, (await readFile(layout, 'utf8')).replace('href="<%= it.site.basePath %>/assets/style.css"', 'href="/assets/style.css"'));
+    await expect(loadTheme(dir)).resolves.toMatchObject({ folder: dir });
+    const lines = (await readFile(layout, 'utf8')).split('\n');
+    const line = lines.findIndex((l) => l.includes('"/assets/style.css"'));
+    const col = lines[line]!.indexOf('/assets/style.css') + 1;
+    await expect(loadTheme(dir, '/talks')).rejects.toMatchObject({
+      problems: [`${layout}:${line + 1}:${col}: /assets/style.css is from the host's root, outside the folder /talks the site is built for (--base-url); write <%= it.site.basePath %>/assets/style.css`],
+    });
   });
 });
