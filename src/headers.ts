@@ -165,6 +165,7 @@ export const LIST_PAGE_SIZE = { video: 20, category: 50, speaker: 50 } as const;
 
 /** Files the build writes for static hosts; they configure the host and are not part of the site. */
 export const HOST_FILES = ['_headers', '_redirects', 'nginx.conf', 'Caddyfile', 'vercel.json', 'firebase.json'] as const;
+export type HostFile = (typeof HOST_FILES)[number];
 
 /** The description OPTIONS answers with, in the shape Django REST framework gives it. */
 export const describeResource = (name: string) => ({ name, description: '', renders: ['application/json', 'text/html'], parses: ['application/json'] });

@@ -22,6 +22,7 @@ import {
   SLUG_PATTERN,
   TEXT_EXTENSIONS,
   type FileKind,
+  type HostFile,
   type ListName,
 } from './headers.ts';
 import { inertJson } from './record.ts';
@@ -47,10 +48,11 @@ const NOSNIFF = HEADERS.record['X-Content-Type-Options']!;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
- * The files a host should never send: its own configuration, and a hidden file or folder (`/.env`, `/.git/config`),
- * which the build writes none of and our server refuses (safePath): one copied into the folder by hand is not the site.
+ * The files a host should never send: its own configuration (in the site's folder, `base`), and a hidden file or folder
+ * (`/.env`, `/.git/config`), which the build writes none of and our server refuses (safePath): one copied into the
+ * folder by hand is not the site.
  */
-const HIDDEN_FILES = `^/(?:${HOST_FILES.map(escapeRegex).join('|')})$|/\\.`;
+const hiddenFiles = (base: string) => `^${escapeRegex(base)}/(?:${HOST_FILES.map(escapeRegex).join('|')})$|/\\.`;
 const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1))).join('|')})$`;
 /** kindOf's tests for index chunks and feeds, as regular expressions on a request path. */
 const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
@@ -81,6 +83,8 @@ export interface NginxOptions {
   root: string;
   /** What follows `listen`: a port, or address:port. */
   listen: string;
+  /** The folder of its host the site is served from (base-path.ts): '' or absent at the root. */
+  basePath?: string;
 }
 
 /** A quoted nginx string: nginx reads backslash escapes in it, and `$` would start a variable. */
@@ -127,10 +131,47 @@ function nginxApiLocation(pattern: string, file: string, kind: FileKind, endpoin
   ];
 }
 
-/** A site location: the headers of one kind of file. */
-function nginxFileLocation(comment: string, location: string, kind: FileKind): string[] {
-  // nginx's static module refuses a POST only once it has found the file: to a missing one, its 404 where ours is a 405.
-  return [`    # ${comment}`, `    location ${location} {`, ...nginxHeaders(kind, '        '), `        ${REFUSE_WRITES}`, '    }'];
+/**
+ * A site location: the headers of one kind of file, whose paths match `match` (a regular expression on the site's
+ * own path; null: any path). In a folder of its host (`base`) the location finds the file by the path after the
+ * folder, as the build keeps every file's path from the site's root ($vc_root: see nginxFolder).
+ */
+function nginxFileLocation(comment: string, match: string | null, kind: FileKind, base: string): string[] {
+  return [
+    `    # ${comment}`,
+    `    location ${nginxSiteMatch(match, base)} {`,
+    ...(base === '' ? [] : ['        alias $vc_root$vc_file;']),
+    ...nginxHeaders(kind, '        '),
+    // nginx's static module refuses a POST only once it has found the file: to a missing one, its 404 where ours is a 405.
+    `        ${REFUSE_WRITES}`,
+    '    }',
+  ];
+}
+
+/** What a site location matches (see nginxFileLocation); in a folder, `match` is a lookahead from the slash after it. */
+function nginxSiteMatch(match: string | null, base: string): string {
+  if (base === '') return match === null ? '/' : `~ ${match}`;
+  const within = match === null ? '' : `(?=${match.startsWith('^') ? match.slice(1) : `.*${match}`})`;
+  return `~ "^${escapeRegex(base)}${within}(?<vc_file>/.*)$"`;
+}
+
+/**
+ * The site in a folder of its host (`base`): the folder without its slash is sent to it (301), as our server and
+ * GitHub Pages send it, and so is the host's root (302, as our server: it is the host's, not the site's); any other
+ * path outside the folder is the site's 404 page. The file serves the one site: what else the host serves at other
+ * paths is for the user to add.
+ */
+function nginxFolder(base: string): string[] {
+  const nosniff = `add_header X-Content-Type-Options ${nginxString(NOSNIFF)} always;`;
+  return [
+    `    # The site is served under ${base}/, its files found by the path after it (the build names them from the site's root).`,
+    // In a location with alias, $document_root is the alias: the root line's folder is kept before any location is chosen.
+    '    set $vc_root $document_root;',
+    `    location = ${base} { ${nosniff} return 301 ${base}/$is_args$args; }`,
+    `    location = / { ${nosniff} return 302 ${base}/$is_args$args; }`,
+    '    # Any other path outside the folder.',
+    '    location / { return 404; }',
+  ];
 }
 
 /**
@@ -215,7 +256,7 @@ function nginxPageMap(): string[] {
 }
 
 /** The server block's settings: what nginx's defaults answer otherwise than our server. */
-function nginxServerSettings(): string[] {
+function nginxServerSettings(base: string): string[] {
   return [
     '    server_tokens off;',
     '    absolute_redirect off;',
@@ -228,9 +269,9 @@ function nginxServerSettings(): string[] {
     '    charset utf-8;',
     '    charset_types text/css text/plain text/xml application/javascript;',
     '    index index.html;',
-    '    error_page 404 /404.html;',
+    `    error_page 404 ${base}/404.html;`,
     '    # A folder without an index.html (/assets/) is no page: its 404, not autoindex\'s 403.',
-    '    error_page 403 =404 /404.html;',
+    `    error_page 403 =404 ${base}/404.html;`,
     "    # Other methods on the site's files: our server's 405 with its Allow (nginx's own page has none), and OPTIONS its 204.",
     '    error_page 405 = @vc_not_allowed;',
     "    # Only pages, feeds, sitemaps and assets are sent compressed (gzip in their locations below), never the API's",
@@ -243,21 +284,22 @@ function nginxServerSettings(): string[] {
   ];
 }
 
-/** The API's locations: records, lists, events, then a JSON 404 for anything else under /api/v2. */
-function nginxApiLocations(): string[] {
+/** The API's locations: records, lists, events, then a JSON 404 for anything else under /api/v2 (in the site's folder, `base`). */
+function nginxApiLocations(base: string): string[] {
+  const api = `^${escapeRegex(base)}/api/v2`;
   const lists = LIST_NAMES.flatMap((name) =>
-    nginxApiLocation(`^/api/v2/${name}/?$`, `/api/v2/${name}/page.$vc_page`, 'list', listEndpoint(name), 'if ($vc_page = "") { return 404; }'),
+    nginxApiLocation(`${api}/${name}/?$`, `/api/v2/${name}/page.$vc_page`, 'list', listEndpoint(name), 'if ($vc_page = "") { return 404; }'),
   );
   return [
     '    # The API. Regular-expression locations are tried in the order written: records, lists, events, then a JSON 404',
     '    # for anything else under /api/v2, before the site\'s rules below can answer with the HTML 404 page.',
-    ...nginxApiLocation(`^/api/v2/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
-    ...nginxApiMissLocation('^/api/v2/video/[^/]+/?$', RECORD),
+    ...nginxApiLocation(`${api}/video/(?<vc_id>${ID_PATTERN})/?$`, '/api/v2/video/$vc_id', 'record', RECORD),
+    ...nginxApiMissLocation(`${api}/video/[^/]+/?$`, RECORD),
     ...lists,
-    ...nginxApiLocation(`^/api/v2/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
-    ...nginxApiMissLocation('^/api/v2/category/[^/]+/?$', CATEGORY),
+    ...nginxApiLocation(`${api}/category/(?<vc_slug>${SLUG_PATTERN})/?$`, '/api/v2/category/$vc_slug', 'list', CATEGORY),
+    ...nginxApiMissLocation(`${api}/category/[^/]+/?$`, CATEGORY),
     '    # Anything else under /api/v2 (/api/ itself is the page about the API).',
-    '    location ~ ^/api/v2(?:/|$) {',
+    `    location ~ ${api}(?:/|$) {`,
     ...nginxApiJsonHeaders(undefined),
     `        return 404 ${nginxString(NOT_FOUND)};`,
     '    }',
@@ -266,7 +308,7 @@ function nginxApiLocations(): string[] {
 }
 
 /** The nginx configuration with `root` and `listen` as given (the file the build writes has placeholders to edit). */
-export function nginxConfig({ root, listen }: NginxOptions): string {
+export function nginxConfig({ root, listen, basePath: base = '' }: NginxOptions): string {
   return [
     '# video-catalogue: nginx configuration for the folder `npm run build` writes.',
     `# ${GENERATED}`,
@@ -292,21 +334,22 @@ export function nginxConfig({ root, listen }: NginxOptions): string {
     `    listen ${listen};  # EDIT: the port (or address:port) to listen on`,
     `    root ${nginxString(root)};  # EDIT: the folder \`npm run build\` wrote`,
     '',
-    ...nginxServerSettings(),
+    ...nginxServerSettings(base),
     '',
-    ...nginxApiLocations(),
+    ...(base === '' ? [] : [...nginxFolder(base), '']),
+    ...nginxApiLocations(base),
     '',
     '    # Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
-    `    location ~ ${HIDDEN_FILES} { ${REFUSE_WRITES} return 404; }`,
+    `    location ~ ${hiddenFiles(base)} { ${REFUSE_WRITES} return 404; }`,
     `    location ~ ${COPY_SUFFIXES} { ${REFUSE_WRITES} return 404; }`,
     '',
     '    # The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html;',
     '    # a folder asked for without its slash is redirected to it (301).',
-    ...nginxFileLocation('Pages', '~ \\.html$', 'page'),
-    ...nginxFileLocation("Search index chunks: named by their content, so they never change", `~ ${IMMUTABLE_PATH}`, 'immutable'),
-    ...nginxFileLocation('Stylesheets and scripts', '~ ^/assets/', 'asset'),
-    ...nginxFileLocation('Feeds, sitemaps, robots.txt', `~ ${TEXT_PATH}`, 'text'),
-    ...nginxFileLocation('Everything else', '/', 'file'),
+    ...nginxFileLocation('Pages', '\\.html$', 'page', base),
+    ...nginxFileLocation("Search index chunks: named by their content, so they never change", IMMUTABLE_PATH, 'immutable', base),
+    ...nginxFileLocation('Stylesheets and scripts', '^/assets/', 'asset', base),
+    ...nginxFileLocation('Feeds, sitemaps, robots.txt', TEXT_PATH, 'text', base),
+    ...nginxFileLocation('Everything else', null, 'file', base),
     '}',
     '',
   ].join('\n');
@@ -350,7 +393,7 @@ function headersRule({ path, kind, over }: HeaderRule): string {
   return lines.join('\n');
 }
 
-function headersFile(): string {
+function headersFile(base: string): string {
   return [
     '# video-catalogue: response headers for Netlify and Cloudflare Pages.',
     `# ${GENERATED}`,
@@ -358,15 +401,16 @@ function headersFile(): string {
     '# removes what a broader rule set; Netlify skips the `!` lines and ignores Allow (its servers set it).',
     '# Neither can match a folder URL (/talks/): pages reached that way get the host\'s defaults.',
     '',
-    ...HEADER_RULES.map((rule) => `${headersRule(rule)}\n`),
+    ...HEADER_RULES.map((rule) => `${headersRule({ ...rule, path: `${base}${rule.path}` })}\n`),
   ].join('\n');
 }
 
-function redirectsFile(): string {
+function redirectsFile(base: string): string {
+  const api = `${base}/api/v2`;
   const lists = LIST_NAMES.flatMap((name) => [
-    `/api/v2/${name}  /api/v2/${name}  200`,
-    `/api/v2/${name}  page=:page  /api/v2/${name}/page.:page  200!`,
-    `/api/v2/${name}  /api/v2/${name}/page.1  200!`,
+    `${api}/${name}  ${api}/${name}  200`,
+    `${api}/${name}  page=:page  ${api}/${name}/page.:page  200!`,
+    `${api}/${name}  ${api}/${name}/page.1  200!`,
   ]);
   return [
     '# video-catalogue: rewrites for Netlify and Cloudflare Pages.',
@@ -380,8 +424,8 @@ function redirectsFile(): string {
     '',
     "# A trailing slash after a record or an event. Cloudflare needs these; Netlify's matching already",
     '# ignores a trailing slash, so it skips them as rules that point at themselves.',
-    `/api/v2/video/:id/  /api/v2/video/:id  200`,
-    `/api/v2/category/:slug/  /api/v2/category/:slug  200`,
+    `${api}/video/:id/  ${api}/video/:id  200`,
+    `${api}/category/:slug/  ${api}/category/:slug  200`,
     '',
   ].join('\n');
 }
@@ -565,8 +609,11 @@ function caddySiteWrites(): string[] {
   ];
 }
 
-/** A folder asked for without its slash, redirected to it with its query (301). */
-function caddyFolderRedirect(): string[] {
+/** `redir` to `target`: one that starts with a slash would be read as a path matcher, so it gets the any-path one. */
+const caddyRedir = (target: string, status: number) => `redir ${target.startsWith('/') ? '* ' : ''}${target} ${status}`;
+
+/** A folder asked for without its slash, redirected to it with its query (301), in the site's folder (`base`). */
+function caddyFolderRedirect(base: string): string[] {
   return [
     "\t# A folder asked for without its slash, sent to it (301, as our server): file_server's own redirect (308) drops the query.",
     '\t# The Location is the path as the client wrote it ({uri}: {path} is decoded, a Location is ASCII), with its query.',
@@ -581,7 +628,7 @@ function caddyFolderRedirect(): string[] {
     '\t}',
     '\thandle @folder {',
     `\t\theader X-Content-Type-Options ${caddyString(NOSNIFF)}`,
-    '\t\tredir {re.folder.1}/{re.folder.2} 301',
+    `\t\t${caddyRedir(`${base}{re.folder.1}/{re.folder.2}`, 301)}`,
     '\t}',
   ];
 }
@@ -610,8 +657,35 @@ function caddyErrors(): string[] {
   ];
 }
 
+/**
+ * The site in a folder of its host (`base`), as on nginx (see nginxFolder): the folder without its slash and the host's
+ * root are sent to it, any other path outside it is the site's 404 page; inside it, the rules below see the path after
+ * the folder, which names the file.
+ */
+function caddyFolder(base: string): string[] {
+  const toSite = (name: string, pattern: string, status: number) => [
+    `\t@${name} {`,
+    `\t\tpath_regexp ${caddyString(pattern)}`,
+    // The query as the client wrote it, from the path's slash (see caddyFolderRedirect).
+    `\t\tvars_regexp ${name} {http.request.uri} ${caddyString('^/[^?]*(.*)$')}`,
+    '\t}',
+    `\thandle @${name} {`,
+    `\t\theader X-Content-Type-Options ${caddyString(NOSNIFF)}`,
+    `\t\t${caddyRedir(`${base}/{re.${name}.1}`, status)}`,
+    '\t}',
+  ];
+  return [
+    `\t# The site is served under ${base}/, its files found by the path after it (the build names them from the site's root).`,
+    ...toSite('to_folder', `^${escapeRegex(base)}$`, 301),
+    ...toSite('to_site', '^/$', 302),
+    `\t@outside not path_regexp ${caddyString(`^${escapeRegex(base)}/`)}`,
+    '\terror @outside 404',
+    `\turi strip_prefix ${base}`,
+  ];
+}
+
 /** The Caddyfile with the site address and root as given. */
-export function caddyConfig({ root, listen }: NginxOptions): string {
+export function caddyConfig({ root, listen, basePath: base = '' }: NginxOptions): string {
   return [
     '# video-catalogue: Caddy (v2.6 or newer) configuration for the folder `npm run build` writes.',
     `# ${GENERATED}`,
@@ -631,16 +705,17 @@ export function caddyConfig({ root, listen }: NginxOptions): string {
       '\t@ranges header_regexp Range ,',
       '\trequest_header @ranges -Range',
       '',
+      ...(base === '' ? [] : [...caddyFolder(base), '']),
       ...caddyApiRoutes(),
       '',
       ...caddySiteWrites(),
       '',
       // After the API (a copy's name under /api/v2 gets the API's JSON 404) and the writes (refused whatever the path), as on our server.
       '\t# Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
-      `\t@hidden path_regexp ${caddyString(`${HIDDEN_FILES}|${COPY_SUFFIXES}`)}`,
+      `\t@hidden path_regexp ${caddyString(`${hiddenFiles('')}|${COPY_SUFFIXES}`)}`,
       '\terror @hidden 404',
       '',
-      ...caddyFolderRedirect(),
+      ...caddyFolderRedirect(base),
       '',
       '\t# The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html.',
       ...caddySite('Pages, and folders (their index.html)', 'page', 'path *.html */', 'page'),
@@ -688,43 +763,56 @@ const JSON_HEADER_RULES: JsonHeaderRule[] = [
 
 const jsonHeaders = (kind: FileKind) => Object.entries(HEADERS[kind]).map(([key, value]) => ({ key, value }));
 
-function vercelJson(): string {
+/**
+ * A folder of the site asked for without its slash (/events, not /api/v2/video/12 nor /feed.atom), as a path without
+ * its first slash for Vercel's redirect: in the site's folder of its host (`base`), that folder itself too.
+ */
+function vercelFolder(base: string): string {
+  const within = '(?!api/v2(?:/|$))(?:[^/]+/)*[^/.]+';
+  return base === '' ? within : `${escapeRegex(base.slice(1))}(?:/${within})?`;
+}
+
+function vercelJson(base: string): string {
+  const api = `${base}/api/v2`;
   const lists = LIST_NAMES.flatMap((name) => [
     {
-      source: `/api/v2/${name}{/}?`,
+      source: `${api}/${name}{/}?`,
       has: [{ type: 'query', key: 'page', value: '0*(?<page>[1-9][0-9]*)' }],
-      destination: `/api/v2/${name}/page.:page`,
+      destination: `${api}/${name}/page.:page`,
     },
-    { source: `/api/v2/${name}{/}?`, has: [{ type: 'query', key: 'page', value: 'last' }], destination: `/api/v2/${name}/page.last` },
-    { source: `/api/v2/${name}{/}?`, missing: [{ type: 'query', key: 'page' }], destination: `/api/v2/${name}/page.1` },
+    { source: `${api}/${name}{/}?`, has: [{ type: 'query', key: 'page', value: 'last' }], destination: `${api}/${name}/page.last` },
+    { source: `${api}/${name}{/}?`, missing: [{ type: 'query', key: 'page' }], destination: `${api}/${name}/page.1` },
   ]);
   const config = {
     $schema: 'https://openapi.vercel.sh/vercel.json',
     // No trailingSlash: true would redirect /api/v2/video/1 to /api/v2/video/1/, false every page to its URL without
     // the slash. Unset, Vercel does neither, and the redirect below sends a folder asked for without its slash to it.
     cleanUrls: false,
-    headers: JSON_HEADER_RULES.map(({ source, kind }) => ({ source, headers: jsonHeaders(kind) })),
-    redirects: [{ source: '/:path((?!api/v2(?:/|$))(?:[^/]+/)*[^/.]+)', destination: '/:path/', statusCode: 301 }],
+    headers: JSON_HEADER_RULES.map(({ source, kind }) => ({ source: `${base}${source}`, headers: jsonHeaders(kind) })),
+    redirects: [{ source: `/:path(${vercelFolder(base)})`, destination: '/:path/', statusCode: 301 }],
     rewrites: [
       ...lists,
-      { source: `/api/v2/video/:id(${ID_PATTERN})/`, destination: '/api/v2/video/:id' },
-      { source: `/api/v2/category/:slug(${SLUG_PATTERN})/`, destination: '/api/v2/category/:slug' },
+      { source: `${api}/video/:id(${ID_PATTERN})/`, destination: `${api}/video/:id` },
+      { source: `${api}/category/:slug(${SLUG_PATTERN})/`, destination: `${api}/category/:slug` },
     ],
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-function firebaseJson(): string {
+function firebaseJson(base: string): string {
+  const api = `^${escapeRegex(base)}/api/v2`;
+  // Its ignore patterns are paths in the folder it uploads (`public`): the site's files are in their own folder there.
+  const folder = base === '' ? '' : `${base.slice(1)}/`;
   const config = {
     hosting: {
       public: '.',
       // Firebase compresses on its own: the .br and .gz copies would only count against the upload.
-      ignore: ['**/.*', '**/node_modules/**', ...HOST_FILES, ...ENCODINGS.map((e) => `**/*${e.suffix}`)],
+      ignore: ['**/.*', '**/node_modules/**', ...HOST_FILES.map((file) => `${folder}${file}`), ...ENCODINGS.map((e) => `${folder}**/*${e.suffix}`)],
       cleanUrls: false,
-      headers: JSON_HEADER_RULES.map(({ regex, kind }) => ({ regex, headers: jsonHeaders(kind) })),
+      headers: JSON_HEADER_RULES.map(({ regex, kind }) => ({ regex: regex.replace(/^\^/, `^${escapeRegex(base)}`), headers: jsonHeaders(kind) })),
       redirects: [
-        { regex: `^/api/v2/video/(?P<id>${ID_PATTERN})/$`, destination: '/api/v2/video/:id', type: 301 },
-        { regex: `^/api/v2/category/(?P<slug>${SLUG_PATTERN})/$`, destination: '/api/v2/category/:slug', type: 301 },
+        { regex: `${api}/video/(?P<id>${ID_PATTERN})/$`, destination: `${base}/api/v2/video/:id`, type: 301 },
+        { regex: `${api}/category/(?P<slug>${SLUG_PATTERN})/$`, destination: `${base}/api/v2/category/:slug`, type: 301 },
       ],
     },
   };
@@ -733,16 +821,17 @@ function firebaseJson(): string {
 
 // ---------------------------------------------------------------------------
 
-/** The files the build writes for static hosts, in HOST_FILES order, the same bytes on every build. */
-export function hostFiles(): { path: string; body: string }[] {
-  const placeholders = { root: DEFAULT_ROOT, listen: DEFAULT_LISTEN };
-  const bodies: Record<(typeof HOST_FILES)[number], string> = {
-    _headers: headersFile(),
-    _redirects: redirectsFile(),
-    'nginx.conf': nginxConfig(placeholders),
-    Caddyfile: caddyConfig({ ...placeholders, listen: `:${DEFAULT_LISTEN}` }),
-    'vercel.json': vercelJson(),
-    'firebase.json': firebaseJson(),
-  };
-  return HOST_FILES.map((path) => ({ path, body: bodies[path] }));
-}
+const HOST_FILE_BODIES: Record<HostFile, (base: string) => string> = {
+  _headers: headersFile,
+  _redirects: redirectsFile,
+  'nginx.conf': (basePath) => nginxConfig({ root: DEFAULT_ROOT, listen: DEFAULT_LISTEN, basePath }),
+  Caddyfile: (basePath) => caddyConfig({ root: DEFAULT_ROOT, listen: `:${DEFAULT_LISTEN}`, basePath }),
+  'vercel.json': vercelJson,
+  'firebase.json': firebaseJson,
+};
+
+/**
+ * One of the files the build writes for static hosts, for a site served from the folder `base` of its host
+ * (base-path.ts; '' at its root): every path it names is in that folder. The same bytes on every build.
+ */
+export const hostFile = (name: HostFile, base: string): string => HOST_FILE_BODIES[name](base);

@@ -7,8 +7,7 @@ import { isolated, isolatedAmongWords } from './bidi.ts';
 import { byTitleThenSlug, categoryItem, listPages, pageNames, speakerItems, type CategoryItem, type ListPage, type SpeakerItem } from './api-lists.ts';
 import { indexCatalogue, type CatalogueIndex } from './catalogue-index.ts';
 import { byEventDate, byNewest, byProgramme, eventPath, fileOf, initialOf, languagePath, lastUpdated, named, paginate, recordedSpan, seriesOf, speakerPath, tagPath, talkPath, termSlug, type Page, type Term } from './collections.ts';
-import { categoryFile, listFile, recordFile } from './headers.ts';
-import { hostFiles } from './hosting.ts';
+import { categoryFile, HOST_FILES, listFile, recordFile, type HostFile } from './headers.ts';
 import { FEED_FILES, type FeedFormat, type FeedInput, type FeedItem } from './feeds.ts';
 import { aliasFiles, shortLinkFile, type Catalogue, type CatalogueEvent, type CataloguePage, type CatalogueTalk } from './load.ts';
 import { cached } from './memo.ts';
@@ -60,8 +59,8 @@ export type PageJob = OutputSpec &
     | { kind: 'category-list'; input: ListPage<CategoryItem> }
     | { kind: 'category'; input: CategoryItem }
     | { kind: 'speaker-list'; input: ListPage<SpeakerItem> }
-    /** A static host's configuration (src/hosting.ts): made from the header manifest alone. */
-    | { kind: 'host-config'; input: string }
+    /** A static host's configuration (src/hosting.ts): made from the header manifest and the site's base path. */
+    | { kind: 'host-config'; input: HostFile }
   );
 
 export interface SitePlan {
@@ -723,7 +722,8 @@ function siteFiles(plan: Planner): PageJob[] {
   const head = ['/', '/events/', '/speakers/', '/tags/', '/languages/', '/api/'].map((sitePath) => ({ path: sitePath, lastmod }));
   const files = planSitemaps([head, ...plan.sitemaps], code, plan.compress);
   files.push({ kind: 'robots', path: 'robots.txt', key: code });
-  for (const file of hostFiles()) files.push({ kind: 'host-config', input: file.body, path: file.path, key: `${code}${hashOf(file.body)}` });
+  // The code's fingerprint holds the base URL the files are written for, as robots.txt's key does.
+  for (const name of HOST_FILES) files.push({ kind: 'host-config', input: name, path: name, key: code });
   return files;
 }
 

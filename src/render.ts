@@ -10,6 +10,7 @@ import type { CatalogueEvent, CataloguePage, CatalogueTalk, FullTalk } from './l
 import { eventPath, languagePath, named, pagePath, speakerPath, tagPath, talkPath, termSlug } from './collections.ts';
 import { renderFeed, talkAtEvent } from './feeds.ts';
 import { recordFile } from './headers.ts';
+import { hostFile } from './hosting.ts';
 import type { PageJob } from './plan.ts';
 import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, linkedText, NOT_IN_HTML, PLAIN_LIST_MARK, renderMarkdown, sanitiseEmbed, type HeadingTop } from './markdown.ts';
@@ -604,7 +605,7 @@ export class SiteRenderer {
       case 'speaker-list':
         return speakerListJson(job.input, this.site.baseUrl);
       case 'host-config':
-        return job.input;
+        return hostFile(job.input, basePathOf(this.site.baseUrl));
       case 'video-list':
         throw new Error('a page of records is made from the record files, once they are written: see writeRecordLists');
     }

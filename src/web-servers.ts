@@ -35,7 +35,7 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function nginxMain(dir: string, root: string, port: number): string {
+function nginxMain(dir: string, { root, basePath }: HostOptions, port: number): string {
   const inDir = (name: string) => JSON.stringify(path.join(dir, name));
   return [
     // Workers would otherwise run as nobody, who cannot read a private temporary folder.
@@ -52,7 +52,7 @@ function nginxMain(dir: string, root: string, port: number): string {
     '    access_log off;',
     '    sendfile on;',
     ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${inDir(`${t}_temp`)};`),
-    nginxConfig({ root, listen: `127.0.0.1:${port}` }),
+    nginxConfig({ root, listen: `127.0.0.1:${port}`, basePath }),
     '}',
     '',
   ].join('\n');
@@ -83,8 +83,8 @@ async function answering(name: string, url: string, child: ChildProcess, exited:
 interface Launcher {
   name: string;
   program: string;
-  /** The configuration file's name and text, to serve `root` on 127.0.0.1:`port`. */
-  config(dir: string, root: string, port: number): [name: string, text: string];
+  /** The configuration file's name and text, to serve the site on 127.0.0.1:`port`. */
+  config(dir: string, site: HostOptions, port: number): [name: string, text: string];
   args(dir: string, conf: string): string[];
   env?(dir: string): NodeJS.ProcessEnv;
   /** What it says when its port was taken meanwhile. */
@@ -94,7 +94,7 @@ interface Launcher {
 const NGINX_LAUNCHER: Launcher = {
   name: 'nginx',
   program: NGINX,
-  config: (dir, root, port) => ['nginx.conf', nginxMain(dir, root, port)],
+  config: (dir, site, port) => ['nginx.conf', nginxMain(dir, site, port)],
   args: (dir, conf) => ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')],
   portTaken: /Address already in use/,
 };
@@ -103,24 +103,30 @@ const CADDY_LAUNCHER: Launcher = {
   name: 'caddy',
   program: CADDY,
   // Plain HTTP on the loopback address, and no admin endpoint, which would take port 2019 for every copy.
-  config: (_dir, root, port) => ['Caddyfile', `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyConfig({ root, listen: `http://127.0.0.1:${port}` })}`],
+  config: (_dir, { root, basePath }, port) => ['Caddyfile', `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyConfig({ root, listen: `http://127.0.0.1:${port}`, basePath })}`],
   args: (_dir, conf) => ['run', '--config', conf, '--adapter', 'caddyfile'],
   // Caddy keeps its data (an autosaved configuration, certificates) under these: in the temporary folder, not the user's home.
   env: (dir) => ({ ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') }),
   portTaken: /address already in use/,
 };
 
+/** What a host serves: a built folder (`root`), in the folder of its host it was built for (base-path.ts). */
+interface HostOptions {
+  root: string;
+  basePath?: string;
+}
+
 /**
- * Starts the server on 127.0.0.1 serving `root` (a built folder, absolute or relative)
- * with the generated configuration. stop() ends it and removes its temporary folder.
+ * Starts the server on 127.0.0.1 serving `root` (a built folder, absolute or relative), under `basePath` if it
+ * was built for a folder, with the generated configuration. stop() ends it and removes its temporary folder.
  */
-async function startHost(launcher: Launcher, { root, port }: { root: string; port?: number }): Promise<RunningHost> {
+async function startHost(launcher: Launcher, { root, port, basePath }: HostOptions & { port?: number }): Promise<RunningHost> {
   const { name } = launcher;
   const dir = await mkdtemp(path.join(tmpdir(), `vc-${name}-`));
   // Another process may take a port between our check and the server's bind: try a few.
   for (let attempt = 1; ; attempt++) {
     const chosen = port ?? (await freePort());
-    const [confName, text] = launcher.config(dir, path.resolve(root), chosen);
+    const [confName, text] = launcher.config(dir, { root: path.resolve(root), basePath }, chosen);
     const conf = path.join(dir, confName);
     await writeFile(conf, text);
     // Its own process group, so stop() can end nginx's workers too if the master hangs.
@@ -173,5 +179,5 @@ async function startHost(launcher: Launcher, { root, port }: { root: string; por
   }
 }
 
-export const startNginx = (options: { root: string; port?: number }) => startHost(NGINX_LAUNCHER, options);
-export const startCaddy = (options: { root: string; port?: number }) => startHost(CADDY_LAUNCHER, options);
+export const startNginx = (options: HostOptions & { port?: number }) => startHost(NGINX_LAUNCHER, options);
+export const startCaddy = (options: HostOptions & { port?: number }) => startHost(CADDY_LAUNCHER, options);

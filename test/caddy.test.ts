@@ -1,12 +1,13 @@
 // The generated Caddyfile on a real Caddy (Debian's package) serving a demo
 // build: the contract's headers, the list endpoints, OPTIONS, refused writes,
-// the precompressed copies, and the same answers as our own server for the API.
+// the precompressed copies, and the same answers as our own server for the API;
+// and the same answers for a build for a folder of its host, served under it.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_FILES, RECORD_ALLOW } from '../src/headers.ts';
 import { CADDY, startCaddy } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectHiddenFilesRefused, expectNoOpenRedirect, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { answersAsOurs, expectOutsideFolderAsOurs, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
 import { raw } from './http.ts';
 
 describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy', () => {
@@ -96,25 +97,15 @@ describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generate
     }
   });
 
-  it('takes an encoded slash for a slash, where our own server answers the 404 page (docs/hosting.md)', () => expectEncodedSlashAsSlash(served));
+  answersAsOurs(served);
+});
 
-  it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
+describe.runIf(hostTestsRun('caddy', CADDY, 'test/caddy.test.ts'))('the generated Caddyfile on Caddy, for a site built for a folder of its host', () => {
+  const served = servedBoth('caddy', CADDY, startCaddy, '/talks');
 
-  it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
+  it('GET and HEAD of a record in the folder: the contract headers exactly, the file as it is', () => expectRecordAsContract(served));
 
-  it('never redirects to another host, whatever empty or dot segments the path has', () => expectNoOpenRedirect(served));
+  it('sends the folder and the host\'s root to the site, and answers any other path outside it with the 404 page, as our own server does', () => expectOutsideFolderAsOurs(served));
 
-  it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
-
-  it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
-
-  it('sends every kind of file with the Content-Type ours sends', () => expectTypesAsOurs(served));
-
-  it("answers other methods on the site's files as our own server does: 405 with Allow, OPTIONS 204", async () => {
-    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, SITE_METHOD_CASES)) expect(theirs).toEqual(mine);
-  });
-
-  it('answers the API as our own server does', async () => {
-    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, API_CASES)) expect(theirs).toEqual(mine);
-  });
+  answersAsOurs(served);
 });

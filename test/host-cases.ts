@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { outputFile } from 'fs-extra';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { HEADERS, HOST_FILES, kindOf, RECORD_ALLOW, type FileKind } from '../src/headers.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
@@ -16,9 +16,9 @@ import type { RunningHost } from '../src/web-servers.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 import { raw, type RawResponse } from './http.ts';
 
-export type ApiCase = [method: string, pathname: string, headers?: Record<string, string>];
+type ApiCase = [method: string, pathname: string, headers?: Record<string, string>];
 
-export const API_CASES: ApiCase[] = [
+const API_CASES: ApiCase[] = [
   ['GET', '/api/v2/video/12'],
   ['GET', '/api/v2/video/12/'],
   ['GET', '/api/v2/video/999999'],
@@ -90,14 +90,14 @@ export const API_CASES: ApiCase[] = [
 
 export const pick = (res: RawResponse, names: string[]) => Object.fromEntries(names.map((n) => [n, res.headers[n]]));
 
-/**
- * Each request's answer from the host and from ours, as the status, the body and the API's headers
- * (`typed`: whether Content-Type and the policy are compared, given the method and the host's status).
- */
-export async function bothAnswers(host: string, ours: string, cases: ApiCase[], typed: (method: string, status: number) => boolean = () => true) {
+/** Whether Content-Type and the policy of an answer are compared, given the method and the host's status. */
+type Typed = (method: string, status: number) => boolean;
+
+/** Each request's answer from the host and from ours, as the status, the body and the API's headers. */
+async function bothAnswers({ get, getOurs }: Served, cases: ApiCase[], typed: Typed = () => true) {
   const answers = [];
   for (const [method, pathname, headers] of cases) {
-    const [theirs, mine] = await Promise.all([raw(host, method, pathname, headers), raw(ours, method, pathname, headers)]);
+    const [theirs, mine] = await Promise.all([get(pathname, headers, method), getOurs(pathname, headers, method)]);
     const names = ['vary', 'allow', 'cache-control', 'content-range', 'accept-ranges', 'location', 'x-content-type-options', ...(typed(method, theirs.status) ? ['content-type', 'content-security-policy'] : [])];
     const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, body: res.text, ...pick(res, names) });
     answers.push({ theirs: seen(theirs), mine: seen(mine) });
@@ -107,14 +107,18 @@ export async function bothAnswers(host: string, ours: string, cases: ApiCase[], 
 
 /**
  * A demo build (with its compressed copies) served by a host under test and by our own server, for the
- * tests of one `describe`: started before them, stopped after. A host that is missing fails in CI.
+ * tests of one `describe`: started before them, stopped after. A host that is missing fails in CI. Built
+ * for a folder of its host (`base`, `/talks`), both serve it there, and get and getOurs ask for a path of
+ * the site's (`/api/v2/video/12`) in it.
  */
-export function servedBoth(name: string, program: string, start: (options: { root: string }) => Promise<RunningHost>) {
+export function servedBoth(name: string, program: string, start: (options: { root: string; basePath: string }) => Promise<RunningHost>, base = '') {
   const both = {
+    base,
     dist: '',
     host: undefined as RunningHost | undefined,
     ours: undefined as RunningServer | undefined,
-    get: (pathname: string, headers: Record<string, string> = {}, method = 'GET') => raw(both.host!.url, method, pathname, headers),
+    get: (pathname: string, headers: Record<string, string> = {}, method = 'GET') => raw(both.host!.url, method, `${base}${pathname}`, headers),
+    getOurs: (pathname: string, headers: Record<string, string> = {}, method = 'GET') => raw(both.ours!.url, method, `${base}${pathname}`, headers),
     file: (rel: string) => readFile(path.join(both.dist, rel)),
   };
   let work: string | undefined;
@@ -122,10 +126,10 @@ export function servedBoth(name: string, program: string, start: (options: { roo
     if (!existsSync(program)) throw new Error(`${name} is missing at ${program}: apt-get install -y ${name} (.ci/run does)`);
     work = await mkdtemp(path.join(tmpdir(), `vc-${name}-test-`));
     both.dist = path.join(work, 'dist');
-    const result = await build({ content: DEMO_CONTENT, out: both.dist, templates: TEMPLATES, compress: true });
+    const result = await build({ content: DEMO_CONTENT, out: both.dist, templates: TEMPLATES, compress: true, ...(base && { baseUrl: `https://example.org${base}` }) });
     expect(result.ok).toBe(true);
-    both.host = await start({ root: both.dist });
-    both.ours = await startServer({ dir: both.dist, host: '127.0.0.1', port: 0, quiet: true });
+    both.host = await start({ root: both.dist, basePath: base });
+    both.ours = await startServer({ dir: both.dist, basePath: base, host: '127.0.0.1', port: 0, quiet: true });
   });
   afterAll(async () => {
     await both.host?.stop();
@@ -163,7 +167,7 @@ export async function expectRecordAsContract({ get, file }: Served): Promise<voi
 }
 
 /** A record and a page asked for with If-Modified-Since (and If-None-Match) are answered as ours answers them. */
-export async function expectConditionalsAsOurs({ get, host, ours }: Served): Promise<void> {
+async function expectConditionalsAsOurs({ get, getOurs }: Served): Promise<void> {
   for (const url of ['/api/v2/video/12', '/video/12/', '/assets/style.css']) {
     const since = (await get(url)).headers['last-modified'] as string;
     const earlier = new Date(Date.parse(since) - 1000).toUTCString();
@@ -172,7 +176,7 @@ export async function expectConditionalsAsOurs({ get, host, ours }: Served): Pro
     const later = new Date(Date.parse(since) + 1000).toUTCString();
     const dates = [since, later, earlier, 'yesterday', '2021'].map((date) => ({ 'If-Modified-Since': date }));
     for (const headers of [...dates, { 'If-Modified-Since': since, 'If-None-Match': '"other"' }] as Record<string, string>[]) {
-      const [theirs, mine] = await Promise.all([raw(host!.url, 'GET', url, headers), raw(ours!.url, 'GET', url, headers)]);
+      const [theirs, mine] = await Promise.all([get(url, headers), getOurs(url, headers)]);
       expect({ url, headers, status: theirs.status }).toEqual({ url, headers, status: mine.status });
     }
   }
@@ -182,12 +186,12 @@ export async function expectConditionalsAsOurs({ get, host, ours }: Served): Pro
  * An encoded slash (`%2F`) is a slash to the host, as it decodes the path before it looks for a file; ours answers the 404
  * page, as a name with a slash in it is no file's (docs/hosting.md: the difference is said there).
  */
-export async function expectEncodedSlashAsSlash({ get, file, ours }: Served): Promise<void> {
+async function expectEncodedSlashAsSlash({ get, file, getOurs }: Served): Promise<void> {
   for (const [url, rel] of [
     ['/api/v2/video%2F12', 'api/v2/video/12'],
     ['/talks%2F', 'talks/index.html'],
   ]) {
-    const [theirs, mine] = [await get(url!), await raw(ours!.url, 'GET', url!)];
+    const [theirs, mine] = [await get(url!), await getOurs(url!)];
     expect([url, theirs.status, theirs.body.equals(await file(rel!))]).toEqual([url, 200, true]);
     expect([url, mine.status, mine.body.equals(await file('404.html'))]).toEqual([url, 404, true]);
   }
@@ -197,12 +201,12 @@ export async function expectEncodedSlashAsSlash({ get, file, ours }: Served): Pr
  * A hidden file or folder copied into the output by hand (`.env`, `.git/`) is the 404 page, as on our server, which
  * refuses any path with a segment that starts with a dot; nginx and Caddy sent them.
  */
-export async function expectHiddenFilesRefused({ get, dist, file, ours }: Served): Promise<void> {
+async function expectHiddenFilesRefused({ get, dist, file, getOurs }: Served): Promise<void> {
   const hidden = ['.env', '.git/config', 'assets/.DS_Store'];
   for (const rel of hidden) await outputFile(path.join(dist, rel), 'SECRET=1\n');
   try {
     for (const rel of hidden) {
-      const [theirs, mine] = [await get(`/${rel}`), await raw(ours!.url, 'GET', `/${rel}`)];
+      const [theirs, mine] = [await get(`/${rel}`), await getOurs(`/${rel}`)];
       expect([rel, theirs.status, mine.status]).toEqual([rel, 404, 404]);
       expect(theirs.body.equals(await file('404.html')), rel).toBe(true);
     }
@@ -212,7 +216,7 @@ export async function expectHiddenFilesRefused({ get, dist, file, ours }: Served
 }
 
 /** One file of every kind is sent with exactly the headers of its kind. */
-export async function expectEveryKindsHeaders({ get, dist }: Served): Promise<void> {
+async function expectEveryKindsHeaders({ get, dist }: Served): Promise<void> {
   const rels = await fg('**/*', { cwd: dist, onlyFiles: true });
   const byKind = new Map<FileKind, string>();
   for (const rel of rels.sort()) if (!/\.(br|gz)$/.test(rel) && !(HOST_FILES as readonly string[]).includes(rel) && !byKind.has(kindOf(rel))) byKind.set(kindOf(rel), rel);
@@ -231,7 +235,7 @@ const UNICODE_FOLDER = 'über';
  * A folder asked for without its slash is redirected to it as ours redirects it: 301, the path as
  * the client wrote it with its letters percent-encoded (a Location is ASCII), the query kept.
  */
-export async function expectFolderRedirectsAsOurs({ dist, host, ours }: Served): Promise<void> {
+async function expectFolderRedirectsAsOurs({ dist, get, getOurs }: Served): Promise<void> {
   await cp(path.join(dist, 'events/index.html'), path.join(dist, UNICODE_FOLDER, 'index.html'));
   const encoded = encodeURIComponent(UNICODE_FOLDER);
   const cases: ApiCase[] = [
@@ -241,7 +245,7 @@ export async function expectFolderRedirectsAsOurs({ dist, host, ours }: Served):
     ['GET', `/${encoded.toLowerCase()}?page=2`],
   ];
   for (const [method, pathname] of cases) {
-    const [theirs, mine] = await Promise.all([raw(host!.url, method, pathname), raw(ours!.url, method, pathname)]);
+    const [theirs, mine] = await Promise.all([get(pathname, {}, method), getOurs(pathname, {}, method)]);
     // An escape's hex digits in either case are one URL.
     const location = (res: RawResponse) => (res.headers.location as string | undefined)?.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
     const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, location: location(res), nosniff: res.headers['x-content-type-options'] });
@@ -254,9 +258,9 @@ export async function expectFolderRedirectsAsOurs({ dist, host, ours }: Served):
  * send, and ours answers 404) is not sent anywhere else: a Location of `//evil.example/../talks/` would
  * take a browser to evil.example.
  */
-export async function expectNoOpenRedirect({ host }: Served): Promise<void> {
+async function expectNoOpenRedirect({ get, host }: Served): Promise<void> {
   for (const pathname of ['//evil.example/../talks', '//evil.example/%2e%2e/talks', '/%2Fevil.example/../talks', '/\\evil.example/../talks', '//talks', '///events']) {
-    const res = await raw(host!.url, 'GET', pathname);
+    const res = await get(pathname);
     const location = res.headers.location as string | undefined;
     if (location === undefined) continue;
     expect({ pathname, location, host: new URL(location, host!.url).host }).toEqual({ pathname, location, host: new URL(host!.url).host });
@@ -264,7 +268,7 @@ export async function expectNoOpenRedirect({ host }: Served): Promise<void> {
 }
 
 /** Requests to the site's files and pages other than GET and HEAD, which a host must answer as ours does. */
-export const SITE_METHOD_CASES: ApiCase[] = [
+const SITE_METHOD_CASES: ApiCase[] = [
   ['PUT', '/'],
   ['POST', '/events/'],
   ['DELETE', '/assets/style.css'],
@@ -289,7 +293,7 @@ export const SITE_METHOD_CASES: ApiCase[] = [
  * name with no type of its own as bytes. nginx 1.22's mime.types still calls scripts application/javascript,
  * the name RFC 9239 made obsolete for text/javascript: the same type to a browser.
  */
-export async function expectTypesAsOurs({ get, dist, ours }: Served): Promise<void> {
+async function expectTypesAsOurs({ get, dist, getOurs }: Served): Promise<void> {
   const rels = await fg('**/*', { cwd: dist, onlyFiles: true, ignore: ['**/*.br', '**/*.gz', ...HOST_FILES] });
   const samples = new Map<string, string>();
   for (const rel of rels.sort()) {
@@ -299,7 +303,60 @@ export async function expectTypesAsOurs({ get, dist, ours }: Served): Promise<vo
   expect(samples.size).toBeGreaterThan(10);
   const typeOf = (res: RawResponse) => String(res.headers['content-type']).replace(/^application\/javascript\b/, 'text/javascript');
   for (const rel of samples.values()) {
-    const [theirs, mine] = await Promise.all([get(`/${rel}`), raw(ours!.url, 'GET', `/${rel}`)]);
+    const [theirs, mine] = await Promise.all([get(`/${rel}`), getOurs(`/${rel}`)]);
     expect({ rel, type: typeOf(theirs) }).toEqual({ rel, type: typeOf(mine) });
+  }
+}
+
+/**
+ * The tests every host runs against our own server, on the demo build `served` (at the host's root or in a folder of it):
+ * `typed` as in bothAnswers, for the API's requests.
+ */
+export function answersAsOurs(served: Served, typed?: Typed): void {
+  it('takes an encoded slash for a slash, where our own server answers the 404 page (docs/hosting.md)', () => expectEncodedSlashAsSlash(served));
+
+  it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
+
+  it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
+
+  it('never redirects to another host, whatever empty or dot segments the path has', () => expectNoOpenRedirect(served));
+
+  it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
+
+  it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
+
+  it('sends every kind of file with the Content-Type ours sends', () => expectTypesAsOurs(served));
+
+  it("answers other methods on the site's files as our own server does: 405 with Allow, OPTIONS 204", async () => {
+    for (const { theirs, mine } of await bothAnswers(served, SITE_METHOD_CASES)) expect(theirs).toEqual(mine);
+  });
+
+  it('answers the API as our own server does', async () => {
+    for (const { theirs, mine } of await bothAnswers(served, API_CASES, typed)) expect(theirs).toEqual(mine);
+  });
+}
+
+/**
+ * Outside the folder a site was built for, as our own server answers: the folder without its slash is sent to it
+ * (301) and the host's root too (302), both with the query; any other path, the site's own included, is the 404 page.
+ */
+export async function expectOutsideFolderAsOurs({ base, host, ours, file }: Served): Promise<void> {
+  const notFound = await file('404.html');
+  const cases: ApiCase[] = [
+    ['GET', base],
+    ['HEAD', `${base}?x=1&y=%C3%BC`],
+    ['GET', '/'],
+    ['GET', '/?page=2'],
+    ['GET', '/video/12/'],
+    ['GET', '/api/v2/video/12'],
+    ['OPTIONS', '/api/v2/video/12'],
+    ['POST', '/events/'],
+    ['GET', `${base.toUpperCase()}/`],
+    ['GET', `${base}x/`],
+  ];
+  for (const [method, pathname] of cases) {
+    const [theirs, mine] = await Promise.all([raw(host!.url, method, pathname), raw(ours!.url, method, pathname)]);
+    const seen = (res: RawResponse) => ({ request: `${method} ${pathname}`, status: res.status, location: res.headers.location, nosniff: res.headers['x-content-type-options'], page: res.status === 404 && res.body.equals(notFound) });
+    expect(seen(theirs)).toEqual(seen(mine));
   }
 }

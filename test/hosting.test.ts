@@ -8,13 +8,19 @@ import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.ts';
 import { categoryFile, COMPRESSED_KINDS, ENCODINGS, HEADERS, HOST_FILES, ID_PATTERN, kindOf, listFile, SLUG_PATTERN, type FileKind } from '../src/headers.ts';
-import { DEFAULT_LISTEN, DEFAULT_ROOT, hostFiles, LIST_NAMES, nginxConfig } from '../src/hosting.ts';
+import { DEFAULT_LISTEN, DEFAULT_ROOT, hostFile, LIST_NAMES, nginxConfig } from '../src/hosting.ts';
 import { inertJson } from '../src/record.ts';
 import { pageParam } from '../src/server.ts';
 import { describeResource, RECORD_OPTIONS } from '../src/headers.ts';
 import { DEMO_CONTENT, TEMPLATES } from './helpers.ts';
 
-const files = Object.fromEntries(hostFiles().map((f) => [f.path, f.body]));
+/** The files the build writes for a site in the folder `base` of its host. */
+const hostFiles = (base = '') => HOST_FILES.map((name) => ({ path: name, body: hostFile(name, base) }));
+const filesFor = (base: string) => Object.fromEntries(hostFiles(base).map((f) => [f.path, f.body]));
+const files = filesFor('');
+/** The files for a site built for a folder of its host (--base-url https://example.org/talks). */
+const FOLDER = '/talks';
+const folderFiles = filesFor(FOLDER);
 const lower = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 const escapeRegex = (text: string) => text.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');
 
@@ -117,10 +123,11 @@ describe('nginx.conf', () => {
     return prefixes[0]!;
   }
 
-  it('sends each file with exactly its kind’s headers, compressed (from copies or as sent) only for compressed kinds', () => {
-    const all = locations(files['nginx.conf']!);
+  /** Every file, asked for in the folder `base`, is sent with exactly its kind's headers, compressed only for compressed kinds. */
+  function expectKindsSent(conf: string, base: string): void {
+    const all = locations(conf);
     for (const { rel, kind } of served) {
-      const location = locationFor(all, requestPath(rel));
+      const location = locationFor(all, `${base}${requestPath(rel)}`);
       expect(location.hidden, rel).toBe(false);
       const { 'Content-Type': type, ...rest } = HEADERS[kind];
       expect({ rel, headers: location.headers, type: location.contentType, copies: location.gzipStatic, gzip: location.gzip }).toEqual({
@@ -131,12 +138,36 @@ describe('nginx.conf', () => {
         gzip: COMPRESSED_KINDS.has(kind),
       });
     }
-  });
+  }
 
-  it('hides the host files, hidden files and the compressed copies', () => {
-    const all = locations(files['nginx.conf']!);
+  /** The host files, hidden files and the compressed copies, in the folder `base`. */
+  function expectHidden(conf: string, base: string): void {
+    const all = locations(conf);
     for (const uri of [...HOST_FILES.map((f) => `/${f}`), '/.env', '/.git/config', '/assets/.DS_Store', '/index.html.gz', '/assets/style.css.br']) {
-      expect(locationFor(all, uri).hidden, uri).toBe(true);
+      expect(locationFor(all, `${base}${uri}`).hidden, uri).toBe(true);
+    }
+  }
+
+  it('sends each file with exactly its kind’s headers, compressed (from copies or as sent) only for compressed kinds', () => expectKindsSent(files['nginx.conf']!, ''));
+
+  it('hides the host files, hidden files and the compressed copies', () => expectHidden(files['nginx.conf']!, ''));
+
+  it('for a site in a folder of its host: the same in the folder, its files found by the path after it, nothing outside it', () => {
+    const conf = folderFiles['nginx.conf']!;
+    expectKindsSent(conf, FOLDER);
+    expectHidden(conf, FOLDER);
+    const all = locations(conf);
+    for (const uri of ['/video/12/', '/api/v2/video/12', '/assets/style.css', `${FOLDER}x/`]) expect(locationFor(all, uri).hidden, uri).toBe(true);
+    expect(conf).toContain(`error_page 404 ${FOLDER}/404.html;`);
+    expect(conf).toContain(`location = ${FOLDER} { add_header X-Content-Type-Options 'nosniff' always; return 301 ${FOLDER}/$is_args$args; }`);
+    for (const name of LIST_NAMES) expect(conf).toContain(`try_files /api/v2/${name}/page.$vc_page =404;`);
+    // Each location of the site's files sends the file the path after the folder names.
+    expect(conf.match(/^ {8}alias \$vc_root\$vc_file;$/gm)).toHaveLength(5);
+    for (const { rel, kind } of served) {
+      const uri = `${FOLDER}${requestPath(rel)}`;
+      const { match } = locationFor(all, uri);
+      // The API's files are found by try_files, from the endpoint's path.
+      if (kind !== 'record' && kind !== 'list') expect({ rel, file: new RegExp(unquote(match.slice(2))).exec(uri)?.groups?.vc_file }).toEqual({ rel, file: requestPath(rel) });
     }
   });
 
@@ -226,12 +257,21 @@ describe('_headers (Netlify, Cloudflare Pages)', () => {
     return Object.fromEntries(headers);
   }
 
-  it('gives every file exactly its kind’s headers on Cloudflare Pages', () => {
-    const rules = parse(files._headers!);
-    for (const { rel, kind } of served) expect({ rel, headers: cloudflare(rules, requestPath(rel)) }).toEqual({ rel, headers: lower(HEADERS[kind]) });
-    expect(cloudflare(rules, '/api/v2/video/12/')).toEqual(lower(HEADERS.record));
-    expect(cloudflare(rules, '/api/v2/video/page.2')).toEqual(lower(HEADERS.list));
-    expect(cloudflare(rules, '/')).toEqual(lower(HEADERS.page));
+  /** Every file, asked for in the folder `base`, gets exactly its kind's headers on Cloudflare Pages. */
+  function expectKindsHeaders(text: string, base: string): void {
+    const rules = parse(text);
+    for (const { rel, kind } of served) expect({ rel, headers: cloudflare(rules, `${base}${requestPath(rel)}`) }).toEqual({ rel, headers: lower(HEADERS[kind]) });
+    expect(cloudflare(rules, `${base}/api/v2/video/12/`)).toEqual(lower(HEADERS.record));
+    expect(cloudflare(rules, `${base}/api/v2/video/page.2`)).toEqual(lower(HEADERS.list));
+    expect(cloudflare(rules, `${base}/`)).toEqual(lower(HEADERS.page));
+  }
+
+  it('gives every file exactly its kind’s headers on Cloudflare Pages', () => expectKindsHeaders(files._headers!, ''));
+
+  it('for a site in a folder of its host, gives them in the folder and sets nothing outside it', () => {
+    expectKindsHeaders(folderFiles._headers!, FOLDER);
+    const rules = parse(folderFiles._headers!);
+    for (const uri of ['/', '/video/12/', '/api/v2/video/12']) expect(cloudflare(rules, uri), uri).toEqual({});
   });
 
   it('is read the same way by Netlify, which skips the `!` lines', () => {
@@ -245,9 +285,9 @@ describe('_headers (Netlify, Cloudflare Pages)', () => {
 });
 
 describe('_redirects (Netlify, Cloudflare Pages)', () => {
-  const lines = () =>
-    files
-      ._redirects!.split('\n')
+  const lines = (text: string) =>
+    text
+      .split('\n')
       .filter((l) => l !== '' && !l.startsWith('#'))
       .map((l) => l.split(/\s+/));
   const compile = (from: string, trailingSlash: 'optional' | 'exact') => {
@@ -257,9 +297,9 @@ describe('_redirects (Netlify, Cloudflare Pages)', () => {
   const fill = (to: string, values: Record<string, string>) => to.replace(/:([A-Za-z]\w*)/g, (m, name: string) => values[name] ?? m);
 
   /** Cloudflare: two or three tokens, a known status, the first rule for a path; exact paths before patterns. */
-  function cloudflare(uri: string): string | undefined {
+  function cloudflare(uri: string, text = files._redirects!): string | undefined {
     const seen = new Set<string>();
-    const rules = lines().filter(([from, , status = '302', ...rest]) => {
+    const rules = lines(text).filter(([from, , status = '302', ...rest]) => {
       const ok = rest.length === 0 && ['200', '301', '302', '303', '307', '308'].includes(status) && !seen.has(from!);
       if (ok) seen.add(from!);
       return ok;
@@ -274,8 +314,8 @@ describe('_redirects (Netlify, Cloudflare Pages)', () => {
   }
 
   /** Netlify: query conditions between the paths, a trailing slash ignored, the first match, rules pointing at themselves ignored. */
-  function netlify(uri: string, query: Record<string, string>): string | undefined {
-    for (const tokens of lines()) {
+  function netlify(uri: string, query: Record<string, string>, text = files._redirects!): string | undefined {
+    for (const tokens of lines(text)) {
       const [from, ...rest] = tokens;
       const conditions = rest.slice(0, -2);
       const [to] = rest.slice(-2);
@@ -299,6 +339,19 @@ describe('_redirects (Netlify, Cloudflare Pages)', () => {
     }
   });
 
+  it('for a site in a folder of its host, maps the same paths in the folder, and none outside it', () => {
+    const text = folderFiles._redirects!;
+    for (const name of LIST_NAMES) {
+      expect(netlify(`${FOLDER}/api/v2/${name}/`, { page: '3', format: 'json' }, text)).toBe(`${FOLDER}/api/v2/${name}/page.3`);
+      expect(netlify(`${FOLDER}/api/v2/${name}`, {}, text)).toBe(`${FOLDER}/api/v2/${name}/page.1`);
+      expect(netlify(`/api/v2/${name}`, { page: '2' }, text)).toBeUndefined();
+      expect(cloudflare(`${FOLDER}/api/v2/${name}`, text)).toBe(`${FOLDER}/api/v2/${name}`);
+    }
+    expect(cloudflare(`${FOLDER}/api/v2/video/12/`, text)).toBe(`${FOLDER}/api/v2/video/12`);
+    expect(cloudflare(`${FOLDER}/api/v2/category/pycon-us-2014/`, text)).toBe(`${FOLDER}/api/v2/category/pycon-us-2014`);
+    expect(cloudflare('/api/v2/video/12/', text)).toBeUndefined();
+  });
+
   it('leaves the lists unmapped (404) on Cloudflare, which cannot see the query, and maps trailing slashes there', () => {
     for (const name of LIST_NAMES) expect(cloudflare(`/api/v2/${name}`)).toBe(`/api/v2/${name}`);
     expect(cloudflare('/api/v2/video/12/')).toBe('/api/v2/video/12');
@@ -308,17 +361,47 @@ describe('_redirects (Netlify, Cloudflare Pages)', () => {
 });
 
 describe('vercel.json and firebase.json', () => {
-  const vercel = () => JSON.parse(files['vercel.json']!);
-  const firebase = () => JSON.parse(files['firebase.json']!).hosting;
+  const vercel = (base = '') => JSON.parse(filesFor(base)['vercel.json']!);
+  const firebase = (base = '') => JSON.parse(filesFor(base)['firebase.json']!).hosting;
   type JsonRule = { headers: { key: string; value: string }[] };
   const asRecord = (rule: JsonRule) => Object.fromEntries(rule.headers.map((h) => [h.key.toLowerCase(), h.value]));
+  /** Firebase's headers for a path: every matching rule, the later one winning. */
+  const firebaseHeaders = (base: string) => {
+    const rules: (JsonRule & { regex: string })[] = firebase(base).headers;
+    return (uri: string) => Object.assign({}, ...rules.filter((r) => new RegExp(r.regex).test(uri)).map(asRecord));
+  };
 
-  it('Firebase: every file gets exactly its kind’s headers (every matching rule, the later one winning)', () => {
-    const rules: (JsonRule & { regex: string })[] = firebase().headers;
-    const headersFor = (uri: string) => Object.assign({}, ...rules.filter((r) => new RegExp(r.regex).test(uri)).map(asRecord));
-    for (const { rel, kind } of served) expect({ rel, headers: headersFor(requestPath(rel)) }).toEqual({ rel, headers: lower(HEADERS[kind]) });
-    expect(headersFor('/talks/')).toEqual(lower(HEADERS.page));
-    expect(headersFor('/api/v2/video/12/')).toEqual(lower(HEADERS.record));
+  /** Every file, asked for in the folder `base`, gets exactly its kind's headers on Firebase. */
+  function expectFirebaseKinds(base: string): void {
+    const headersFor = firebaseHeaders(base);
+    for (const { rel, kind } of served) expect({ rel, headers: headersFor(`${base}${requestPath(rel)}`) }).toEqual({ rel, headers: lower(HEADERS[kind]) });
+    expect(headersFor(`${base}/talks/`)).toEqual(lower(HEADERS.page));
+    expect(headersFor(`${base}/api/v2/video/12/`)).toEqual(lower(HEADERS.record));
+  }
+
+  it('Firebase: every file gets exactly its kind’s headers (every matching rule, the later one winning)', () => expectFirebaseKinds(''));
+
+  it('for a site in a folder of its host: the same headers, rewrites and redirects in the folder, and none outside it', () => {
+    expectFirebaseKinds(FOLDER);
+    expect(firebaseHeaders(FOLDER)('/api/v2/video/12')).toEqual({});
+    const config = firebase(FOLDER);
+    for (const f of HOST_FILES) expect(config.ignore).toContain(`${FOLDER.slice(1)}/${f}`);
+    // Only the site's copies: a .gz elsewhere in the deploy (an archive to download) is uploaded.
+    for (const e of ENCODINGS) expect(config.ignore).toContain(`${FOLDER.slice(1)}/**/*${e.suffix}`);
+    const [record] = config.redirects;
+    const m = new RegExp(record.regex.replace('(?P<', '(?<')).exec(`${FOLDER}/api/v2/video/12/`);
+    expect(record.destination.replace(':id', m!.groups!.id!)).toBe(`${FOLDER}/api/v2/video/12`);
+    expect(new RegExp(record.regex.replace('(?P<', '(?<')).test('/api/v2/video/12/')).toBe(false);
+    const site = vercel(FOLDER);
+    expect(site.headers.map(asRecord)).toEqual(config.headers.map(asRecord));
+    expect(site.headers.map((r: { source: string }) => r.source)).toContain(`${FOLDER}/api/v2/video/:id(${ID_PATTERN}){/}?`);
+    for (const name of LIST_NAMES) {
+      expect(site.rewrites).toContainEqual({ source: `${FOLDER}/api/v2/${name}{/}?`, missing: [{ type: 'query', key: 'page' }], destination: `${FOLDER}/api/v2/${name}/page.1` });
+    }
+    const [folders] = site.redirects;
+    const pattern = new RegExp(`^/${/^\/:path\((.*)\)$/.exec(folders.source)![1]}$`);
+    expect([FOLDER, `${FOLDER}/talks`, `${FOLDER}/video/12/a-talk`, `${FOLDER}/api`].every((p) => pattern.test(p))).toBe(true);
+    expect([`${FOLDER}/api/v2/video/12`, `${FOLDER}/api/v2`, `${FOLDER}/feed.atom`, `${FOLDER}/`, '/events', `${FOLDER}x`].some((p) => pattern.test(p))).toBe(false);
   });
 
   it('Vercel has the same header rules, in the same order', () => {

@@ -1,7 +1,8 @@
 // The generated nginx configuration on a real nginx (Debian's package) serving
 // a demo build: the contract's headers, the list endpoints, trailing slashes,
 // OPTIONS, refused writes and the precompressed copies, and the same answers
-// as our own server for the API.
+// as our own server for the API; and the same answers for a build for a folder
+// of its host (--base-url https://example.org/talks), served under it.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,9 +10,13 @@ import { gunzipSync } from 'node:zlib';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { ENCODINGS, HOST_FILES, RECORD_ALLOW, RECORD_OPTIONS } from '../src/headers.ts';
+import { hostFile } from '../src/hosting.ts';
 import { NGINX, startNginx } from '../src/web-servers.ts';
-import { API_CASES, bothAnswers, CONTRACT, expectConditionalsAsOurs, expectEncodedSlashAsSlash, expectEveryKindsHeaders, expectFolderRedirectsAsOurs, expectHiddenFilesRefused, expectNoOpenRedirect, expected, expectRecordAsContract, expectTypesAsOurs, hostTestsRun, pick, servedBoth, SITE_METHOD_CASES } from './host-cases.ts';
+import { answersAsOurs, CONTRACT, expected, expectOutsideFolderAsOurs, expectRecordAsContract, hostTestsRun, pick, servedBoth } from './host-cases.ts';
 import { raw } from './http.ts';
+
+/** The API's answers compared without their Content-Type and policy where nginx answers OPTIONS with its description. */
+const OPTIONS_UNTYPED = (method: string, status: number) => !(method === 'OPTIONS' && status === 200);
 
 describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generated nginx configuration on nginx', () => {
   const served = servedBoth('nginx', NGINX, startNginx);
@@ -126,27 +131,20 @@ describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generate
     }
   });
 
-  it('takes an encoded slash for a slash, where our own server answers the 404 page (docs/hosting.md)', () => expectEncodedSlashAsSlash(served));
+  // nginx sends OPTIONS' description with the record's type and policy (README, Hosting).
+  answersAsOurs(served, OPTIONS_UNTYPED);
+});
 
-  it('does not send a hidden file or folder copied into the output, as our own server does not', () => expectHiddenFilesRefused(served));
+describe.runIf(hostTestsRun('nginx', NGINX, 'test/nginx.test.ts'))('the generated nginx configuration on nginx, for a site built for a folder of its host', () => {
+  const served = servedBoth('nginx', NGINX, startNginx, '/talks');
 
-  it('redirects a folder asked for without its slash as our own server does, its Location percent-encoded', () => expectFolderRedirectsAsOurs(served));
-
-  it('never redirects to another host, whatever empty or dot segments the path has', () => expectNoOpenRedirect(served));
-
-  it('sends one file of every kind with exactly the headers of its kind', () => expectEveryKindsHeaders(served));
-
-  it('answers If-Modified-Since as our own server does', () => expectConditionalsAsOurs(served));
-
-  it('sends every kind of file with the Content-Type ours sends', () => expectTypesAsOurs(served));
-
-  it("answers other methods on the site's files as our own server does: 405 with Allow, OPTIONS 204", async () => {
-    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, SITE_METHOD_CASES)) expect(theirs).toEqual(mine);
+  it('is the configuration the build writes for its folder, as are the other hosts\' files', async () => {
+    for (const name of HOST_FILES) expect({ name, text: (await served.file(name)).toString() }).toEqual({ name, text: hostFile(name, '/talks') });
   });
 
-  it('answers the API as our own server does', async () => {
-    // nginx sends OPTIONS' description with the record's type and policy (README, Hosting).
-    const typed = (method: string, status: number) => !(method === 'OPTIONS' && status === 200);
-    for (const { theirs, mine } of await bothAnswers(served.host!.url, served.ours!.url, API_CASES, typed)) expect(theirs).toEqual(mine);
-  });
+  it('GET and HEAD of a record in the folder: the contract headers exactly, the file as it is', () => expectRecordAsContract(served));
+
+  it('sends the folder and the host\'s root to the site, and answers any other path outside it with the 404 page, as our own server does', () => expectOutsideFolderAsOurs(served));
+
+  answersAsOurs(served, OPTIONS_UNTYPED);
 });
