@@ -18,7 +18,7 @@ import { isolatedAmongWords, withoutBidiFormatting } from './bidi.ts';
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
 
-/** One searchable talk: the text Pagefind indexes, what a result shows, and the filters. */
+/** One searchable talk: the text a result's excerpt is cut from (Pagefind indexes it after the title: indexedText), what a result shows, and the filters. */
 export interface SearchRecord {
   url: string;
   content: string;
@@ -57,8 +57,8 @@ const FIELD_BREAK = '\n—\n';
 
 /**
  * A result's title as Pagefind's `title` meta, which it searches (a phrase too) and ranks above the
- * text: it is not in the text, whose excerpt a result shows under its title, which a match in the
- * title repeated there. Its Chinese and Japanese words spaced as the text's are, the title as
+ * text: it is not in the record's text, whose excerpt a result shows under its title, which a match
+ * in the title repeated there. Its Chinese and Japanese words spaced as the text's are, the title as
  * written beside it (`heading`, which the result shows) where that differs.
  */
 function titleMeta(title: string): Record<string, string> {
@@ -109,6 +109,16 @@ export function pageSearchRecord(page: CataloguePage): SearchRecord {
     filters: {},
   };
 }
+
+/**
+ * The text Pagefind indexes of a record: its title's words, then its text. A match in the meta counts
+ * alike for a whole word and a word it only starts ("DjangoCon" for "django", "Gill" for "gil"); a
+ * match in the text is ranked by how much of the word it is, so that a word of the title ranks its
+ * talk above one whose title only has a longer word. The search page cuts a result's excerpt from
+ * after the title's words and the break (excerptOf in templates/assets/search.js), counted from the
+ * title meta, as they are written here.
+ */
+export const indexedText = (record: SearchRecord): string => `${withoutBidiFormatting(record.meta.title ?? '').trim()}${FIELD_BREAK}${record.content}`;
 
 /**
  * Fragments (what a result shows of a talk) go one to a file up to this many talks; beyond, Pagefind
@@ -167,7 +177,7 @@ export async function writeIndex(batches: Iterator<SearchRecord[]>, count: numbe
       const batch = batches.next();
       if (batch.done) break;
       signal?.throwIfAborted();
-      const replies = await Promise.all(batch.value.map((record) => index.addCustomRecord({ ...record, language: 'en' })));
+      const replies = await Promise.all(batch.value.map((record) => index.addCustomRecord({ ...record, content: indexedText(record), language: 'en' })));
       const failed = replies.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(`search index: ${failed.join('; ')}`);
       added += batch.value.length;

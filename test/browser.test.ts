@@ -361,6 +361,47 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it("ranks a talk whose title has the query's word whole above those whose titles only start with it, however often they do, and shows no title again in its excerpt", async () => {
+    const talk = (id: number, title: string, summary: string, speaker = 'Ann Lee') =>
+      `id: ${id}\ntitle: "${title}"\nspeakers: [${speaker}]\nsummary: "${summary}"\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;
+    // The word is in no summary: the titles alone tell the talks apart, and as Pagefind's title meta alone they tied.
+    const own = await serveEvent('whole-words', 'web-meetup', 'title: "Web Meetup"\n', {
+      'talk-1.yaml': talk(1, 'Debugging Django', 'Breakpoints and logging in a web app.'),
+      'talk-2.yaml': talk(2, 'DjangoCon 2008 Keynote: Cal Henderson', 'Why I hate it, with love.'),
+      'talk-3.yaml': talk(3, 'DjangoCon 2008: Reusable Apps', 'Apps that others can plug in.'),
+      // Longer words that start with the query's, four times over, against the whole word once.
+      'talk-4.yaml': talk(4, 'Astronomy with Astropy', 'Astropy for astronomers and astrophotography.'),
+      'talk-5.yaml': talk(5, 'What Would You Do with an AST?', 'A syntax tree, walked.'),
+      // A title written otherwise than the words it is searched by (its Japanese words spaced) counts once, as any other.
+      'talk-6.yaml': talk(6, 'pandasで時系列', 'Time series, step by step.'),
+      'talk-7.yaml': talk(7, 'pandas internals', 'How pandas stores a frame.'),
+      // A speaker's name that starts with the word counts no more than a title's word that does.
+      'talk-8.yaml': talk(8, 'Climate and Karma - John Gill', 'Weather data, plotted.', 'John Gill'),
+      'talk-9.yaml': talk(9, 'Understanding the GIL', 'What the GIL locks, and when.'),
+    });
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      for (const [word, first] of [
+        ['django', 'Debugging Django'],
+        ['ast', 'What Would You Do with an AST?'],
+        ['pandas', 'pandas internals'],
+        ['gil', 'Understanding the GIL'],
+      ] as const) {
+        await search(page, word);
+        const titles = await page.locator('#results li h2').allTextContents();
+        expect(titles[0], word).toBe(first);
+        const excerpts = await page.locator('#results li p.excerpt').allTextContents();
+        for (const [i, excerpt] of excerpts.entries()) expect(excerpt, word).not.toContain(titles[i]);
+      }
+      expect(await page.locator('#results li p.excerpt').first().textContent()).toBe('What the GIL locks, and when. — Ann Lee — Web Meetup');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
   it('finds talks in a browser without Intl.Segmenter (Firefox before 125), a Chinese or Japanese run looked up whole', async () => {
     const { page, problems } = await openPage();
     await page.addInitScript(() => delete (Intl as { Segmenter?: unknown }).Segmenter);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadContent } from '../src/load.ts';
 import { childrenNamed, running } from '../src/processes.ts';
-import { buildSearchIndex, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, indexedText, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -60,6 +60,19 @@ describe('searchRecord', () => {
     const record = searchRecord({ ...talk, speakers: ['Ann Lee', 'דוד כהן!', 'مريم'] });
     expect(record.meta.speakers).toBe('Ann Lee, \u2068דוד כהן!\u2069, \u2068مريم\u2069');
     expect(record.content).toContain('Ann Lee, דוד כהן!, مريم');
+  });
+});
+
+describe('indexedText', () => {
+  // Pagefind weighs a match in the text by how much of the word it is, and a match in the meta alike for any word it starts.
+  it("puts the title's words before the text, as the search page counts them from the title (spaced, without bidirectional formatting), to cut the excerpt after them", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const record = searchRecord({ ...talk, title: 'Five Outages', blurb: 'Incidents.', speakers: ['Ann Lee'], tags: [], category: 'Conf' });
+    expect(indexedText(record)).toBe('Five Outages\n—\nIncidents.\n—\nAnn Lee\n—\nConf');
+    const japanese = searchRecord({ ...talk, title: '\u202e鴨川の水位 ', blurb: 'Sensors.', speakers: [], tags: [], category: 'Conf' });
+    expect(indexedText(japanese)).toBe('鴨川 の 水位\n—\nSensors.\n—\nConf');
+    const page = (await loadContent(DEMO_CONTENT)).catalogue.pages[0]!;
+    expect(indexedText(pageSearchRecord({ ...page, title: 'About us', description: 'Who we are', body: 'Text.' }))).toBe('About us\n—\nWho we are\nText.');
   });
 });
 

@@ -13,6 +13,17 @@ const list = document.getElementById('results');
 const more = document.getElementById('more');
 const selects = [...form.querySelectorAll('select[data-filter]')];
 const PAGE = 10;
+/** A result's excerpt, in words. */
+const EXCERPT = 30;
+/**
+ * How Pagefind ranks (see docs/search.md, Ranking). A match in a meta field counts by the word's rarity alone, a longer
+ * word it starts as much as the whole ("Gill" for "gil"), while a match in the text counts by how much of the word it is:
+ * the title, speakers and event are in the text (indexedText in src/search.ts), so their meta copies are left to count
+ * only for the title (`heading`, a title written otherwise than its words, would count it twice). A term similarity of 3
+ * (1 by default) ranks the whole word well above a longer one: "gil" finds the talks on the GIL before John Gill's, "ast"
+ * Python's AST before astronomy.
+ */
+const RANKING = { termSimilarity: 3, metaWeights: { heading: 0, speakers: 0, event: 0 } };
 // One letter matches nearly every talk: wait for a second one (one Chinese or Japanese character is a word, and so is an emoji: the index keeps each as one).
 const MIN_LENGTH = 2;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
@@ -60,7 +71,7 @@ for (const select of selects) {
 async function openIndex(dir) {
   const index = await import(`${base}${dir}pagefind.js`);
   // A result's URL is the page's path from the site's root, which Pagefind writes after baseUrl.
-  await index.options({ excerptLength: 30, noWorker: true, baseUrl: `${base}/` });
+  await index.options({ noWorker: true, baseUrl: `${base}/`, ranking: RANKING });
   // Its script loads the index itself (its entry, metadata and WebAssembly) in the background, and a search waits
   // for that: an empty query waits for it alone, and fails if it cannot load, where a search would fail unseen.
   await index.preload('');
@@ -139,15 +150,17 @@ function sharedStart(a, b) {
   return n;
 }
 
+/** A result's text in words, as Pagefind counts the words its locations point at. */
+const wordsOf = (content) => (content.includes('\u200B') ? content.split('\u200B') : content.split(/[^\S\uFEFF]+/));
+
 /** How far the words a result matched reach into each word of the query: the longest start they share. */
 async function reachOf(result, words) {
   const data = await result.data();
-  // Split as Pagefind counts the words its locations point at.
-  const text = data.content.includes('\u200B') ? data.content.split('\u200B') : data.content.split(/[^\S\uFEFF]+/);
+  const text = wordsOf(data.content);
   // Pagefind indexes a word's parts too, at the word's location: "by" of "step-by-step", "params" of "rcParams".
   const parts = (word) => [word, ...word.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u)];
-  // It also finds the words of the fields that are only in a result's meta, which have no location: the title's among them.
-  const meta = [data.meta.title, data.meta.language, data.meta.recorded, data.meta.kind].filter(Boolean).join(' ').split(/\s+/);
+  // It also finds the words of the fields that are only in a result's meta, which have no location.
+  const meta = [data.meta.language, data.meta.recorded, data.meta.kind].filter(Boolean).join(' ').split(/\s+/);
   const matched = [...data.locations.map((i) => text[i] ?? ''), ...meta].flatMap(parts).map(bare);
   return words.map((word) => Math.max(0, ...matched.map((m) => sharedStart(m, word))));
 }
@@ -274,21 +287,47 @@ async function recount() {
   showCounts();
 }
 
-/** A space after a Chinese or Japanese character, before another or a comma: spaceCjkWords (src/search.ts) put it there for the index, and the text is not written so. */
-const INDEX_SPACE = new RegExp(`(?<=${CJK.source}(?:</mark>)?) (?=(?:<mark>)?${CJK.source}|[,.;:!?)])`, 'gu');
+/** Whether the space between two words is one spaceCjkWords (src/search.ts) put there for the index: after a Chinese or Japanese character, before another or a comma. The text is not written so. */
+const INDEX_SPACE_AFTER = new RegExp(`${CJK.source}$`, 'u');
+const INDEX_SPACE_BEFORE = new RegExp(`^(?:${CJK.source}|[,.;:!?)])`, 'u');
 
 /**
- * Pagefind's excerpt marks hits with <mark>; only the marks are kept, everything else becomes text. It is the text with
- * its < and > written &lt; and &gt;, and nothing else escaped: read as HTML, an entity the text writes out (&amp;, &copy;)
- * was shown as its character. Only a &lt; or &gt; the text writes out is shown as < or >: the excerpt writes them alike.
+ * Where a result's excerpt starts, as Pagefind's own does but from the word `from` on: there when its matches from there
+ * are all within an excerpt's length of it, else at the window of EXCERPT words that holds the most of their weight (the
+ * middle one of a run of such windows, so that a lone match stands in the middle), short of the text's end.
  */
-function excerptNode(html) {
+function excerptStart(weighted, from, count) {
+  const weight = [];
+  for (const { location, balanced_score } of weighted) if (location >= from) weight[location - from] = (weight[location - from] ?? 0) + balanced_score;
+  if (weight.length <= EXCERPT) return from;
+  let sum = weight.slice(0, EXCERPT).reduce((a, b) => a + (b ?? 0), 0);
+  let best = sum;
+  let run = [0];
+  for (let start = 1; start < weight.length; start++) {
+    sum += (weight[start + EXCERPT - 1] ?? 0) - (weight[start - 1] ?? 0);
+    if (sum > best) [best, run] = [sum, [start]];
+    else if (sum === best && run.at(-1) === start - 1) run.push(start);
+  }
+  return Math.max(from, Math.min(from + run[Math.floor(run.length / 2)], count - EXCERPT));
+}
+
+/**
+ * A result's excerpt, its matches marked, cut from its text after its title: Pagefind indexes the title's words first
+ * (indexedText in src/search.ts) and cuts its own excerpt from them too, where a result showed its title again under
+ * its title. The text's words become text, so nothing in them is read as HTML.
+ */
+function excerptOf(data) {
+  const words = wordsOf(data.content);
+  // The title's words as they are indexed, and the break after them.
+  const from = wordsOf(data.meta.title.replace(EXPLICIT_BIDI, '').trim()).length + 1;
+  const start = excerptStart(data.weighted_locations, from, words.length);
+  const marked = new Set(data.locations);
   const p = document.createElement('p');
   p.className = 'excerpt';
-  // Between the marks' tags (a < of the text is &lt;, so none is a tag), every other part is a hit.
-  for (const [i, part] of html.replace(INDEX_SPACE, '').split(/<\/?mark>/).entries()) {
-    const text = part.replaceAll('&lt;', '<').replaceAll('&gt;', '>');
-    p.append(i % 2 ? Object.assign(document.createElement('mark'), { textContent: text }) : text);
+  for (let i = start; i < Math.min(start + EXCERPT, words.length); i++) {
+    if (!words[i]) continue;
+    if (p.lastChild && !(INDEX_SPACE_AFTER.test(words[i - 1]) && INDEX_SPACE_BEFORE.test(words[i]))) p.append(' ');
+    p.append(marked.has(i) ? Object.assign(document.createElement('mark'), { textContent: words[i] }) : words[i]);
   }
   return p;
 }
@@ -307,7 +346,7 @@ function resultItem(data) {
   const meta = document.createElement('p');
   meta.className = 'muted';
   meta.append(...[data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).flatMap((text, i) => (i ? [' · ', bdi(text)] : [bdi(text)])));
-  const excerpt = excerptNode(data.excerpt);
+  const excerpt = excerptOf(data);
   excerpt.dir = 'auto';
   // A talk's title and text are in its language, as on every other page (but a title in the site's English, as its
   // page marks it: titleLang); a page's are the site's.
