@@ -2,10 +2,16 @@
 // site): its base path. The build keeps every page's own path from the root (/talks/, /video/12/a-talk/),
 // which names its file in the output folder, and writes the base path before each address on a page; the
 // server takes it off each request's path before it looks for the file. At a host's root it is ''.
+import { cached } from './memo.ts';
 
-/** The base path of a base URL (checked, without its trailing slash): `/talks` for https://user.github.io/talks, '' at a root. */
+const basePaths = new Map<string, string>();
+
+/**
+ * The base path of a base URL (checked, without its trailing slash): `/talks` for https://user.github.io/talks, '' at a
+ * root. Kept once read: a build asks it for every talk's page whose description it renders.
+ */
 export function basePathOf(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return cached(basePaths, baseUrl, (url) => new URL(url).pathname.replace(/\/+$/, ''));
 }
 
 /**
