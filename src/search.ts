@@ -18,7 +18,7 @@ import { isolatedAmongWords, withoutBidiFormatting } from './bidi.ts';
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
 const PAGEFIND_PROGRAMS = ['pagefind', 'pagefind_extend'];
 
-/** One searchable talk: the text a result's excerpt is cut from (Pagefind indexes it after the title: indexedText), what a result shows, and the filters. */
+/** One searchable talk: its text, which a result's excerpt is cut from (Pagefind indexes it after the title: indexedText), what a result shows, and the filters. */
 export interface SearchRecord {
   url: string;
   content: string;
@@ -50,16 +50,16 @@ export function spaceCjkWords(text: string): string {
 /**
  * Between the fields of a record's text. A result's excerpt is its text around a match, one line
  * to Pagefind, so the fields are told apart by a dash (not a dot: "·" is also a Chinese
- * character's mark, and the page takes out the spaces between those). The summary starts the
- * text, and the fields a result shows of its own come last.
+ * character's mark, and the page takes out the spaces between those). The summary starts a record's
+ * text, after the title Pagefind indexes before it (indexedText), and the fields a result shows of its
+ * own come last.
  */
 const FIELD_BREAK = '\n—\n';
 
 /**
- * A result's title as Pagefind's `title` meta, which it searches (a phrase too) and ranks above the
- * text: it is not in the record's text, whose excerpt a result shows under its title, which a match
- * in the title repeated there. Its Chinese and Japanese words spaced as the text's are, the title as
- * written beside it (`heading`, which the result shows) where that differs.
+ * A result's title as Pagefind's `title` meta, which the result shows and indexedText puts before the
+ * record's text: its Chinese and Japanese words spaced as the text's are, the title as written beside
+ * it (`heading`, which the result shows) where that differs.
  */
 function titleMeta(title: string): Record<string, string> {
   const words = spaceCjkWords(title).trim();
