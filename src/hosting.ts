@@ -408,22 +408,21 @@ function headersFile(base: string): string {
 function redirectsFile(base: string): string {
   const api = `${base}/api/v2`;
   const lists = LIST_NAMES.flatMap((name) => [
-    `${api}/${name}  ${api}/${name}  200`,
     `${api}/${name}  page=:page  ${api}/${name}/page.:page  200!`,
     `${api}/${name}  ${api}/${name}/page.1  200!`,
+    `${api}/${name}  ${api}/${name}  200`,
   ]);
   return [
     '# video-catalogue: rewrites for Netlify and Cloudflare Pages.',
     `# ${GENERATED}`,
     '#',
-    '# The lists (/api/v2/video?page=N): three lines each. Cloudflare Pages cannot match a query string, so',
-    '# it keeps only the first (the path rewritten to itself, which has no file: 404) and drops the other two',
-    '# as invalid. Netlify ignores the first (a rule that points at itself) and uses the other two:',
-    '# ?page=N, else page 1.',
+    '# The lists (/api/v2/video?page=N): three lines each. Netlify applies the first line that matches: ?page=N,',
+    '# else page 1. Cloudflare Pages cannot match a query string, so it drops those two as invalid and keeps',
+    '# only the last (the path rewritten to itself, which has no file: 404), which Netlify never reaches.',
     ...lists,
     '',
-    "# A trailing slash after a record or an event. Cloudflare needs these; Netlify's matching already",
-    '# ignores a trailing slash, so it skips them as rules that point at themselves.',
+    '# A trailing slash after a record or an event, rewritten to its file. Netlify ignores a trailing slash when',
+    '# it matches, so without the slash these point at the file itself, which Netlify then sends as it is.',
     `${api}/video/:id/  ${api}/video/:id  200`,
     `${api}/category/:slug/  ${api}/category/:slug  200`,
     '',

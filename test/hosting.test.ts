@@ -313,22 +313,37 @@ describe('_redirects (Netlify, Cloudflare Pages)', () => {
     return undefined;
   }
 
-  /** Netlify: query conditions between the paths, a trailing slash ignored, the first match, rules pointing at themselves ignored. */
-  function netlify(uri: string, query: Record<string, string>, text = files._redirects!): string | undefined {
+  /**
+   * Netlify, as its own redirect engine (netlify-redirector, which the Netlify CLI runs) matches: query conditions
+   * between the paths, a trailing slash ignored, the first rule that matches applies, one that points at itself too;
+   * one without `!` gives way to a file at the path (undefined: the file is sent).
+   */
+  function netlify(uri: string, query: Record<string, string>, text = files._redirects!, base = ''): string | undefined {
     for (const tokens of lines(text)) {
       const [from, ...rest] = tokens;
       const conditions = rest.slice(0, -2);
-      const [to] = rest.slice(-2);
+      const [to, status] = rest.slice(-2);
       const m = compile(from!, 'optional').exec(uri);
       if (!m) continue;
       const values: Record<string, string> = { ...m.groups };
       if (!conditions.every((c) => c.split('=')[0]! in query && (values[c.split('=')[1]!.slice(1)] = query[c.split('=')[0]!]!) !== undefined)) continue;
-      const target = fill(to!, values);
-      if (target.replace(/\/$/, '') === uri.replace(/\/$/, '')) continue;
-      return target;
+      if (!status!.endsWith('!') && served.some(({ rel }) => `${base}/${rel}` === uri)) return undefined;
+      return fill(to!, values);
     }
     return undefined;
   }
+
+  it("puts each list's ?page= and page 1 before the line Cloudflare keeps, which Netlify would otherwise apply to every request", () => {
+    for (const [text, base] of [[files._redirects!, ''], [folderFiles._redirects!, FOLDER]] as const) {
+      for (const name of LIST_NAMES) {
+        const list = `${base}/api/v2/${name}`;
+        expect(text).toContain(`${list}  page=:page  ${list}/page.:page  200!\n${list}  ${list}/page.1  200!\n${list}  ${list}  200\n`);
+      }
+    }
+    // A record's file is sent, not the rule for its trailing slash.
+    expect(netlify('/api/v2/video/12', {})).toBeUndefined();
+    expect(netlify(`${FOLDER}/api/v2/video/12`, {}, folderFiles._redirects!, FOLDER)).toBeUndefined();
+  });
 
   it('maps ?page=N on Netlify, page 1 without it, and ignores other parameters', () => {
     for (const name of LIST_NAMES) {
