@@ -7,7 +7,7 @@
 import { isolatedAmongWords } from './bidi.ts';
 import { lastUpdated, shortLinkPath } from './collections.ts';
 import type { CatalogueTalk } from './load.ts';
-import { textLanguageTag } from './languages.ts';
+import { nameLanguageTag, textLanguageTag } from './languages.ts';
 import { escapeMarkup, escapeText, NOT_HTML_TEXT } from './markdown.ts';
 import type { SiteInfo } from './render.ts';
 
@@ -119,7 +119,7 @@ function atom(input: FeedInput, abs: (p: string) => string, siteName: string): s
       `<updated>${utc(item.updated).toISOString()}</updated>`,
       ...(item.recorded ? [`<published>${utc(item.recorded).toISOString()}</published>`] : []),
       `<summary type="html"${xmlLang(lang.summary)}>${html(summaryOf(item))}</summary>`,
-      ...item.speakers.map((name) => `<author><name>${x(name)}</name></author>`),
+      ...item.speakers.map((name) => `<author${xmlLang(nameLanguageTag(name, item.language) ?? 'en')}><name>${x(name)}</name></author>`),
       ...[item.category, ...item.tags].map((term) => `<category term="${x(term)}"/>`),
       '</entry>',
     ].join('\n');

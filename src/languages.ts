@@ -22,15 +22,9 @@ const COMPOSITE_SCRIPTS: Record<string, string[]> = { Jpan: ['Han', 'Hiragana', 
 /** Per tag: letters of its language's script, or null for a language written in Latin letters (or unknown). */
 const OWN_LETTERS = new Map<string, RegExp | null>();
 
-/**
- * The BCP 47 tag for a text of a talk in `name`: the language's own, unless the language is written in
- * another script than Latin and the text has none of its letters, as many talks given in Russian,
- * Korean or Japanese have titles in English (224 of the pyvideo import's 468 in Russian): such a text is
- * in the site's English. A text in Latin letters in a language written in them cannot be told apart.
- */
-export function textLanguageTag(text: string, name: string): string {
-  const tag = languageTag(name);
-  const letters = cached(OWN_LETTERS, tag, () => {
+/** The letters of the script the language tagged `tag` is written in, or null for one written in Latin letters (or unknown). */
+function ownLetters(tag: string): RegExp | null {
+  return cached(OWN_LETTERS, tag, () => {
     let script: string | undefined;
     try {
       script = new Intl.Locale(tag).maximize().script;
@@ -40,7 +34,50 @@ export function textLanguageTag(text: string, name: string): string {
     if (!script || script === 'Latn') return null;
     return new RegExp((COMPOSITE_SCRIPTS[script] ?? [script]).map((s) => `\\p{Script=${s}}`).join('|'), 'u');
   });
+}
+
+/**
+ * The BCP 47 tag for a text of a talk in `name`: the language's own, unless the language is written in
+ * another script than Latin and the text has none of its letters, as many talks given in Russian,
+ * Korean or Japanese have titles in English (224 of the pyvideo import's 468 in Russian): such a text is
+ * in the site's English. A text in Latin letters in a language written in them cannot be told apart.
+ */
+export function textLanguageTag(text: string, name: string): string {
+  const tag = languageTag(name);
+  const letters = ownLetters(tag);
   return letters === null || letters.test(text) ? tag : 'en';
+}
+
+/** Letters of no script a name in the site's English is written in: most names have none, and need no other test. */
+const OTHER_LETTERS = /[^\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u;
+
+/**
+ * Scripts that, in a name, are one language's: kana Japanese, Hangul Korean, and the alphabets of one
+ * language each. Han alone is not here: 山田太郎 may be Japanese or Chinese, and a wrong guess would
+ * show it in the other's glyphs, where a browser's default for it follows its reader's own language;
+ * nor are Cyrillic and Arabic letters, each the script of many languages.
+ */
+const NAME_SCRIPTS: readonly (readonly [RegExp, string])[] = [
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, 'ja'],
+  [/\p{Script=Hangul}/u, 'ko'],
+  [/\p{Script=Hebrew}/u, 'he'],
+  [/\p{Script=Greek}/u, 'el'],
+  [/\p{Script=Thai}/u, 'th'],
+  [/\p{Script=Georgian}/u, 'ka'],
+  [/\p{Script=Armenian}/u, 'hy'],
+];
+
+/**
+ * The BCP 47 tag of a speaker's name or a tag, for its `lang` where it is not the page's English: a
+ * talk's language (`language`, on the talk's page and beside the talk in a list) where the name has the
+ * letters of its script, as its title takes it (textLanguageTag), else the language its letters tell
+ * (NAME_SCRIPTS), else none. A name in Latin letters takes none, whatever the talk's language: a name is
+ * its bearer's, and the language of a talk given in Latin letters says nothing of it.
+ */
+export function nameLanguageTag(name: string, language?: string): string | undefined {
+  if (!OTHER_LETTERS.test(name)) return undefined;
+  if (language !== undefined && ownLetters(languageTag(language))?.test(name)) return languageTag(language);
+  return NAME_SCRIPTS.find(([letters]) => letters.test(name))?.[1];
 }
 
 // The package's codes of one kind never stand for another language in another kind, so one map holds them all.

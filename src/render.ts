@@ -16,7 +16,7 @@ import { robotsTxt, sitemapIndexXml, sitemapXml } from './sitemap.ts';
 import { excerpt, linkedText, NOT_IN_HTML, PLAIN_LIST_MARK, renderMarkdown, sanitiseEmbed, type HeadingTop } from './markdown.ts';
 import { sitePagePath } from './pages.ts';
 import { API_FIELDS, inertJson } from './record.ts';
-import { languageTag, textLanguageTag } from './languages.ts';
+import { languageTag, nameLanguageTag, textLanguageTag } from './languages.ts';
 import { FORMATS, PLAYABLE_FIRST, VIDEO_MIME, type Format } from './schema.ts';
 import { counted, formatCount } from './cli.ts';
 import { byPosition, loadTemplates, newEta, reasonOf, RenderError, renderFailureAt, templateFile, TemplateError } from './template-errors.ts';
@@ -239,6 +239,8 @@ export interface TermLink {
   name: string;
   url: string;
   count: number;
+  /** The BCP 47 tag of its name where it is not the page's English (see nameLanguageTag): templates get it, plans do not. */
+  lang?: string;
 }
 
 
@@ -281,6 +283,8 @@ type TalkItem = Pick<TalkLink, 'title' | 'speakers' | 'recorded' | 'category'> &
   url: string;
   /** The BCP 47 tag of its title (see textLanguageTag): all a list shows of the talk's text. */
   lang: string;
+  /** The BCP 47 tag of each of its speakers' names, or undefined for one in the page's English (see nameLanguageTag). */
+  speakerLangs: (string | undefined)[];
   /** H:MM:SS, or '' when unknown. */
   duration: string;
   eventUrl: string;
@@ -315,7 +319,15 @@ export interface EventView {
   /** Where its category file is edited (see editLink), or null. */
   editUrl: string | null;
 }
-export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }>;
+export type ListingView = Viewed<PageInputs['listing'], { talks: TalkItem[]; page: PageLinks }> & {
+  /**
+   * On a speaker's page, the BCP 47 tag of their name, its title, where it is not the page's English (see nameLanguageTag):
+   * the language of the page's talks where they are all in one and the name has its letters. A tag's title is the site's words around it.
+   */
+  lang: string | undefined;
+  /** The tag of each of `names`, where it is not the page's English. */
+  nameLangs: (string | undefined)[];
+};
 
 /** Talks of an event recorded on one day (`date` null for those without a date). */
 export interface RecordingDay {
@@ -388,6 +400,7 @@ function listItem(link: TalkLink): TalkItem {
     url: talkPath(link),
     lang: textLanguageTag(link.title, link.language),
     speakers: link.speakers,
+    speakerLangs: link.speakers.map((name) => nameLanguageTag(name, link.language)),
     duration: formatDuration(link.duration),
     recorded: link.recorded,
     category: link.category,
@@ -425,8 +438,8 @@ function videoObject(talk: FullTalk, url: string, file: string | undefined, play
   });
 }
 
-/** A speaker or tag of a talk, linked to its page. */
-type TalkTerm = Pick<TermLink, 'name' | 'url'>;
+/** A speaker or tag of a talk, linked to its page, with the BCP 47 tag of its name where it is not the page's English (see nameLanguageTag). */
+type TalkTerm = Pick<TermLink, 'name' | 'url' | 'lang'>;
 
 export interface TalkView extends Pick<FullTalk, 'id' | 'category' | 'recorded' | 'language'> {
   title: string;
@@ -493,7 +506,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     url,
     canonical: `${site.baseUrl}${url}`,
     apiUrl: apiPath(talk),
-    speakers: named(talk.speakers).map((name) => ({ name, url: speakerPath(termSlug(name)) })),
+    speakers: named(talk.speakers).map((name) => ({ name, url: speakerPath(termSlug(name)), lang: nameLanguageTag(name, talk.language) })),
     category: talk.category,
     eventUrl: eventPath(event.slug),
     recorded: talk.recorded,
@@ -512,7 +525,7 @@ export function talkView({ talk, event, prev, next, others }: TalkPageInput, sit
     downloads: downloadsFor(talk),
     thumbnail: image,
     sourceUrl: talk.source_url,
-    tags: named(talk.tags).map((name) => ({ name, url: tagPath(termSlug(name)) })),
+    tags: named(talk.tags).map((name) => ({ name, url: tagPath(termSlug(name)), lang: nameLanguageTag(name, talk.language) })),
     related: talk.related_urls,
     copyright: talk.copyright_text,
     qualityNotes: talk.quality_notes,
@@ -644,8 +657,18 @@ const pageViews: { [T in PageTemplate]: (input: PageInputs[T], site: SiteInfo) =
     feeds,
     editUrl: editLink(site, event.name),
   }),
-  listing: (listing, site) => ({ ...listing, ...paged(site, listing.path, listing.page), talks: listing.talks.map(listItem) }),
-  terms: (terms, site) => ({ ...terms, ...paged(site, terms.path, terms.page) }),
+  listing: (listing, site) => {
+    // A speaker's or a tag's names are in the language of its talks where they are all in one; else their letters alone tell it.
+    const languages = new Set(listing.talks.map((talk) => talk.language));
+    const language = languages.size === 1 ? listing.talks[0]!.language : undefined;
+    const nameLangs = listing.names.map((name) => nameLanguageTag(name, language));
+    return { ...listing, ...paged(site, listing.path, listing.page), talks: listing.talks.map(listItem), lang: listing.kind === 'speaker' ? nameLangs[0] : undefined, nameLangs };
+  },
+  terms: (terms, site) => ({
+    ...terms,
+    ...paged(site, terms.path, terms.page),
+    groups: terms.groups.map((group) => ({ ...group, terms: group.terms.map((term) => ({ ...term, lang: nameLanguageTag(term.name) })) })),
+  }),
   api: (api, site) => ({ ...api, canonical: canonical(site, '/api/'), origin: site.baseUrl, fields: API_FIELDS, example: api.example && { ...api.example, url: apiPath(api.example), lang: textLanguageTag(api.example.title, api.example.language) } }),
   search: (search, site) => ({ ...search, canonical: canonical(site, '/search/') }),
   page: ({ slug, title, description, body, name }, site) => ({

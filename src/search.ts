@@ -12,7 +12,7 @@ import { sitePagePath } from './pages.ts';
 import { childrenNamed, running } from './processes.ts';
 import { threadEntry } from './program.ts';
 import { named, talkPath } from './collections.ts';
-import { textLanguageTag } from './languages.ts';
+import { nameLanguageTag, textLanguageTag } from './languages.ts';
 import { isolatedAmongWords, withoutBidiFormatting } from './bidi.ts';
 
 /** The names Pagefind's service process runs under, as /proc shows them (cut at 15 characters). */
@@ -66,6 +66,15 @@ function titleMeta(title: string): Record<string, string> {
   return words === title ? { title } : { title: words, heading: title };
 }
 
+/**
+ * The BCP 47 tag of a result's line of speakers, one text, where every name has the same and it is not the site's English
+ * (see nameLanguageTag): a filter the page never offers, as `lang` is. Names of several languages take none.
+ */
+function speakersLang(speakers: readonly string[], language: string): { speakersLang?: string[] } {
+  const tags = speakers.map((name) => nameLanguageTag(name, language));
+  return tags[0] !== undefined && tags.every((tag) => tag === tags[0]) ? { speakersLang: [tags[0]] } : {};
+}
+
 export function searchRecord(talk: CatalogueTalk): SearchRecord {
   // The excerpt is mostly the summary's words (where there is none, the names, tags and event, whose language the title's letters tell best): marked as the talk page marks each.
   const lang = textLanguageTag(talk.blurb || talk.title, talk.language);
@@ -91,6 +100,7 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
       lang: [lang],
       // A title in the site's English where the talk's language has letters of its own, as its page marks it (textLanguageTag).
       ...(titleLang !== lang ? { titleLang: [titleLang] } : {}),
+      ...speakersLang(speakers, talk.language),
     },
   };
 }

@@ -298,6 +298,34 @@ describe('every page type in Chromium', () => {
   });
 });
 
+describe("speakers' names and tags", () => {
+  /** Whether the browser takes the element's language (its own `lang` or the one it inherits) as `tag`: what sets its glyphs and a screen reader's voice. */
+  const isIn = (el: Element, lang: string) => el.matches(`:lang(${lang})`);
+
+  it("are in the talk's language on its page and beside it in a list where written in its letters, and in the language of their letters in an index", async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/video/6/type-hints-large-codebase/`);
+    // The byline and the details, and the tag written in kana.
+    for (const name of await page.locator('a[href^="/speaker/"]', { hasText: '山田 花子' }).all()) expect(await name.evaluate(isIn, 'ja')).toBe(true);
+    expect(await page.locator('a[href^="/speaker/"]', { hasText: '山田 花子' }).count()).toBe(2);
+    expect(await page.locator('.tags a', { hasText: '型ヒント' }).evaluate(isIn, 'ja')).toBe(true);
+    expect(await page.locator('.tags a', { hasText: 'typing' }).evaluate(isIn, 'en')).toBe(true);
+    await page.goto(`${base}/talks/`);
+    const line = page.locator('.talk-list li', { hasText: 'FastAPI で作る京都観光案内 API' });
+    expect(await line.locator('bdi', { hasText: '佐藤 健太' }).evaluate(isIn, 'ja')).toBe(true);
+    expect(await line.locator('bdi', { hasText: 'Emily Carter' }).evaluate(isIn, 'en')).toBe(true);
+    // In the index of every speaker, kana tell Japanese; Han letters alone do not tell it from Chinese, and are left to the browser.
+    await page.goto(`${base}/speakers/`);
+    expect(await page.locator('.term-list a', { hasText: '森田 あかり' }).evaluate(isIn, 'ja')).toBe(true);
+    expect(await page.locator('.term-list a', { hasText: '山田 花子' }).evaluate(isIn, 'en')).toBe(true);
+    // A speaker's page, all of whose talks are in Japanese, heads it in Japanese.
+    await page.locator('.term-list a', { hasText: '山田 花子' }).click();
+    await page.waitForURL(/\/speaker\//);
+    expect(await page.locator('h1').evaluate(isIn, 'ja')).toBe(true);
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('search', () => {
   /** Types a query and waits for its results (the status names the query it answers). */
   async function search(page: Page, text: string) {
@@ -317,6 +345,20 @@ describe('search', () => {
     // The site's own pages are in the site's language.
     await search(page, 'catalogue');
     expect(await page.locator('#results li h2 a', { hasText: 'About this catalogue' }).evaluate((a: HTMLAnchorElement) => a.lang)).toBe('');
+    expect(problems).toEqual([]);
+  });
+
+  it("names a talk's speakers in their language, as its page does, where every name has the same", async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/search/`);
+    await search(page, 'fixtures');
+    const result = page.locator('#results li', { hasText: 'pytest fixtures の奥深い世界' });
+    // The language the browser gives the line of names (the :lang() it matches), which sets their glyphs and a screen reader's voice.
+    expect(await result.locator('p.muted bdi', { hasText: '小林 美咲' }).evaluate((bdi) => [bdi.matches(':lang(ja)'), bdi.matches(':lang(en)')])).toEqual([true, false]);
+    // Names of several languages take the page's.
+    await search(page, 'ハンズオン');
+    const mixed = page.locator('#results li', { hasText: 'はじめての Python 入門ハンズオン' }).locator('p.muted bdi', { hasText: 'Lucy Hargreaves' });
+    expect(await mixed.evaluate((bdi) => bdi.matches(':lang(en)'))).toBe(true);
     expect(problems).toEqual([]);
   });
 

@@ -153,6 +153,9 @@ describe('feeds', () => {
     expect(rss).not.toContain('&amp;#39;');
     const items = JSON.parse(renderFeed('json', feed, SITE)).items;
     expect(items.map((i: { language?: string }) => i.language)).toEqual(['ja', undefined]);
+    // A speaker's name too, as the talk's page tags it: in the talk's language where it has its letters; a name in Latin letters as it was.
+    const named = renderFeed('atom', { ...input, items: [{ ...talk, speakers: ['山田 花子', 'Ann Lee'] }] }, SITE);
+    expect(named).toContain('<author xml:lang="ja"><name>山田 花子</name></author>\n<author><name>Ann Lee</name></author>');
   });
 
   it('writes a media file\'s URL as URL parsers read it, percent-encoded, where the content (and the API) have it as written', () => {

@@ -231,7 +231,7 @@ describe('listed talks', () => {
       expect(links.length, template).toBeGreaterThan(0);
       for (const link of links) expect(link, template).toContain('dir="auto"');
       if (template !== 'listing') expect(html, template).toMatch(/class="muted">by <bdi>/);
-      expect(html, template).not.toMatch(/class="muted">by (?!<bdi>)/);
+      expect(html, template).not.toMatch(/class="muted">by (?!<bdi[ >])/);
     }
   });
 
@@ -251,6 +251,53 @@ describe('listed talks', () => {
     const newest = /<section aria-labelledby="newest-title">([\s\S]*?)<\/section>/.exec(html('index.html'))![1]!.match(/<li>.*<\/li>/g)!;
     expect(newest.length).toBeGreaterThan(1);
     for (const line of newest) expect(line).toMatch(/ <span class="muted">· <a href="\/events\/[a-z0-9-]+\/" dir="auto">[^<]+<\/a>/);
+  });
+});
+
+describe("speakers' names and tags", () => {
+  const talkLink = (id: number, language: string, speakers: string[]) => ({ id, slug: `t${id}`, title: `Talk ${id}`, language, duration: null, recorded: null, event: 'conf', category: 'Conf', speakers });
+
+  it("are in the talk's language on its page where written in its letters, and Latin names as they were", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const { catalogue } = await loadContent(DEMO_CONTENT);
+    const job = planSite(catalogue, { code: '', templates: {} }).parts.flatMap((p) => p.talks)[0]!;
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const page = (language: string) => renderer.talk({ ...job, talk: { ...loadFullTalk(DEMO_CONTENT, job.talk), language, speakers: ['山田 花子', 'Ann Lee'], tags: ['型ヒント', 'web'] } });
+    const japanese = page('Japanese');
+    // The byline and the details.
+    expect(japanese.match(/<a href="\/speaker\/[^"]+" lang="ja" dir="auto">山田 花子<\/a>/g)).toHaveLength(2);
+    expect(japanese.match(/<a href="\/speaker\/ann-lee\/" dir="auto">Ann Lee<\/a>/g)).toHaveLength(2);
+    expect(japanese).toMatch(/<a href="\/tag\/[^"]+" lang="ja" dir="auto">型ヒント<\/a>/);
+    expect(japanese).toContain('<a href="/tag/web/" dir="auto">web</a>');
+    // On an English talk's page, Han letters alone do not tell Japanese from Chinese: the name takes none; kana are Japanese.
+    const english = page('English');
+    expect(english).not.toMatch(/href="\/speaker\/[^"]+" lang=/);
+    expect(english).toMatch(/<a href="\/tag\/[^"]+" lang="ja" dir="auto">型ヒント<\/a>/);
+  });
+
+  it('are in the language of their talk beside it in a list, and of their letters in an index', async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const talks = [talkLink(1, 'Japanese', ['山田 花子', 'Emily Carter']), talkLink(2, 'English', ['山田 花子'])];
+    const listing = renderer.page('listing', { title: 'All talks', kind: 'all', names: [], path: '/talks/', total: 2, page: { number: 1, count: 1 }, talks });
+    expect(listing).toContain('by <bdi lang="ja">山田 花子</bdi>, <bdi>Emily Carter</bdi></span>');
+    expect(listing).toContain('by <bdi>山田 花子</bdi></span>');
+    const terms = [{ name: 'やまだ はなこ', url: '/speaker/a/', count: 1 }, { name: '山田 花子', url: '/speaker/b/', count: 1 }, { name: '김철수', url: '/speaker/c/', count: 1 }, { name: 'Ada', url: '/speaker/ada/', count: 1 }];
+    const index = renderer.page('terms', { title: 'Speakers', path: '/speakers/', index: '/speakers/', total: 4, page: { number: 1, count: 1 }, letters: [], groups: [{ heading: '', id: 'all', terms }] });
+    expect(index.match(/<a href="\/speaker\/[^"]+"[^>]*>/g)).toEqual(['<a href="/speaker/a/" lang="ja" dir="auto">', '<a href="/speaker/b/" dir="auto">', '<a href="/speaker/c/" lang="ko" dir="auto">', '<a href="/speaker/ada/" dir="auto">']);
+  });
+
+  it("head a speaker's page in the language of their talks where all are in one, and each spelling of a name in the language of its letters", async () => {
+    const { templates } = await loadTheme(TEMPLATES);
+    const renderer = new SiteRenderer(templates, SITE, 'templates');
+    const speaker = (talks: ReturnType<typeof talkLink>[]) => renderer.page('listing', { title: '山田 花子', kind: 'speaker', names: ['山田 花子', 'やまだ はなこ', 'Hanako Yamada'], path: '/speaker/b/', total: talks.length, page: { number: 1, count: 1 }, talks });
+    const japanese = speaker([talkLink(1, 'Japanese', ['山田 花子']), talkLink(2, 'Japanese', ['山田 花子'])]);
+    expect(japanese).toContain('<h1 lang="ja" dir="auto">山田 花子</h1>');
+    expect(japanese).toContain('Also written as: <bdi lang="ja">やまだ はなこ</bdi>, <bdi>Hanako Yamada</bdi></p>');
+    expect(speaker([talkLink(1, 'Japanese', ['山田 花子']), talkLink(2, 'English', ['山田 花子'])])).toContain('<h1 dir="auto">山田 花子</h1>');
+    // A tag's title is the site's words around its name.
+    const tag = renderer.page('listing', { title: 'Talks tagged “型ヒント”', kind: 'tag', names: ['型ヒント'], path: '/tag/x/', total: 1, page: { number: 1, count: 1 }, talks: [talkLink(1, 'Japanese', [])] });
+    expect(tag).toContain('<h1 dir="auto">Talks tagged “型ヒント”</h1>');
   });
 });
 

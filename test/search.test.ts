@@ -61,6 +61,13 @@ describe('searchRecord', () => {
     expect(record.meta.speakers).toBe('Ann Lee, \u2068דוד כהן!\u2069, \u2068مريم\u2069');
     expect(record.content).toContain('Ann Lee, דוד כהן!, مريم');
   });
+
+  it("tags a result's speakers with their language where each name has the same, as the talk's page tags each, and names of several with none", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    const speakersLang = (speakers: string[], language: string) => searchRecord({ ...talk, speakers, language }).filters.speakersLang;
+    expect(speakersLang(['山田 花子', '佐藤 健太'], 'Japanese')).toEqual(['ja']);
+    expect([speakersLang(['山田 花子', 'Emily Carter'], 'Japanese'), speakersLang(['山田 花子'], 'English'), speakersLang(['Ann Lee'], 'Japanese'), speakersLang([], 'Japanese')]).toEqual([undefined, undefined, undefined, undefined]);
+  });
 });
 
 describe('indexedText', () => {

@@ -333,7 +333,7 @@ function excerptOf(data) {
 }
 
 /** Text isolated from its neighbours, so that a right-to-left name cannot turn round the line around it. */
-const bdi = (text) => Object.assign(document.createElement('bdi'), { textContent: text });
+const bdi = (text, lang) => Object.assign(document.createElement('bdi'), { textContent: text }, lang ? { lang } : {});
 
 function resultItem(data) {
   const li = document.createElement('li');
@@ -345,7 +345,9 @@ function resultItem(data) {
   h.append(a);
   const meta = document.createElement('p');
   meta.className = 'muted';
-  meta.append(...[data.meta.kind, data.meta.speakers, data.meta.event, data.meta.recorded].filter(Boolean).flatMap((text, i) => (i ? [' · ', bdi(text)] : [bdi(text)])));
+  // The speakers' names are in their language where search.ts could tell it (speakersLang), as on the talk's page.
+  const parts = [[data.meta.kind], [data.meta.speakers, data.filters.speakersLang?.[0]], [data.meta.event], [data.meta.recorded]].filter(([text]) => text);
+  meta.append(...parts.flatMap(([text, lang], i) => (i ? [' · ', bdi(text, lang)] : [bdi(text, lang)])));
   const excerpt = excerptOf(data);
   excerpt.dir = 'auto';
   // A talk's title and text are in its language, as on every other page (but a title in the site's English, as its
