@@ -8,6 +8,7 @@ import { basePathOf } from './base-path.ts';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
 import { argumentsError, authority, counted, formatCount, formatMiB, formatSeconds, OptionError, typedPath } from './cli.ts';
 import { ContentError, visible } from './errors.ts';
+import { TEXT_EXTENSIONS } from './headers.ts';
 import { checkContent } from './locks.ts';
 import { CATEGORY_FILE } from './listing.ts';
 import { notTheBuilds } from './output.ts';
@@ -305,6 +306,12 @@ function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
 const BASE_PATH = /^(?:\/[\w~-][\w.~-]*)*\/?$/;
 
 /**
+ * A last folder name that is a file's: a page's (`index.html`, copied from the address bar) or one the site writes
+ * beside its pages (`feed.atom`, `sitemap.xml`). Taken as a folder, every address of the site would be under it.
+ */
+const FILE_NAME = new RegExp(`\\.(?:html?|${TEXT_EXTENSIONS.join('|')})$`, 'i');
+
+/**
  * An absolute http(s) URL without query or fragment: a host's root, or a folder of it (https://user.github.io/talks,
  * a GitHub Pages project site) whose path is the site's base path (base-path.ts). A trailing slash is dropped.
  */
@@ -320,8 +327,13 @@ export function checkBaseUrl(text: string): string {
   if (!BASE_PATH.test(url.pathname)) {
     throw new OptionError(`--base-url's path must be folder names of letters, digits and -._~, not starting with a dot (https://user.github.io/talks), got "${url.pathname}"`);
   }
+  const folder = url.pathname.replace(/\/$/, '');
+  const name = folder.slice(folder.lastIndexOf('/') + 1);
+  if (FILE_NAME.test(name)) {
+    throw new OptionError(`--base-url must name the folder the site is served from, not a file in it ("${name}"): give ${url.origin}${folder.slice(0, -name.length - 1)}, got "${text}"`);
+  }
   // As URL reads it (a trailing "?" or "#" gone, a host in punycode), without the slash: links are written after it.
-  return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
+  return `${url.origin}${folder}`;
 }
 
 /**

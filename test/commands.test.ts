@@ -26,6 +26,16 @@ describe('checkBaseUrl', () => {
     for (const bad of ['talks.example.org', 'ftp://example.org', 'https://example.org/?x=1', 'https://example.org/my%20talks/', 'https://example.org//talks', 'https://example.org/tälks', 'https://example.org/talks//', 'https://example.org/.talks/', 'https://example.org/a/.b'])
       expect(() => checkBaseUrl(bad), bad).toThrow(/--base-url/);
   });
+
+  it('refuses a URL that ends in a page or a file of the site, which would be taken for a folder of that name, naming its folder', () => {
+    expect(() => checkBaseUrl('https://example.org/talks/index.html')).toThrow(
+      new OptionError('--base-url must name the folder the site is served from, not a file in it ("index.html"): give https://example.org/talks, got "https://example.org/talks/index.html"'),
+    );
+    expect(() => checkBaseUrl('https://example.org/index.HTM')).toThrow('give https://example.org, got');
+    for (const file of ['https://user.github.io/talks/feed.atom', 'https://user.github.io/talks/sitemap.xml/', 'https://example.org/a/404.html']) expect(() => checkBaseUrl(file), file).toThrow(/not a file in it/);
+    // A dot in a folder's name is no file's extension.
+    expect(checkBaseUrl('https://example.org/v1.2/talks.2026')).toBe('https://example.org/v1.2/talks.2026');
+  });
 });
 
 describe('the server options', () => {

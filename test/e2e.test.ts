@@ -204,6 +204,8 @@ describe('commands', () => {
     const folder = cli('build', ['--base-url', 'https://example.org/my catalogue/']);
     expect(folder.status).toBe(2);
     expect(folder.stderr).toContain('--base-url\'s path must be folder names of letters, digits and -._~, not starting with a dot (https://user.github.io/talks), got "/my%20catalogue/"');
+    const file = cli('build', ['--base-url', 'https://user.github.io/talks/index.html']);
+    expect([file.status, file.stderr.split('\n')[0]]).toEqual([2, 'build: --base-url must name the folder the site is served from, not a file in it ("index.html"): give https://user.github.io/talks, got "https://user.github.io/talks/index.html"']);
     expect(cli('serve', ['--port', '70000']).status).toBe(2);
     // Each of Node's reasons, in the commands' words; a command's arguments too.
     const said = (name: string, args: string[]) => {
