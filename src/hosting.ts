@@ -169,8 +169,10 @@ function nginxFolder(base: string): string[] {
     '    set $vc_root $document_root;',
     `    location = ${base} { ${nosniff} return 301 ${base}/$is_args$args; }`,
     `    location = / { ${nosniff} return 302 ${base}/$is_args$args; }`,
-    '    # Any other path outside the folder.',
-    '    location / { return 404; }',
+    // A regular expression, and the first: nginx takes any matching one over a prefix location, so with `location /`
+    // here the rules for copies and hidden files, which match a name wherever it is, answered outside the folder too.
+    '    # Any other path outside the folder, whatever its name and method.',
+    `    location ~ "^(?!${escapeRegex(base)}/)" { return 404; }`,
   ];
 }
 
