@@ -808,7 +808,14 @@ function firebaseJson(base: string): string {
     hosting: {
       public: '.',
       // Firebase compresses on its own: the .br and .gz copies would only count against the upload.
-      ignore: ['**/.*', '**/node_modules/**', ...HOST_FILES.map((file) => `${folder}${file}`), ...ENCODINGS.map((e) => `${folder}**/*${e.suffix}`)],
+      ignore: [
+        '**/.*',
+        '**/node_modules/**',
+        ...HOST_FILES.map((file) => `${folder}${file}`),
+        // This file itself, moved out of the site's folder to the deploy's root, the only place Firebase reads it from.
+        ...(folder === '' ? [] : ['firebase.json']),
+        ...ENCODINGS.map((e) => `${folder}**/*${e.suffix}`),
+      ],
       cleanUrls: false,
       headers: JSON_HEADER_RULES.map(({ regex, kind }) => ({ regex: regex.replace(/^\^/, `^${escapeRegex(base)}`), headers: jsonHeaders(kind) })),
       redirects: [

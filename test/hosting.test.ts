@@ -401,6 +401,8 @@ describe('vercel.json and firebase.json', () => {
     expect(firebaseHeaders(FOLDER)('/api/v2/video/12')).toEqual({});
     const config = firebase(FOLDER);
     for (const f of HOST_FILES) expect(config.ignore).toContain(`${FOLDER.slice(1)}/${f}`);
+    // Itself at the deploy's root, where it is moved to be read (README), as Firebase's own `firebase init` writes it.
+    expect(config.ignore).toContain('firebase.json');
     // Only the site's copies: a .gz elsewhere in the deploy (an archive to download) is uploaded.
     for (const e of ENCODINGS) expect(config.ignore).toContain(`${FOLDER.slice(1)}/**/*${e.suffix}`);
     const [record] = config.redirects;
