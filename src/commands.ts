@@ -79,7 +79,11 @@ export const buildCommand = {
 export const checkCommand = {
   name: 'check',
   summary: 'Validate every content file and compile the templates, reporting every problem, one per line as file:line:col.\nWrites nothing.',
-  options: { ...contentOptions, out: { ...contentOptions.out, description: 'not written: accepted so that check takes the options of build' } },
+  options: {
+    ...contentOptions,
+    out: { ...contentOptions.out, description: 'not written: accepted so that check takes the options of build' },
+    'base-url': { ...siteOptions['base-url'], description: "the build's: the templates are checked for the folder of its host it names (https://user.github.io/talks), where an address written from the host's root is a problem" },
+  },
   notes: 'Exit code: 0 when everything is valid, 1 when any file has a problem, 2 for a bad option.',
 };
 
@@ -232,11 +236,12 @@ type BuildRunValues = BuildValues & SiteValues & { cache: string; clean?: boolea
  */
 export async function runBuild(values: BuildRunValues, caller?: StopSignals): Promise<number> {
   checkFolders(values, '--out');
+  const site = siteSettings(values);
   const stop = caller ?? stopSignals();
   try {
-    const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...siteSettings(values), progress: terminalProgress(), signal: stop.signal });
+    const result = await build({ content: values.content, out: values.out, templates: values.templates, cache: values.cache, clean: values.clean, ...site, progress: terminalProgress(), signal: stop.signal });
     // A build with content errors stops before it compiles the templates: their problem is said too, as check says it.
-    const templates = result.ok ? undefined : await templateProblems(values.templates);
+    const templates = result.ok ? undefined : await templateProblems(values.templates, site.baseUrl);
     const code = reportBuild(result, values, templates);
     // Said as the import says it: the signal was taken, and the build finished rather than leave the output half in place.
     const late = caller ? undefined : stop.by();
@@ -246,7 +251,7 @@ export async function runBuild(values: BuildRunValues, caller?: StopSignals): Pr
     const signalled = stop.by();
     if (!signalled) {
       // Templates that cannot be used stop the build: they are named as check names them, one a line, and so are those that failed on pages.
-      const templates = err instanceof TemplateError ? err : await templateProblems(values.templates);
+      const templates = err instanceof TemplateError ? err : await templateProblems(values.templates, site.baseUrl);
       if (templates.count > 0) return reportBuild({ ok: false, errors: [] }, values, templates);
       // A write to a file already open names no file ("ENOSPC: no space left on device, write"): where, and what to do.
       const fix = DISK_FIXES[(err as NodeJS.ErrnoException).code!];
@@ -394,29 +399,33 @@ function reportBuild(result: BuildResult | { ok: false; errors: string[] }, valu
   return 0;
 }
 
-/** What is wrong with the templates in `folder`, as the build would say it, one problem a line: the folder's and each template's that does not compile, by file and position. */
-async function templateProblems(folder: string): Promise<TemplateError> {
+/**
+ * What is wrong with the templates in `folder` for a site served at `baseUrl` (checked), as the build would say it, one
+ * problem a line: the folder's and each template's that does not compile, by file and position.
+ */
+async function templateProblems(folder: string, baseUrl: string): Promise<TemplateError> {
   const [{ SiteRenderer }, { DEFAULT_SITE_NAME }, { byPosition }] = await Promise.all([import('./render.ts'), import('./schema.ts'), import('./template-errors.ts')]);
   const lines = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n');
   let templates: Templates;
   let written: Templates | undefined;
   let problems: string[] = [];
   try {
-    ({ templates, written } = await loadTheme(folder));
+    ({ templates, written } = await loadTheme(folder, basePathOf(baseUrl)));
   } catch (err) {
     if (!(err instanceof ThemeError)) return new TemplateError(lines(err));
     ({ problems, templates } = err);
   }
   try {
-    new SiteRenderer(templates, { baseUrl: DEFAULT_BASE_URL, nav: [], name: DEFAULT_SITE_NAME }, folder, written);
+    new SiteRenderer(templates, { baseUrl, nav: [], name: DEFAULT_SITE_NAME }, folder, written);
     return new TemplateError(byPosition(problems));
   } catch (err) {
     return new TemplateError(byPosition([...problems, ...lines(err)]));
   }
 }
 
-export async function runCheck(values: BuildValues): Promise<number> {
+export async function runCheck(values: BuildValues & Partial<Pick<SiteValues, 'base-url'>>): Promise<number> {
   checkFolders(values);
+  const baseUrl = checkBaseUrl(values['base-url'] ?? DEFAULT_BASE_URL);
   const started = performance.now();
   const [{ isLive, loadContent, locator }, { targetProblems }, { indexCatalogue }] = await Promise.all([
     import('./load.ts'),
@@ -430,7 +439,7 @@ export async function runCheck(values: BuildValues): Promise<number> {
   // Where redirects lead is checked against the pages of a catalogue without errors, as the build checks it.
   const errors = unfinished ? [unfinished] : loaded.errors.length > 0 ? loaded.errors : targetProblems(catalogue, () => indexCatalogue(catalogue.talks), locator(values.content));
   // The templates are compiled whatever the content holds: every problem in one run.
-  const problems: unknown[] = [...errors, ...(await templateProblems(values.templates)).problems];
+  const problems: unknown[] = [...errors, ...(await templateProblems(values.templates, baseUrl)).problems];
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
     const wrong = new Set(errors.map((e) => e.file)).size;

@@ -96,6 +96,20 @@ describe('build', () => {
     });
     expect(await fingerprint(values.out)).toEqual(before);
   });
+
+  it('with content errors, also names an address a template writes from the host\'s root in a build for a folder of its host', async () => {
+    const root = await tempDir();
+    const values = { content: path.join(root, 'content'), out: path.join(root, 'dist'), templates: path.join(root, 'templates'), cache: path.join(root, 'cache'), 'base-url': 'https://user.github.io/talks', 'search-shard': '25000' };
+    await cp(DEMO_CONTENT, values.content, { recursive: true });
+    await cp(TEMPLATES, values.templates, { recursive: true });
+    await writeFile(path.join(values.content, '_pages', 'about.md'), '---\ntitle:\n---\nAbout.\n');
+    const home = path.join(values.templates, 'home.eta');
+    await writeFile(home, `${await readFile(home, 'utf8')}<a href="/events/">Events</a>\n`);
+    const { result, written } = await withStderr(() => runBuild(values));
+    expect(result).toBe(1);
+    expect(written).toContainEqual(expect.stringContaining(`${home}:${(await readFile(home, 'utf8')).split('\n').length - 1}:10: /events/ is from the host's root, outside the folder /talks`));
+    expect(written.at(-1)).toMatch(/^build failed: 2 errors in .* and the templates; nothing written\n$/);
+  });
 });
 
 describe('a build on a full disk', () => {
@@ -178,5 +192,23 @@ describe('check', () => {
         'check failed: 1 error in the templates\n',
       ],
     });
+  });
+
+  it('takes the build\'s --base-url, and names an address a template writes from the host\'s root when it is a folder of its host, as that build would', async () => {
+    const templates = path.join(await tempDir(), 'templates');
+    await cp(TEMPLATES, templates, { recursive: true });
+    const home = path.join(templates, 'home.eta');
+    await writeFile(home, `${await readFile(home, 'utf8')}<a href="/events/">Events</a>\n`);
+    const line = (await readFile(home, 'utf8')).split('\n').length - 1;
+    const values = { content: DEMO_CONTENT, out: 'dist', templates };
+    expect((await withStderr(() => runCheck({ ...values, 'base-url': 'https://example.org' }))).result).toBe(0);
+    expect(await withStderr(() => runCheck({ ...values, 'base-url': 'https://user.github.io/talks/' }))).toEqual({
+      result: 1,
+      written: [
+        `${home}:${line}:10: /events/ is from the host's root, outside the folder /talks the site is built for (--base-url); write <%= it.site.basePath %>/events/\n`,
+        'check failed: 1 error in the templates\n',
+      ],
+    });
+    await expect(runCheck({ ...values, 'base-url': 'user.github.io/talks' })).rejects.toThrow(OptionError);
   });
 });
