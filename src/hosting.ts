@@ -47,12 +47,13 @@ const contentTypeOf = (kind: FileKind): string | undefined => HEADERS[kind]['Con
 const NOSNIFF = HEADERS.record['X-Content-Type-Options']!;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The host's own configuration, in the site's folder (`base`): never sent, though a write to it is refused as to any file. */
+const hostFiles = (base: string) => `^${escapeRegex(base)}/(?:${HOST_FILES.map(escapeRegex).join('|')})$`;
 /**
- * The files a host should never send: its own configuration (in the site's folder, `base`), and a hidden file or folder
- * (`/.env`, `/.git/config`), which the build writes none of and our server refuses (safePath): one copied into the
- * folder by hand is not the site.
+ * A hidden file or folder (`/.env`, `/.git/config`), which the build writes none of: one copied into the folder by hand
+ * is not the site. Our server refuses such a path before it looks at the method or the API (safePath): the 404 page.
  */
-const hiddenFiles = (base: string) => `^${escapeRegex(base)}/(?:${HOST_FILES.map(escapeRegex).join('|')})$|/\\.`;
+const HIDDEN_PATH = '/\\.';
 const COPY_SUFFIXES = `\\.(?:${ENCODINGS.map((e) => escapeRegex(e.suffix.slice(1))).join('|')})$`;
 /** kindOf's tests for index chunks and feeds, as regular expressions on a request path. */
 const IMMUTABLE_PATH = `\\.(?:${IMMUTABLE_EXTENSIONS.map(escapeRegex).join('|')})$`;
@@ -339,10 +340,13 @@ export function nginxConfig({ root, listen, basePath: base = '' }: NginxOptions)
     ...nginxServerSettings(base),
     '',
     ...(base === '' ? [] : [...nginxFolder(base), '']),
+    '    # Hidden files and folders are in the folder but are not the site, whatever the method, under /api/v2 too.',
+    `    location ~ ${HIDDEN_PATH} { return 404; }`,
+    '',
     ...nginxApiLocations(base),
     '',
-    '    # Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
-    `    location ~ ${hiddenFiles(base)} { ${REFUSE_WRITES} return 404; }`,
+    '    # Host configuration and the precompressed copies are in the folder but are not the site.',
+    `    location ~ ${hostFiles(base)} { ${REFUSE_WRITES} return 404; }`,
     `    location ~ ${COPY_SUFFIXES} { ${REFUSE_WRITES} return 404; }`,
     '',
     '    # The site, in the order headers.ts tells the kinds of file apart. A folder is its index.html;',
@@ -707,13 +711,17 @@ export function caddyConfig({ root, listen, basePath: base = '' }: NginxOptions)
       '\trequest_header @ranges -Range',
       '',
       ...(base === '' ? [] : [...caddyFolder(base), '']),
+      '\t# Hidden files and folders are in the folder but are not the site, whatever the method, under /api/v2 too.',
+      `\t@hidden_path path_regexp ${caddyString(HIDDEN_PATH)}`,
+      '\terror @hidden_path 404',
+      '',
       ...caddyApiRoutes(),
       '',
       ...caddySiteWrites(),
       '',
       // After the API (a copy's name under /api/v2 gets the API's JSON 404) and the writes (refused whatever the path), as on our server.
-      '\t# Host configuration, hidden files and the precompressed copies are in the folder but are not the site.',
-      `\t@hidden path_regexp ${caddyString(`${hiddenFiles('')}|${COPY_SUFFIXES}`)}`,
+      '\t# Host configuration and the precompressed copies are in the folder but are not the site.',
+      `\t@hidden path_regexp ${caddyString(`${hostFiles('')}|${COPY_SUFFIXES}`)}`,
       '\terror @hidden 404',
       '',
       ...caddyFolderRedirect(base),

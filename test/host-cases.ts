@@ -202,16 +202,19 @@ async function expectEncodedSlashAsSlash({ get, file, getOurs }: Served): Promis
  * refuses any path with a segment that starts with a dot; nginx and Caddy sent them.
  */
 async function expectHiddenFilesRefused({ get, dist, file, getOurs }: Served): Promise<void> {
-  const hidden = ['.env', '.git/config', 'assets/.DS_Store'];
+  const hidden = ['.env', '.git/config', 'assets/.DS_Store', 'api/v2/video/.x'];
   for (const rel of hidden) await outputFile(path.join(dist, rel), 'SECRET=1\n');
   try {
+    // Whatever the method, and under /api/v2 too: ours refuses such a path before it looks at either.
     for (const rel of hidden) {
-      const [theirs, mine] = [await get(`/${rel}`), await getOurs(`/${rel}`)];
-      expect([rel, theirs.status, mine.status]).toEqual([rel, 404, 404]);
-      expect(theirs.body.equals(await file('404.html')), rel).toBe(true);
+      for (const method of ['GET', 'PUT', 'OPTIONS']) {
+        const [theirs, mine] = [await get(`/${rel}`, {}, method), await getOurs(`/${rel}`, {}, method)];
+        expect([method, rel, theirs.status, mine.status]).toEqual([method, rel, 404, 404]);
+        expect(theirs.body.equals(await file('404.html')), `${method} ${rel}`).toBe(true);
+      }
     }
   } finally {
-    await Promise.all(['.env', '.git', 'assets/.DS_Store'].map((rel) => rm(path.join(dist, rel), { recursive: true, force: true })));
+    await Promise.all(['.env', '.git', 'assets/.DS_Store', 'api/v2/video/.x'].map((rel) => rm(path.join(dist, rel), { recursive: true, force: true })));
   }
 }
 
