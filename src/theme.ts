@@ -59,6 +59,8 @@ export class ThemeError extends Error {
   }
 }
 
+const outsideFolder = (basePath: string) => `is from the host's root, outside the folder ${basePath} the site is built for (--base-url)`;
+
 /**
  * The theme in the templates folder `dir`, for a site served from the folder of its host `basePath` (base-path.ts),
  * '' at a host's root.
@@ -105,8 +107,9 @@ export async function loadTheme(dir: string, basePath = ''): Promise<Theme> {
     ...relativeAssets(templates).map(
       (r) => `${at(dir, r)}: ${r.ref} is relative to the page it is on, and every page below the root (a talk's, /video/12/a-talk/) asks for it in its own folder; write <%= it.site.basePath %>/assets/${r.path}, from the site's root (it.site.basePath is '' at a host's root, /talks for --base-url https://user.github.io/talks)`,
     ),
-    ...(basePath === '' ? [] : rootAddresses(templates)).map(
-      (r) => `${at(dir, r)}: ${r.ref} is from the host's root, outside the folder ${basePath} the site is built for (--base-url); write <%= it.site.basePath %>${r.ref}`,
+    ...(basePath === '' ? [] : rootAddresses(templates)).map((r) => `${at(dir, r)}: ${r.ref} ${outsideFolder(basePath)}; write <%= it.site.basePath %>${r.ref}`),
+    ...(basePath === '' ? [] : rootCssAddresses(assets)).map(
+      (r) => `${path.join(dir, 'assets', r.template)}:${r.line}:${r.col}: ${r.ref} ${outsideFolder(basePath)}; write it from the style sheet's folder: ${fromSheet(r.template, r.ref)}`,
     ),
     ...missingPartials(templates).map((m) => {
       // `./partials/footer.eta` and `footer` mean footer.eta.
@@ -298,14 +301,33 @@ const CSS_REF = /(?<=\burl\(\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^"'()\s]+))|(?<=@im
  * (an SVG filter's `#id`) are left alone.
  */
 export function missingCssAssets(assets: Theme['assets'], files: ReadonlySet<string>): AssetRef[] {
-  const sheets = assets.filter((a) => /\.css$/i.test(a.path)).map((a) => [a.path.slice('assets/'.length), a.bytes.toString('utf8')]);
-  return references(Object.fromEntries(sheets), CSS_REF, CSS_COMMENT).flatMap((ref) => {
-    const address = ref.match.slice(1).find((group) => group !== undefined)!;
-    const name = cssAssetPath(ref.template, address.replace(/[?#].*$/s, ''));
-    // The column is the address's, past its quote.
-    const col = ref.col + ref.match[0].indexOf(address);
-    return name === undefined || assetFile(decoded(name), files) !== undefined ? [] : [{ ...assetRef(ref), col, ref: address }];
+  return cssAddresses(assets).filter((ref) => {
+    const name = cssAssetPath(ref.template, ref.ref.replace(/[?#].*$/s, ''));
+    return name !== undefined && assetFile(decoded(name), files) === undefined;
   });
+}
+
+/**
+ * The addresses the style sheets among `assets` write from the host's root (`url(/assets/font.woff2)`): a site built for
+ * a folder of its host has nothing there, and a style sheet cannot write the base path before them.
+ */
+export function rootCssAddresses(assets: Theme['assets']): AssetRef[] {
+  return cssAddresses(assets).filter((ref) => /^\/(?!\/)/.test(ref.ref));
+}
+
+/** Every address of the style sheets among `assets`, `template` the sheet's path in the assets folder, `col` the address's own, past its quote. */
+function cssAddresses(assets: Theme['assets']): AssetRef[] {
+  const sheets = assets.filter((a) => /\.css$/i.test(a.path)).map((a) => [a.path.slice('assets/'.length), a.bytes.toString('utf8')]);
+  return references(Object.fromEntries(sheets), CSS_REF, CSS_COMMENT).map((ref) => {
+    const address = ref.match.slice(1).find((group) => group !== undefined)!;
+    return { ...assetRef(ref), col: ref.col + ref.match[0].indexOf(address), ref: address };
+  });
+}
+
+/** An address from the site's root as the style sheet `sheet` (its path in the assets folder) writes it from its own folder. */
+function fromSheet(sheet: string, address: string): string {
+  const [, target, rest] = /^([^?#]*)(.*)$/s.exec(address)!;
+  return `${path.posix.relative(path.posix.dirname(`/assets/${sheet}`), target!) || '.'}${rest}`;
 }
 
 /** The path in the assets folder of an address in the style sheet `sheet`, undefined where it is none or is not checked. */

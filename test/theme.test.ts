@@ -280,4 +280,21 @@ describe('rootAddresses', () => {
       problems: [`${layout}:${line + 1}:${col}: /assets/style.css is from the host's root, outside the folder /talks the site is built for (--base-url); write <%= it.site.basePath %>/assets/style.css`],
     });
   });
+
+  it("fails loadTheme for a folder of its host on a style sheet's address from the host's root, which the browser asks for outside it, naming the one from the sheet's folder", async () => {
+    const dir = path.join(await tempDir('vc-theme-'), 'templates');
+    await cp(TEMPLATES, dir, { recursive: true });
+    const style = path.join(dir, 'assets', 'style.css');
+    await mkdir(path.join(dir, 'assets', 'img'));
+    await writeFile(path.join(dir, 'assets', 'img', 'style.css'), '.x { background: url("/assets/favicon.svg#a") } .y { background: url(//cdn.example/a.png) }\n');
+    await writeFile(style, `${await readFile(style, 'utf8')}\n.talk { background: url(/assets/favicon.svg) }\n`);
+    const line = (await readFile(style, 'utf8')).split('\n').length - 1;
+    await expect(loadTheme(dir)).resolves.toMatchObject({ folder: dir });
+    await expect(loadTheme(dir, '/talks')).rejects.toMatchObject({
+      problems: [
+        `${path.join(dir, 'assets', 'img', 'style.css')}:1:23: /assets/favicon.svg#a is from the host's root, outside the folder /talks the site is built for (--base-url); write it from the style sheet's folder: ../favicon.svg#a`,
+        `${style}:${line}:25: /assets/favicon.svg is from the host's root, outside the folder /talks the site is built for (--base-url); write it from the style sheet's folder: favicon.svg`,
+      ],
+    });
+  });
 });
