@@ -612,9 +612,9 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
   noteAll(report, talk.notes);
   const move = run.ids.moves.get(file);
   const formerly = formerAddresses(previous, move, [talkPath({ id, slug }), ...talk.value.aliases]);
-  talk.value.aliases.push(...formerly);
   if (move && formerly.length > 0) noteAll(report, [{ kind: 'talk whose source moved: its old addresses → redirects', source: file }]);
-  const problems = schemaProblems(talkSchema, talk.value);
+  // With its old addresses, which claimAliases adds after every talk's own.
+  const problems = schemaProblems(talkSchema, { ...talk.value, aliases: [...talk.value.aliases, ...formerly] });
   if (problems) return refuse(problems);
   return { file, bytes, event, slug, named: id === own, previous, formerly, value: talk.value };
 }
@@ -636,7 +636,8 @@ function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
  * An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
  * By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
  * which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways). Nor may it be in a folder another
- * address spells otherwise, or a talk's page (see FolderSpellings). Returns the notes of the addresses refused.
+ * address spells otherwise, or a talk's page (see FolderSpellings). A talk's former addresses (where its source moved) come last.
+ * Returns the notes of the addresses refused.
  */
 function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<string, string>, talks: ConvertedTalk[]): ImportNote[] {
   const holders = new Map<string, string>();
@@ -667,6 +668,8 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
     });
   for (const [slug, event] of claimOrder) if (event.aliases) event.aliases = claim(event.aliases, eventSources.get(slug)!);
   for (const { file, value } of talks) value.aliases = claim(value.aliases, file);
+  // After every talk's own: an old address that a record gives now is its talk's page on pyvideo.org, whichever file sorts first.
+  for (const { file, value, formerly } of talks) value.aliases.push(...claim(formerly, file));
   return notes;
 }
 

@@ -890,4 +890,28 @@ describe('importing hand-made snapshots', () => {
       expect(existsSync(path.join(content, 'spring', 'videos'))).toBe(false);
       expect((await loadContent(content)).errors).toEqual([]);
     }));
+
+  it("gives a moved talk's old address to the new talk whose own address it is now, whichever event's folder sorts first", () =>
+    handMade(async ({ source, content, write }) => {
+      const video = (id: string) => [{ type: 'youtube', url: `https://www.youtube.com/watch?v=${id}` }];
+      for (const event of ['conf', 'before']) await write(`${event}/category.json`, { title: event });
+      await write('conf/videos/intro.json', { title: 'Intro', videos: video('aaaaaaaaaaa') });
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const { id } = await talkIn(content, 'conf', 'intro');
+      await mkdir(path.join(source, 'before', 'videos'));
+      await rename(path.join(source, 'conf', 'videos', 'intro.json'), path.join(source, 'before', 'videos', 'intro.json'));
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      expect((await talkIn(content, 'before', 'intro')).aliases).toEqual(['/before/intro.html', '/conf/intro.html']);
+
+      // pyvideo.org's /conf/intro.html is the new talk's page now: the moved talk's old address is no longer its.
+      await write('conf/videos/intro.json', { title: 'Another intro', videos: video('bbbbbbbbbbb') });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      const [moved, added] = [await talkIn(content, 'before', 'intro'), await talkIn(content, 'conf', 'intro')];
+      expect([moved.id, moved.aliases]).toEqual([id, ['/before/intro.html']]);
+      expect(added.aliases).toEqual(['/conf/intro.html', '/conf/another-intro.html']);
+      const out = path.join(source, '..', 'dist');
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+      expect(await readFile(path.join(out, 'conf/intro.html'), 'utf8')).toContain(`url=/video/${added.id}/intro/"`);
+    }));
 });
