@@ -605,8 +605,10 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
   taken.add(slug);
   if (slug !== previous?.slug && slug !== stem) noteAll(report, [{ kind: 'file name is not a slug: slug made from the title', source: file }]);
 
-  // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here.
-  const draft = own !== undefined && run.noPublish.has(own);
+  // NO_PUBLISH.json lists pyvideo's ids, which records name as their own, not ids given here. A talk keeps pyvideo's id it
+  // had (named) when its record no longer names it, at its file or moved: the list still means it.
+  const pyvideoId = own ?? (previous?.named ? previous.id : undefined);
+  const draft = pyvideoId !== undefined && run.noPublish.has(pyvideoId);
   const talk = convertTalk(value, { source: file, folder, eventTitle: run.events.files.get(event)?.title ?? '', stem, id, draft, slug, ...run.now });
   if (!talk.ok) return refuse(talk.error);
   noteAll(report, talk.notes);
@@ -616,7 +618,7 @@ function importTalk(file: string, { bytes, value, own }: TalkRecord, run: TalkIm
   // With its old addresses, which claimAliases adds after every talk's own.
   const problems = schemaProblems(talkSchema, { ...talk.value, aliases: [...talk.value.aliases, ...formerly] });
   if (problems) return refuse(problems);
-  return { file, bytes, event, slug, named: id === own, previous, formerly, value: talk.value };
+  return { file, bytes, event, slug, named: id === pyvideoId, previous, formerly, value: talk.value };
 }
 
 /** The old addresses a talk keeps: those it kept before, and, where its source moved, those its file had and its old page; not those it has (`own`: its page, its record's). */

@@ -339,6 +339,29 @@ describe('importing hand-made snapshots', () => {
       expect((await talkIn(content, 'conf', 'no-id')).updated).toBe('2026-01-02T03:04:05.678');
     }));
 
+  it('keeps a talk whose id NO_PUBLISH.json lists a draft when its record no longer names the id, at its file or moved to another event', () =>
+    handMade(async ({ source, content, write }) => {
+      const video = (id: string) => [{ type: 'youtube', url: `https://www.youtube.com/watch?v=${id}` }];
+      for (const event of ['conf', 'other']) await write(`${event}/category.json`, { title: event });
+      await write('conf/videos/stays.json', { id: 50, title: 'Stays', videos: video('aaaaaaaaaaa') });
+      await write('conf/videos/moves.json', { id: 51, title: 'Moves', videos: video('bbbbbbbbbbb') });
+      await write('NO_PUBLISH.json', [50, 51]);
+      expect((await importPyvideo({ source, content, now: FIRST })).drafts).toBe(2);
+
+      await write('conf/videos/stays.json', { title: 'Stays', videos: video('aaaaaaaaaaa') });
+      await rm(path.join(source, 'conf', 'videos', 'moves.json'));
+      await write('other/videos/moves.json', { title: 'Moves', videos: video('bbbbbbbbbbb') });
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect([report.errors, report.drafts]).toEqual([[], 2]);
+      const [stays, moves] = [await talkIn(content, 'conf', 'stays'), await talkIn(content, 'other', 'moves')];
+      expect([stays.id, stays.state, moves.id, moves.state]).toEqual([50, 2, 51, 2]);
+      // Still pyvideo's ids to the imports after: taken off the list, they are published.
+      await write('NO_PUBLISH.json', []);
+      expect((await importPyvideo({ source, content, now: SECOND })).drafts).toBe(0);
+      await write('NO_PUBLISH.json', [50, 51]);
+      expect((await importPyvideo({ source, content, now: SECOND })).drafts).toBe(2);
+    }));
+
   it("removes the temporary files an import killed as it wrote left beside the talks', and keeps a live writer's", () =>
     handMade(async ({ source, content, write }) => {
       await write('conf/category.json', { title: 'Conf' });
