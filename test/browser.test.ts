@@ -403,6 +403,31 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
+  it('finds every word that starts with a query\'s, in whichever chunk of the index it is ("go" finds the Google talks)', async () => {
+    // Words enough for Pagefind to cut its index in two chunks, each with words that start with "ga", each talk's in one.
+    const count = 300;
+    const talks = Object.fromEntries(
+      Array.from({ length: count }, (_, i) => {
+        const words = Array.from({ length: 30 }, (_, j) => `ga${String(i * 30 + j).padStart(5, '0')}`).join(' ');
+        return [`talk-${i}.yaml`, `id: ${i + 1}\ntitle: "Talk ${i + 1}"\nsummary: "${words}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`];
+      }),
+    );
+    const own = await serveEvent('chunks', 'chunk-meetup', 'title: "Chunk Meetup"\n', talks);
+    const chunks = await fg('pagefind/**/index/*.pf_index', { cwd: path.join(dir, 'chunks-dist') });
+    expect(chunks.length).toBeGreaterThan(1);
+    const { page, problems } = await openPage();
+    try {
+      await page.goto(`${own.url}search/`);
+      // Pagefind loaded only the chunk "ga" falls in, and found only the talks whose words are there.
+      await search(page, 'ga');
+      expect(await page.locator('#search-status').textContent()).toBe(`${count} talks found.`);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await own.close();
+    }
+  });
+
   it("ranks a talk whose title has the query's word whole above those whose titles only start with it, however often they do, and shows no title again in its excerpt", async () => {
     const talk = (id: number, title: string, summary: string, speaker = 'Ann Lee') =>
       `id: ${id}\ntitle: "${title}"\nspeakers: [${speaker}]\nsummary: "${summary}"\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;

@@ -75,7 +75,90 @@ async function openIndex(dir) {
   // Its script loads the index itself (its entry, metadata and WebAssembly) in the background, and a search waits
   // for that: an empty query waits for it alone, and fails if it cannot load, where a search would fail unseen.
   await index.preload('');
+  chunksOf.set(index, await wordChunks(metadata.get(folderOf(`${base}${dir}`))));
   return index;
+}
+
+/**
+ * Each index's chunks of words, as its metadata lists them: the first and last word of each, cut to the letters that
+ * tell them from their neighbours'. Pagefind loads for a query's word only the chunk the word falls in, and finds the
+ * longer words it starts in that chunk alone: "go" missed the Google talks of the next chunk, which "goo" found, and
+ * "django" the talks that say only "DjangoCon".
+ */
+const chunksOf = new Map();
+/** The metadata Pagefind fetched of each index, by its folder: read again here, not fetched again (see the fetch below). */
+const metadata = new Map();
+const folderOf = (url) => new URL(url, location.href).pathname.replace(/[^/]*$/, '');
+
+/** The chunks a Pagefind metadata file lists (see chunksOf); none where the browser cannot decompress it (Safari before 16.4). */
+async function wordChunks(file) {
+  if (!file || typeof DecompressionStream === 'undefined') return [];
+  const SIGNATURE = 'pagefind_dcd';
+  let bytes = new Uint8Array(await file);
+  if (new TextDecoder().decode(bytes.subarray(0, SIGNATURE.length)) !== SIGNATURE) {
+    bytes = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+  }
+  // Pagefind's metadata: its version, its pages, then its chunks, each [first word, last word, file].
+  const chunks = decodeCbor(bytes.subarray(SIGNATURE.length))[2];
+  return chunks.map(([first, last]) => ({ first, last }));
+}
+
+/** A value written in CBOR (RFC 8949) as Pagefind writes its metadata: numbers, strings, and arrays and maps of a length given. */
+function decodeCbor(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = new TextDecoder();
+  let at = 0;
+  // A length or number: in the head's last 5 bits, or in the 1, 2, 4 or 8 bytes after it that they say.
+  const argument = (info) => {
+    if (info < 24) return info;
+    const size = 2 ** (info - 24);
+    const n = [() => view.getUint8(at), () => view.getUint16(at), () => view.getUint32(at), () => Number(view.getBigUint64(at))][info - 24]();
+    at += size;
+    return n;
+  };
+  const item = () => {
+    const head = bytes[at++];
+    const n = argument(head & 31);
+    switch (head >> 5) {
+      case 1:
+        return -1 - n;
+      case 2:
+        return bytes.subarray(at, (at += n));
+      case 3:
+        return text.decode(bytes.subarray(at, (at += n)));
+      case 4:
+        return Array.from({ length: n }, item);
+      case 5:
+        return Object.fromEntries(Array.from({ length: n }, () => [item(), item()]));
+      case 6:
+        return item();
+      default:
+        // A number, or a float or simple value (read as its bits: the chunks have none).
+        return n;
+    }
+  };
+  return item();
+}
+
+/** The first `n` letters of a word, counted as Pagefind counts them: by code point. */
+const head = (word, n) => [...word].slice(0, n).join('');
+
+/**
+ * Has `index` load every chunk that holds a word starting with one of `words`, as Pagefind does itself only for a word
+ * that falls in none (its loose match): a search then finds every word that starts with the query's, whichever was
+ * searched before. A chunk is loaded by a search for its last word, which falls in it (or its first, where Pagefind's
+ * query would take a mark out of the last: "geospatial…" is searched as "geospatial", which falls in the chunk before).
+ */
+function loadChunksOf(index, words) {
+  const spanned = (chunksOf.get(index) ?? []).filter(({ first, last }) => words.some((word) => head(first, [...word].length) <= word && head(last, [...word].length) >= word));
+  const inChunk = ({ first, last }) => [last, first].find((word) => !/\p{P}/u.test(word)) ?? last;
+  return spanned.length > 0 ? index.preload(spanned.map(inChunk).join(' ')) : undefined;
+}
+
+/** `index`'s answer to a query of `words` (bare, see below): Pagefind's, once every chunk of a start of those words is in (loadChunksOf). */
+async function searchIndex(index, term, words, options) {
+  await loadChunksOf(index, words);
+  return index.search(term, options);
 }
 /**
  * Whether a chunk of the index (a word's, a filter's, a result's) could not be fetched since the page loaded: a rebuild
@@ -89,6 +172,7 @@ window.fetch = async (input, init) => {
   try {
     const response = await fetchChunk(input, init);
     chunkFailed ||= chunk && !response.ok;
+    if (response.ok && /\.pf_meta$/.test(String(input))) metadata.set(folderOf(String(input)), response.clone().arrayBuffer());
     return response;
   } catch (err) {
     chunkFailed ||= chunk;
@@ -189,7 +273,7 @@ async function reachOfShard(results, words) {
  */
 async function searchAll(term, filters) {
   const words = term.split(/\s+/).map(bare).filter(Boolean);
-  const answers = await Promise.all(indexes.map((shard) => shard.search(term || null, { filters })));
+  const answers = await Promise.all(indexes.map((shard) => searchIndex(shard, term || null, words, { filters })));
   const found = indexes.map((shard, n) => ({ shard, results: answers[n].results, counts: answers[n].filters })).filter(({ results }) => results.length > 0);
   if (words.length === 0 || indexes.length === 1 || found.length === 0) return merged(found);
   const reach = await Promise.all(found.map(({ results }) => reachOfShard(results, words)));
@@ -206,7 +290,7 @@ async function searchAll(term, filters) {
   const longest = (word) => {
     if (!furthest.has(word)) {
       const each = indexes.map(async (shard) => {
-        const { results } = await shard.search(word);
+        const { results } = await searchIndex(shard, word, [word], {});
         return results.length > 0 ? (await reachOf(results[0], [word]))[0] : 0;
       });
       furthest.set(word, Promise.all(each).then((all) => Math.max(...all)));
