@@ -26,8 +26,12 @@ export interface SearchRecord {
   filters: Record<string, string[]>;
 }
 
-/** Runs of Chinese and Japanese script, which are written without spaces between words. */
-const CJK_RUN = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]+/gu;
+/** A character of Chinese or Japanese script, which are written without spaces between words. */
+const CJK = '[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}]';
+const CJK_RUN = new RegExp(`${CJK}+`, 'gu');
+/** A Chinese or Japanese character that ends a text, and one that starts it at lastIndex. */
+const CJK_LAST = new RegExp(`${CJK}$`, 'u');
+const CJK_NEXT = new RegExp(CJK, 'uy');
 const cjkWords = new Intl.Segmenter('ja', { granularity: 'word' });
 /**
  * The blocks of kana and ideographs (those past U+FFFF by their surrogates): a cheap first look. A text
@@ -47,10 +51,55 @@ export function spaceCjkWords(text: string): string {
   return text.replace(CJK_RUN, (run) => ` ${Array.from(cjkWords.segment(run), (s) => s.segment).join(' ')} `).replace(/ {2,}/g, ' ');
 }
 
+/** Where Pagefind ends a word in a record's text: at white space, as the search page counts words (wordsOf in templates/assets/search.js). */
+const WORD_BREAK = /[^\S\uFEFF]+/;
+
+/** A Chinese or Japanese comma or full stop that ends a text: such text puts no space after one. */
+const CJK_STOP_LAST = /[、。！？]$/u;
+
+/**
+ * Whether the white space of `text` from `start` to `end` is none as the text is read: none at all, or a line break
+ * between Chinese or Japanese characters (as CSS drops one there), or a space after their comma or full stop, which is
+ * such a line break a summary's excerpt folded ("です。 ブラウザ" of two lines).
+ */
+function readAsNone(text: string, start: number, end: number): boolean {
+  if (start === end) return true;
+  CJK_NEXT.lastIndex = end;
+  if (!CJK_NEXT.test(text)) return false;
+  const before = text.slice(Math.max(0, start - 2), start);
+  return CJK_STOP_LAST.test(before) || (text.slice(start, end).includes('\n') && CJK_LAST.test(before));
+}
+
+/**
+ * Which of the spaces between the words of `spaced` (`text` as spaceCjkWords spaced it) the text has not: one mark
+ * for each, in order, `+` for a space spaceCjkWords put there (or a line break between Japanese sentences) and `-` for
+ * the text's own (the last `-`s left out), so that the search page can show an excerpt as written ("Pythonで機械学習",
+ * not "Python で 機械 学習", and "山田 花子" with its space). Marks alone: Pagefind indexes no word of them, where it
+ * would of the text as written.
+ */
+export function spacesAdded(text: string, spaced: string): string {
+  let marks = '';
+  let at = 0;
+  for (const word of spaced.split(WORD_BREAK).filter(Boolean)) {
+    // The words are the text's, in order, with nothing but white space between them there.
+    const found = text.indexOf(word, at);
+    if (at > 0) marks += readAsNone(text, at, found) ? '+' : '-';
+    at = found + word.length;
+  }
+  return marks.replace(/-+$/, '');
+}
+
+/** A record's text as Pagefind indexes it (spaceCjkWords), and the meta that tells the search page which of its spaces the text has not (`joined`: spacesAdded). */
+function spacedText(text: string): { content: string; meta: Record<string, string> } {
+  const content = spaceCjkWords(text);
+  const joined = content === text ? '' : spacesAdded(text, content);
+  return { content, meta: joined ? { joined } : {} };
+}
+
 /**
  * Between the fields of a record's text. A result's excerpt is its text around a match, one line
  * to Pagefind, so the fields are told apart by a dash (not a dot: "·" is also a Chinese
- * character's mark, and the page takes out the spaces between those). The summary starts a record's
+ * character's mark, which spaceCjkWords spaces as a word of its own). The summary starts a record's
  * text, after the title Pagefind indexes before it (indexedText), and the fields a result shows of its
  * own come last.
  */
@@ -80,12 +129,14 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
   const lang = textLanguageTag(talk.blurb || talk.title, talk.language);
   const titleLang = textLanguageTag(talk.title, talk.language);
   const speakers = named(talk.speakers);
+  // Bidirectional formatting is no word to search: an override in a summary would reverse the rest of an excerpt.
+  const { content, meta } = spacedText(withoutBidiFormatting([talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK)));
   return {
     url: talkPath(talk),
-    // Bidirectional formatting is no word to search: an override in a summary would reverse the rest of an excerpt.
-    content: spaceCjkWords(withoutBidiFormatting([talk.blurb, speakers.join(', '), named(talk.tags).join(', '), talk.category].filter(Boolean).join(FIELD_BREAK))),
+    content,
     meta: {
       ...titleMeta(talk.title),
+      ...meta,
       // One line of text in a result: a name's override left open would turn round the names after it, and the "!" that ends a Hebrew name would stand by the comma before it.
       speakers: speakers.map(isolatedAmongWords).join(', '),
       event: talk.category,
@@ -111,11 +162,12 @@ export function searchRecord(talk: CatalogueTalk): SearchRecord {
  * line where a talk's shows its speakers and event.
  */
 export function pageSearchRecord(page: CataloguePage): SearchRecord {
+  // As a talk's: an override in its text would reverse the rest of the excerpt.
+  const { content, meta } = spacedText(withoutBidiFormatting([page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n')));
   return {
     url: sitePagePath(page.slug),
-    // As a talk's: an override in its text would reverse the rest of the excerpt.
-    content: spaceCjkWords(withoutBidiFormatting([page.description, blurb(page.body, Number.POSITIVE_INFINITY)].filter(Boolean).join('\n'))),
-    meta: { ...titleMeta(page.title), kind: 'Page' },
+    content,
+    meta: { ...titleMeta(page.title), ...meta, kind: 'Page' },
     filters: {},
   };
 }

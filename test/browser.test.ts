@@ -633,8 +633,8 @@ describe('search', () => {
     expect(problems).toEqual([]);
   });
 
-  it('marks a title in English as its page does, where the talk is in a language of other letters', async () => {
-    const talk = 'id: 500\ntitle: Type Checking at Scale\nspeakers:\n  - 山田 花子\nlanguage: Japanese\nsummary: 型ヒントを段階的に導入した記録です。\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
+  it('marks a title in English as its page does, where the talk is in a language of other letters, and shows its text as written', async () => {
+    const talk = 'id: 500\ntitle: Type Checking at Scale\nspeakers:\n  - 山田 花子\nlanguage: Japanese\nsummary: Pythonで型ヒントを段階的に導入した記録です。mypy と pyright で検査する\nadded: "2025-01-01T00:00:00"\nupdated: "2025-01-01T00:00:00"\n';
     const own = await serveOneEventWith('english-title', 'type-checking-at-scale.yaml', talk);
     const { page, problems } = await openPage();
     try {
@@ -645,6 +645,8 @@ describe('search', () => {
       const title = page.locator('#results li h2 a', { hasText: 'Type Checking at Scale' });
       // The title in the site's English, the text found in it in the talk's Japanese.
       expect(await title.evaluate((a: HTMLAnchorElement) => [a.lang, a.closest('li')!.querySelector('.excerpt')!.getAttribute('lang')])).toEqual(['en', 'ja']);
+      // Without the spaces the index puts between Japanese and Latin words ("Python で 型 ヒント", shown "Python で型ヒント"), and with the text's own ("mypy と pyright", and "山田 花子", shown "山田花子").
+      expect(await page.locator('#results li p.excerpt').textContent()).toMatch(/^Pythonで型ヒントを段階的に導入した記録です。mypy と pyright で検査する — 山田 花子 — /);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadContent } from '../src/load.ts';
 import { childrenNamed, running } from '../src/processes.ts';
-import { buildSearchIndex, indexedText, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
+import { buildSearchIndex, indexedText, pageSearchRecord, pagefindStopped, searchRecord, SearchThread, spaceCjkWords, spacesAdded, writeIndex, writeIndexes, type SearchRecord } from '../src/search.ts';
 import { contentHashes, DEMO_CONTENT, fingerprint, ROOT, runCommand, tempDir } from './helpers.ts';
 
 const records = (n: number): SearchRecord[] =>
@@ -221,5 +221,27 @@ describe('spaceCjkWords', () => {
     expect(spaceCjkWords('NEologdで作るサーバレス日本語形態素解析API')).toBe('NEologd で 作る サーバ レス 日本語 形態素 解析 API');
     expect(spaceCjkWords('Raspberry Pi で鴨川の水位を見守る')).toBe('Raspberry Pi で 鴨川 の 水位 を 見守る ');
     expect(spaceCjkWords('Café über 한국어 text')).toBe('Café über 한국어 text');
+  });
+});
+
+describe('spacesAdded', () => {
+  it('marks each space between the words that spaceCjkWords put there (+), where the text has none, apart from its own (-)', () => {
+    const text = 'Pythonで機械学習 and 山田 花子';
+    expect(spaceCjkWords(text)).toBe('Python で 機械 学習 and 山田 花子 ');
+    expect(spacesAdded(text, spaceCjkWords(text))).toBe('+++');
+    expect(spacesAdded('Raspberry Pi で鴨川', spaceCjkWords('Raspberry Pi で鴨川'))).toBe('--+');
+    expect(spacesAdded('plain text', 'plain text')).toBe('');
+    // A line break between Japanese sentences is no space as the text is read, nor a space after a full stop (a line break
+    // an excerpt folded); one before a dash or Latin word is.
+    const lines = 'ハンズオンです。\nブラウザ\nだけで。 参加\n—\nAnn';
+    expect(spacesAdded(lines, spaceCjkWords(lines))).toBe('++++++++');
+  });
+
+  it("is a record's meta where the index spaced its text, and absent where not", async () => {
+    const talk = (await loadContent(DEMO_CONTENT)).catalogue.talks[0]!;
+    expect(searchRecord({ ...talk, blurb: 'Pythonで機械学習', speakers: ['山田 花子'], tags: [], category: 'Conf' }).meta.joined).toBe('+++');
+    expect(searchRecord({ ...talk, blurb: 'Plain text.', speakers: ['Ann Lee'], tags: [], category: 'Conf' }).meta.joined).toBeUndefined();
+    const page = (await loadContent(DEMO_CONTENT)).catalogue.pages[0]!;
+    expect(pageSearchRecord({ ...page, description: '鴨川の水位', body: '' }).meta.joined).toBe('++');
   });
 });

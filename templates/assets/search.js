@@ -371,10 +371,6 @@ async function recount() {
   showCounts();
 }
 
-/** Whether the space between two words is one spaceCjkWords (src/search.ts) put there for the index: after a Chinese or Japanese character, before another or a comma. The text is not written so. */
-const INDEX_SPACE_AFTER = new RegExp(`${CJK.source}$`, 'u');
-const INDEX_SPACE_BEFORE = new RegExp(`^(?:${CJK.source}|[,.;:!?)])`, 'u');
-
 /**
  * Where a result's excerpt starts, as Pagefind's own does but from the word `from` on: there when its matches from there
  * are all within an excerpt's length of it, else at the window of EXCERPT words that holds the most of their weight (the
@@ -406,11 +402,13 @@ function excerptOf(data) {
   const from = wordsOf(data.meta.title.replace(EXPLICIT_BIDI, '').trim()).length + 1;
   const start = excerptStart(data.weighted_locations, from, words.length);
   const marked = new Set(data.locations);
+  // Which spaces between the text's words spaceCjkWords put there for the index, a "+" for each (spacesAdded in src/search.ts): the text is not written so.
+  const joined = data.meta.joined ?? '';
   const p = document.createElement('p');
   p.className = 'excerpt';
   for (let i = start; i < Math.min(start + EXCERPT, words.length); i++) {
     if (!words[i]) continue;
-    if (p.lastChild && !(INDEX_SPACE_AFTER.test(words[i - 1]) && INDEX_SPACE_BEFORE.test(words[i]))) p.append(' ');
+    if (p.lastChild && joined[i - from - 1] !== '+') p.append(' ');
     p.append(marked.has(i) ? Object.assign(document.createElement('mark'), { textContent: words[i] }) : words[i]);
   }
   return p;
