@@ -3,6 +3,7 @@
 // command imports the modules it runs when it runs: a command starts without
 // loading every other one's (a build that finds nothing to do takes a third less time).
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { basePathOf } from './base-path.ts';
 import { build, DEFAULT_BASE_URL, type BuildResult } from './build.ts';
@@ -100,9 +101,14 @@ export const serveCommand = {
     templates: contentOptions.templates,
     cache: incrementalOptions.cache,
     ...siteOptions,
+    'base-url': {
+      type: 'string',
+      value: 'URL',
+      description: `the build's: a folder of its host it names (https://user.github.io/talks) is served under that folder, as on its host (default: the build's in --dir, read from the robots.txt it wrote; with --tokens, ${DEFAULT_BASE_URL}, which its builds are then for)`,
+    },
   },
   otherwise: { out: 'dir' },
-  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host; give the build's --base-url.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
+  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host. Without --base-url or --tokens, a build for a folder is served under the folder it was built for, which the start-up line names.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
 export const startCommand = {
@@ -483,7 +489,8 @@ export async function runServer(
     content: string;
     templates: string;
     cache: string;
-  } & SiteValues,
+  } & Omit<SiteValues, 'base-url'> &
+    Partial<Pick<SiteValues, 'base-url'>>,
 ): Promise<RunningServer> {
   const settings = serverSettings(values);
   // With --tokens the folder is built if need be; without, there must be one to serve.
@@ -495,10 +502,13 @@ export async function runServer(
   if (!values.tokens && !isFolder(path.join(values.dir, 'api', 'v2'))) {
     throw new OptionError(`--dir ${values.dir} holds no build (it has no api/v2/): name the folder npm run build wrote, such as dist`);
   }
-  const writer = values.tokens ? await openWriter({ ...values, tokens: values.tokens }) : undefined;
+  const writer = values.tokens ? await openWriter({ ...values, 'base-url': values['base-url'] ?? DEFAULT_BASE_URL, tokens: values.tokens }) : undefined;
+  // Read after the writer's build, which may have rewritten the folder: what is served is what it holds now.
+  const built = values['base-url'] === undefined ? await builtBaseUrl(values.dir) : undefined;
   outliveOutput();
   const { startServer } = await import('./server.ts');
-  const running = await startServer({ writes: writer, dir: values.dir, basePath: basePathOf(checkBaseUrl(values['base-url'])), ...settings });
+  const basePath = basePathOf(checkBaseUrl(values['base-url'] ?? built ?? DEFAULT_BASE_URL));
+  const running = await startServer({ writes: writer, dir: values.dir, basePath, ...settings });
   reportDrops(running, settings.maxConnections);
   onStopSignal(() => {
     const closed = running.close();
@@ -508,8 +518,19 @@ export async function runServer(
     void closed.then(() => writer?.settled()).then(() => process.exit(0));
   });
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
-  process.stdout.write(`serving ${values.dir} at ${running.url} (Ctrl+C to stop)\n`);
+  const folder = built && basePath ? `, the folder of its host it was built for (${built})` : '';
+  process.stdout.write(`serving ${values.dir} at ${running.url}${folder} (Ctrl+C to stop)\n`);
   return running;
+}
+
+/**
+ * The base URL the build in `dir` was made for, as its robots.txt says (see robotsBaseUrl), so that `serve` serves a
+ * build for a folder of its host under it, as Vite's preview applies the config's `base`; undefined without one.
+ */
+async function builtBaseUrl(dir: string): Promise<string | undefined> {
+  const { robotsBaseUrl } = await import('./sitemap.ts');
+  const robots = await readFile(path.join(dir, 'robots.txt'), 'utf8').catch(() => undefined);
+  return robots === undefined ? undefined : robotsBaseUrl(robots);
 }
 
 /**

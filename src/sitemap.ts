@@ -64,3 +64,13 @@ export function sitemapIndexXml(paths: string[], site: Pick<SiteInfo, 'baseUrl'>
 export function robotsTxt(site: Pick<SiteInfo, 'baseUrl'>): string {
   return `User-agent: *\nDisallow: ${basePathOf(site.baseUrl)}/api/v2/\n\nSitemap: ${site.baseUrl}/sitemap.xml\n`;
 }
+
+/**
+ * The base URL a build wrote `robots` for (robotsTxt's), or undefined for a file it did not write so (edited by
+ * hand): the build writes it with every site, from the base URL alone, whatever the theme, so that `serve` can
+ * find the folder of its host a build was made for.
+ */
+export function robotsBaseUrl(robots: string): string | undefined {
+  const url = /^Sitemap: (.+)\/sitemap\.xml$/m.exec(robots)?.[1];
+  return url !== undefined && URL.canParse(url) && robots === robotsTxt({ baseUrl: url }) ? url : undefined;
+}

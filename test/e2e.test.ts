@@ -549,6 +549,26 @@ describe('serve and start', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('serve: without --base-url, serves a build for a folder of its host under that folder, read from the build, and says so', async () => {
+    const out = path.join(await tempDir(), 'dist');
+    expect(cli('build', [...buildArgs(out), '--base-url', 'https://user.github.io/talks']).status).toBe(0);
+    const server = startCli('serve', ['--dir', out, '--port', '0', '--quiet']);
+    const origin = new URL(await server.url).origin;
+    expect(server.output()).toMatch(/^serving .* at http:\/\/127\.0\.0\.1:\d+\/talks\/, the folder of its host it was built for \(https:\/\/user\.github\.io\/talks\) \(Ctrl\+C to stop\)\n$/);
+    const home = await raw(origin, 'GET', '/talks/');
+    expect(home.text).toContain('<link rel="stylesheet" href="/talks/assets/style.css">');
+    expect((await raw(origin, 'GET', '/talks/assets/style.css')).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    // A --base-url given still wins: the root, as the build's own is not read.
+    const rooted = startCli('serve', ['--dir', out, '--port', '0', '--quiet', '--base-url', 'http://127.0.0.1:8080']);
+    const root = new URL(await rooted.url).origin;
+    expect(rooted.output()).toMatch(/^serving .* at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl\+C to stop\)\n$/);
+    expect((await raw(root, 'GET', '/assets/style.css')).status).toBe(200);
+    rooted.child.kill('SIGTERM');
+    expect(await rooted.exited).toBe(0);
+  });
+
   it('serve, start: a port that is taken is a clear error, before start builds', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);

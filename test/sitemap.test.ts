@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { robotsTxt, SITEMAP_LIMIT, sitemapChunks, sitemapIndexXml, sitemapXml } from '../src/sitemap.ts';
+import { robotsBaseUrl, robotsTxt, SITEMAP_LIMIT, sitemapChunks, sitemapIndexXml, sitemapXml } from '../src/sitemap.ts';
 
 const SITE = { baseUrl: 'https://talks.example.org' };
 
@@ -43,5 +43,11 @@ describe('sitemaps', () => {
 
   it("keeps crawlers out of the API under a folder of the host the site is served from, for the host's robots.txt", () => {
     expect(robotsTxt({ baseUrl: 'https://user.github.io/talks' })).toBe('User-agent: *\nDisallow: /talks/api/v2/\n\nSitemap: https://user.github.io/talks/sitemap.xml\n');
+  });
+
+  it('gives back the base URL robots.txt was written for, for serve, and nothing for a file the build did not write so', () => {
+    for (const baseUrl of ['https://user.github.io/talks', 'https://talks.example.org', 'http://127.0.0.1:8080/a/b.c']) expect(robotsBaseUrl(robotsTxt({ baseUrl }))).toBe(baseUrl);
+    const edited = `${robotsTxt({ baseUrl: 'https://user.github.io/talks' })}Disallow: /drafts/\n`;
+    for (const text of [edited, '', 'User-agent: *\nDisallow:\n', 'Sitemap: nonsense/sitemap.xml\n']) expect(robotsBaseUrl(text), text).toBeUndefined();
   });
 });
