@@ -504,10 +504,15 @@ export async function runServer(
   }
   const writer = values.tokens ? await openWriter({ ...values, 'base-url': values['base-url'] ?? DEFAULT_BASE_URL, tokens: values.tokens }) : undefined;
   // Read after the writer's build, which may have rewritten the folder: what is served is what it holds now.
-  const built = values['base-url'] === undefined ? await builtBaseUrl(values.dir) : undefined;
+  const built = await builtBaseUrl(values.dir);
+  const given = values['base-url'];
+  const basePath = basePathOf(checkBaseUrl(given ?? built ?? DEFAULT_BASE_URL));
+  const builtPath = built === undefined ? basePath : basePathOf(built);
+  if (builtPath !== basePath) {
+    process.stderr.write(`serve: ${values.dir} was built for ${built}, whose addresses are under ${builtPath}/, not under ${basePath}/ as --base-url says: its pages' styles, scripts and links answer 404 here; give the build's --base-url, or none\n`);
+  }
   outliveOutput();
   const { startServer } = await import('./server.ts');
-  const basePath = basePathOf(checkBaseUrl(values['base-url'] ?? built ?? DEFAULT_BASE_URL));
   const running = await startServer({ writes: writer, dir: values.dir, basePath, ...settings });
   reportDrops(running, settings.maxConnections);
   onStopSignal(() => {
@@ -518,7 +523,7 @@ export async function runServer(
     void closed.then(() => writer?.settled()).then(() => process.exit(0));
   });
   // Printed last: whoever waits for the URL may signal the server as soon as they see it.
-  const folder = built && basePath ? `, the folder of its host it was built for (${built})` : '';
+  const folder = given === undefined && basePath ? `, the folder of its host it was built for (${built})` : '';
   process.stdout.write(`serving ${values.dir} at ${running.url}${folder} (Ctrl+C to stop)\n`);
   return running;
 }

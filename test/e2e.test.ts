@@ -560,10 +560,14 @@ describe('serve and start', () => {
     expect((await raw(origin, 'GET', '/talks/assets/style.css')).status).toBe(200);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    // A --base-url given still wins: the root, as the build's own is not read.
+    // A --base-url given still wins, but one for another folder than the build's is said to break its pages.
     const rooted = startCli('serve', ['--dir', out, '--port', '0', '--quiet', '--base-url', 'http://127.0.0.1:8080']);
     const root = new URL(await rooted.url).origin;
-    expect(rooted.output()).toMatch(/^serving .* at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl\+C to stop\)\n$/);
+    // Said on stderr before the URL on stdout, which may be read first.
+    await expect.poll(() => rooted.output()).toContain(
+      `serve: ${out} was built for https://user.github.io/talks, whose addresses are under /talks/, not under / as --base-url says: its pages' styles, scripts and links answer 404 here; give the build's --base-url, or none\n`,
+    );
+    expect(rooted.output()).toMatch(/serving .* at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl\+C to stop\)\n$/);
     expect((await raw(root, 'GET', '/assets/style.css')).status).toBe(200);
     rooted.child.kill('SIGTERM');
     expect(await rooted.exited).toBe(0);
