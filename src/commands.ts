@@ -104,11 +104,11 @@ export const serveCommand = {
     'base-url': {
       type: 'string',
       value: 'URL',
-      description: `the build's: a folder of its host it names (https://user.github.io/talks) is served under that folder, as on its host (default: the build's in --dir, read from the robots.txt it wrote; with --tokens, ${DEFAULT_BASE_URL}, which its builds are then for)`,
+      description: `the build's: a folder of its host it names (https://user.github.io/talks) is served under that folder, as on its host (default: the build's in --dir, read from the robots.txt it wrote; ${DEFAULT_BASE_URL} for a folder without one)`,
     },
   },
   otherwise: { out: 'dir' },
-  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or its first write rewrites every page that differs.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host. Without --base-url or --tokens, a build for a folder is served under the folder it was built for, which the start-up line names.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
+  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or it rewrites every page that differs as it starts.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host. Without --base-url, a build for a folder is served (and rebuilt, with --tokens) for the folder it was made for, which the start-up line names.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
 export const startCommand = {
@@ -502,13 +502,14 @@ export async function runServer(
   if (!values.tokens && !isFolder(path.join(values.dir, 'api', 'v2'))) {
     throw new OptionError(`--dir ${values.dir} holds no build (it has no api/v2/): name the folder npm run build wrote, such as dist`);
   }
-  const writer = values.tokens ? await openWriter({ ...values, 'base-url': values['base-url'] ?? DEFAULT_BASE_URL, tokens: values.tokens }) : undefined;
-  // Read after the writer's build, which may have rewritten the folder: what is served is what it holds now.
+  // Read before a writer builds the folder again, for the build's base URL unless another is given.
   const built = await builtBaseUrl(values.dir);
   const given = values['base-url'];
-  const basePath = basePathOf(checkBaseUrl(given ?? built ?? DEFAULT_BASE_URL));
+  const baseUrl = checkBaseUrl(given ?? built ?? DEFAULT_BASE_URL);
+  const writer = values.tokens ? await openWriter({ ...values, 'base-url': baseUrl, tokens: values.tokens }) : undefined;
+  const basePath = basePathOf(baseUrl);
   const builtPath = built === undefined ? basePath : basePathOf(built);
-  if (builtPath !== basePath) {
+  if (!writer && builtPath !== basePath) {
     process.stderr.write(`serve: ${values.dir} was built for ${built}, whose addresses are under ${builtPath}/, not under ${basePath}/ as --base-url says: its pages' styles, scripts and links answer 404 here; give the build's --base-url, or none\n`);
   }
   outliveOutput();

@@ -573,6 +573,24 @@ describe('serve and start', () => {
     expect(await rooted.exited).toBe(0);
   });
 
+  it('serve --tokens: without --base-url, keeps the folder of its host the build was made for, where it rebuilt the site for the root', async () => {
+    const root = await tempDir();
+    const out = path.join(root, 'dist');
+    const content = path.join(root, 'content');
+    await cp(DEMO_CONTENT, content, { recursive: true });
+    const cache = path.join(root, 'cache');
+    expect(cli('build', ['--content', content, '--out', out, '--cache', cache, '--base-url', 'https://user.github.io/talks']).status).toBe(0);
+    const tokens = path.join(root, 'tokens.txt');
+    expect(cli('token', ['add', 'editor', '--tokens', tokens]).status).toBe(0);
+    const server = startCli('serve', ['--dir', out, '--content', content, '--cache', cache, '--tokens', tokens, '--port', '0', '--quiet']);
+    const origin = new URL(await server.url).origin;
+    expect(server.output()).toMatch(/serving .* at http:\/\/127\.0\.0\.1:\d+\/talks\/, the folder of its host it was built for \(https:\/\/user\.github\.io\/talks\) \(Ctrl\+C to stop\)\n$/);
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toContain('<link rel="canonical" href="https://user.github.io/talks/">');
+    expect((await raw(origin, 'GET', '/talks/assets/style.css')).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
   it('serve, start: a port that is taken is a clear error, before start builds', async () => {
     const out = path.join(await tempDir(), 'dist');
     expect(cli('build', buildArgs(out)).status).toBe(0);
