@@ -12,11 +12,11 @@ import { checkContent, lockContent } from './locks.ts';
 import { aliasFile, pageFile, readTalks, shortLinkFile } from './load.ts';
 import { removeKilledTemps, writeFileAtomic } from './output.ts';
 import type { Progress } from './progress.ts';
-import { slugFromTitle, talkPath } from './collections.ts';
+import { eventPath, slugFromTitle, talkPath } from './collections.ts';
 import { chooseSlug, convertEvent, convertTalk, evidenceOf, isObject, legacyRedirects, recordEvidence, siteRedirects, type EventFile, type ImportNote, type TalkEvidence, type TalkFile } from './pyvideo.ts';
 import type * as z from 'zod';
 import { fileKey, FolderSpellings } from './file-keys.ts';
-import { eventSchema, isSlug, STATE_DRAFT, talkSchema, textProblems, timestamps } from './schema.ts';
+import { aliasProblem, eventSchema, isSlug, STATE_DRAFT, STATE_LIVE, talkSchema, textProblems, timestamps } from './schema.ts';
 
 export const STATE_FILE = '.pyvideo-import.json';
 /** The site's redirects from pyvideo.org's other pages (its speakers' and indexes'), which the import owns; others may be written beside it. */
@@ -53,6 +53,14 @@ export interface ImportState {
   folders: Record<string, string>;
   /** The hash of each event's category.json as the import wrote it, by its folder here: one that differs next time was edited since. */
   categories?: Record<string, string>;
+  /** The events that left whose talks all moved to one other event, by their old folders here (see eventMoves). */
+  movedEvents?: Record<string, EventMove>;
+}
+
+/** An event that left the snapshot with its talks gone to one other event: that event's folder here, and the old event's addresses its file gave. */
+interface EventMove {
+  to: string;
+  aliases: string[];
 }
 
 /** A record the import could not convert: its path inside the source (a file of the content folder's, absolute), and why. */
@@ -120,13 +128,15 @@ export async function importPyvideo(options: { source: string; content: string; 
   report.errors.push(...handTalksLeftAlone(state, events, byHand.slugs, content));
   const moves = await talkMoves(state, records, events, content);
   noteAll(report, moves.notes);
+  const eventsMoved = await eventMoves(state, events, byHand.events, moves.found, content);
+  noteAll(report, eventsMoved.notes);
   const ids = idBook(state, records, byHand.ids, moves.found);
   const slugs = slugBook(state, [...records.keys()], byHand.slugs, events.slugs, ids.earlier);
   const run: TalkImport = { events, noPublish, ids, slugs, content, now };
   const talks = [...records].flatMap(([file, record]) => importTalk(file, record, run, report) ?? []);
-  noteAll(report, claimAliases(claimOrder, events.sources, talks));
+  noteAll(report, claimAliases(claimOrder, events.sources, talks, eventsMoved.moved));
 
-  const { outputs, nextState, asLeft } = importedFiles(talks, events, ids, state.categories ?? {}, now, report);
+  const { outputs, nextState, asLeft } = importedFiles(talks, events, ids, eventsMoved.moved, state.categories ?? {}, now, report);
   report.events = events.files.size;
   // Checked last before writing: a record read or not read once the signal came is no error of the snapshot.
   if (signal?.aborted) {
@@ -340,13 +350,19 @@ async function readTalkRecords(source: string, talkFiles: string[], folderSlugs:
  * The talks in `content` that no import wrote (written by hand): their ids, by their files, which new ids pass and
  * no record may take (not even its own: an imported talk's file moved or rewritten as YAML by hand is
  * one talk twice once the import writes it again), and their slugs by event, which no imported talk may take (its file would
- * replace theirs). Only those files are read: the state knows the others.
+ * replace theirs). Only those files are read: the state knows the others. And the folders of the events no import wrote, whose pages are theirs.
  */
-async function handWritten(content: string, state: ImportState): Promise<{ ids: Map<number, string>; slugs: Map<string, Set<string>> }> {
-  const found = { ids: new Map<number, string>(), slugs: new Map<string, Set<string>>() };
+async function handWritten(content: string, state: ImportState): Promise<{ ids: Map<number, string>; slugs: Map<string, Set<string>>; events: Set<string> }> {
+  const found = { ids: new Map<number, string>(), slugs: new Map<string, Set<string>>(), events: new Set<string>() };
   if (!existsSync(content)) return found;
   const imported = new Set(Object.values(state.talks).map((t) => `${t.event}/videos/${t.slug}.json`));
-  const names = (await listContent(content)).map((e) => e.path).filter((name) => /^[^/]+\/videos\/[^/]+$/.test(name) && !imported.has(name));
+  const listed = (await listContent(content)).map((e) => e.path);
+  const importedEvents = new Set(Object.values(state.folders));
+  for (const name of listed) {
+    const event = /^([^/]+)\/category\.[^/]+$/.exec(name)?.[1];
+    if (event !== undefined && !importedEvents.has(event)) found.events.add(event);
+  }
+  const names = listed.filter((name) => /^[^/]+\/videos\/[^/]+$/.test(name) && !imported.has(name));
   for (const read of readTalks({ dir: content, display: content, names })) {
     const [event, , fileName] = read.name.split('/') as [string, string, string];
     const slug = (read.ok && read.digest.slug) || fileName.replace(/\.[^.]+$/, '');
@@ -466,6 +482,40 @@ async function talkMoves(state: ImportState, records: Map<string, TalkRecord>, e
   ]);
   const notes = doubtful.map((source) => ({ kind: 'record that may be of a talk that left (its video, or its title and date, shared with others): given a new id', source }));
   return { found, notes };
+}
+
+/**
+ * The events that left the snapshot whose talks all went to one other event (their folder renamed in pyvideo/data, or merged into
+ * another's), by their old folders here, with those of earlier imports: their old addresses redirect to that event. The talks that
+ * left without a record taking their ids are none of this. An event whose talks went to several (a split) has none: no one of them is
+ * the event that was, and sending its page to one would say the others' talks are gone, where each talk's own old addresses lead to it.
+ * One of an earlier import follows its event where that moved too, and is dropped where its event left otherwise, or where an event
+ * of the snapshot, or one written by hand, has its name again: a real event's own address wins.
+ */
+async function eventMoves(state: ImportState, events: Events, handEvents: Set<string>, moves: Map<string, Move>, content: string): Promise<{ moved: Record<string, EventMove>; notes: ImportNote[] }> {
+  const goneTo = new Map<string, Set<string>>();
+  for (const [file, { from }] of moves) {
+    const [event, to] = [state.talks[from]?.event, events.slugs.get(recordName(file).folder)!];
+    // An event whose category.json cannot be read is an error of the import, which writes nothing.
+    if (event !== undefined && !events.files.has(event) && events.files.has(to)) setIn(goneTo, event).add(to);
+  }
+  const moved: Record<string, EventMove> = {};
+  const notes: ImportNote[] = [];
+  for (const [from, [to, ...others]] of [...goneTo].map(([from, to]) => [from, [...to]] as const)) {
+    if (others.length > 0) {
+      notes.push({ kind: 'event whose talks moved to several events (split): no redirect', source: from });
+      continue;
+    }
+    const read = await readRecord(content, path.join(from, 'category.json'));
+    const aliases = 'error' in read || !isObject(read.value) || !Array.isArray(read.value.aliases) ? [] : read.value.aliases;
+    moved[from] = { to: to!, aliases: aliases.filter((alias): alias is string => typeof alias === 'string' && !aliasProblem(alias)) };
+    notes.push({ kind: 'event whose talks all moved to one other event (its folder renamed, or merged): its old addresses → redirects', source: from });
+  }
+  for (const [from, { to, aliases }] of Object.entries(state.movedEvents ?? {})) {
+    const now = events.files.has(to) ? to : moved[to]?.to;
+    if (now !== undefined && !events.files.has(from) && !handEvents.has(from) && !Object.hasOwn(moved, from)) moved[from] = { to: now, aliases };
+  }
+  return { moved, notes };
 }
 
 /** The ids of one import as it gives them, in the order of the snapshot's files. */
@@ -638,10 +688,11 @@ function schemaProblems(schema: z.ZodType, value: unknown): string | undefined {
  * An address redirects to one event or talk: the first that claims it keeps it (pyvideo has records that share an old address).
  * By its file's key, as the build takes it (see fileKey): another spelling is the same file where case is ignored (or, on macOS, a letter's encoding),
  * which only its holder's own redirect may share (richard's redirects.txt spells some addresses two ways). Nor may it be in a folder another
- * address spells otherwise, or a talk's page (see FolderSpellings). A talk's former addresses (where its source moved) come last.
+ * address spells otherwise, or a talk's page (see FolderSpellings). A talk's former addresses (where its source moved) come last, and after
+ * them an event's (where its talks moved, see eventMoves).
  * Returns the notes of the addresses refused.
  */
-function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<string, string>, talks: ConvertedTalk[]): ImportNote[] {
+function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<string, string>, talks: ConvertedTalk[], movedEvents: Record<string, EventMove>): ImportNote[] {
   const holders = new Map<string, string>();
   const spelled = new Set<string>();
   const addressFolders = new FolderSpellings<string>();
@@ -672,7 +723,19 @@ function claimAliases(claimOrder: [string, EventFile][], eventSources: Map<strin
   for (const { file, value } of talks) value.aliases = claim(value.aliases, file);
   // After every talk's own: an old address that a record gives now is its talk's page on pyvideo.org, whichever file sorts first.
   for (const { file, value, formerly } of talks) value.aliases.push(...claim(formerly, file));
+  for (const [to, formerly] of formerAliases(movedEvents)) {
+    const event = claimOrder.find(([slug]) => slug === to)![1];
+    const own = event.aliases ?? [];
+    event.aliases = [...own, ...claim(formerly.filter((alias) => !own.includes(alias)), eventSources.get(to)!)];
+  }
   return notes;
+}
+
+/** The old addresses of the events that moved, by the events they moved to, each once (an event that moved twice gave those of the first move again). */
+function formerAliases(movedEvents: Record<string, EventMove>): Map<string, string[]> {
+  const byEvent = new Map<string, Set<string>>();
+  for (const { to, aliases } of Object.values(movedEvents)) for (const alias of aliases) setIn(byEvent, to).add(alias);
+  return new Map([...byEvent].map(([to, aliases]) => [to, [...aliases]]));
 }
 
 /**
@@ -684,6 +747,7 @@ function importedFiles(
   talks: ConvertedTalk[],
   events: Events,
   ids: IdBook,
+  movedEvents: Record<string, EventMove>,
   categories: Record<string, string>,
   now: Dates,
   report: ImportReport,
@@ -698,6 +762,7 @@ function importedFiles(
     talks: {},
     folders: Object.fromEntries([...events.slugs].filter(([, slug]) => events.files.has(slug))),
     categories: hashes,
+    ...(Object.keys(movedEvents).length > 0 ? { movedEvents } : {}),
   };
   for (const talk of talks) {
     const { file, event, slug, named, formerly, value } = talk;
@@ -729,10 +794,20 @@ function importedFiles(
     hashes[event] = sha256(Buffer.from(text));
     if (categories[event] === hashes[event]) asLeft.set(rel, { kind: 'event file', text: () => text });
   }
-  const sitePages = siteRedirects(talks.map((talk) => talk.value));
-  outputs.set(REDIRECTS_FILE, toJson(sitePages));
-  report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: Object.keys(sitePages).length, example: REDIRECTS_FILE });
+  const pyvideoPages = Object.entries(siteRedirects(talks.map((talk) => talk.value)));
+  const sitePages = [...pyvideoPages, ...movedEventPages(movedEvents, talks)].sort(([a], [b]) => (a < b ? -1 : 1));
+  outputs.set(REDIRECTS_FILE, toJson(Object.fromEntries(sitePages)));
+  report.notes.set("pyvideo.org speaker's, tag's or index page → redirect", { count: pyvideoPages.length, example: REDIRECTS_FILE });
   return { outputs, nextState, asLeft };
+}
+
+/**
+ * The site's pages of the events that moved (`/events/<old>/`) to those of the events they moved to: a site's redirect, as an alias
+ * may not take an address of the site's lists. Not to an event with no live talk, which has no page.
+ */
+function movedEventPages(movedEvents: Record<string, EventMove>, talks: ConvertedTalk[]): [string, string][] {
+  const live = new Set(talks.filter((talk) => talk.value.state === STATE_LIVE).map((talk) => talk.event));
+  return Object.entries(movedEvents).flatMap(([from, { to }]) => (live.has(to) ? [[eventPath(from), eventPath(to)] as [string, string]] : []));
 }
 
 /** Talk and event files the last import wrote, written again as they were: by path, what they are and the text of one that was edited since. */

@@ -937,4 +937,75 @@ describe('importing hand-made snapshots', () => {
       expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
       expect(await readFile(path.join(out, 'conf/intro.html'), 'utf8')).toContain(`url=/video/${added.id}/intro/"`);
     }));
+
+  it("redirects the old addresses of an event whose talks all moved to one other event (its folder renamed, or merged into another's), not of one split among several, and no longer once a real event takes the name", () =>
+    handMade(async ({ source, content, write }) => {
+      let videos = 0;
+      const talk = (rel: string) => write(rel, { title: rel, videos: [{ type: 'youtube', url: `https://www.youtube.com/watch?v=${String(++videos).padStart(11, 'v')}` }] });
+      const events = { 'bay-piggies': 'Bay Piggies', 'caipyra-2016': 'Caipyra 2016', 'caipyra-2018': 'Caipyra 2018', split: 'Split', one: 'One', two: 'Two' };
+      for (const [event, title] of Object.entries(events)) {
+        await write(`${event}/category.json`, { title });
+        for (const name of ['a', 'b']) await talk(`${event}/videos/${name}.json`);
+      }
+      expect((await importPyvideo({ source, content, now: FIRST })).errors).toEqual([]);
+      const move = async (from: string, to: string) => {
+        await mkdir(path.dirname(path.join(source, to)), { recursive: true });
+        await rename(path.join(source, from), path.join(source, to));
+      };
+      await move('bay-piggies', 'baypiggies');
+      await write('baypiggies/category.json', { title: 'BayPiggies' });
+      for (const year of ['2016', '2018']) {
+        for (const name of ['a', 'b']) await move(`caipyra-${year}/videos/${name}.json`, `caipyra/videos/${year}-${name}.json`);
+        await rm(path.join(source, `caipyra-${year}`), { recursive: true });
+      }
+      await write('caipyra/category.json', { title: 'Caipyra' });
+      await move('split/videos/a.json', 'one/videos/split-a.json');
+      await move('split/videos/b.json', 'two/videos/split-b.json');
+      await rm(path.join(source, 'split'), { recursive: true });
+
+      const report = await importPyvideo({ source, content, now: SECOND });
+      expect(report.errors).toEqual([]);
+      expect(report.notes.get('event whose talks all moved to one other event (its folder renamed, or merged): its old addresses → redirects')).toEqual({ count: 3, example: 'bay-piggies' });
+      expect(report.notes.get('event whose talks moved to several events (split): no redirect')).toEqual({ count: 1, example: 'split' });
+      const category = async (event: string) => JSON.parse(await readFile(path.join(content, event, 'category.json'), 'utf8'));
+      expect((await category('baypiggies')).aliases).toEqual(['/events/baypiggies.html', '/events/bay-piggies.html']);
+      expect((await category('caipyra')).aliases).toEqual(['/events/caipyra.html', '/events/caipyra-2016.html', '/events/caipyra-2018.html']);
+      expect([(await category('one')).aliases, (await category('two')).aliases]).toEqual([['/events/one.html'], ['/events/two.html']]);
+      const redirects = async () => JSON.parse(await readFile(path.join(content, '_redirects', 'pyvideo.json'), 'utf8'));
+      expect(await redirects()).toMatchObject({ '/events/bay-piggies/': '/events/baypiggies/', '/events/caipyra-2016/': '/events/caipyra/', '/events/caipyra-2018/': '/events/caipyra/' });
+      expect((await redirects())['/events/split/']).toBeUndefined();
+      const out = path.join(source, '..', 'dist');
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+      expect(await readFile(path.join(out, 'events/bay-piggies/index.html'), 'utf8')).toContain('url=/events/baypiggies/"');
+      expect(await readFile(path.join(out, 'events/bay-piggies.html'), 'utf8')).toContain('url=/events/baypiggies/"');
+      expect(await readFile(path.join(out, 'events/caipyra-2016.html'), 'utf8')).toContain('url=/events/caipyra/"');
+      // Kept for the imports after, which change nothing.
+      const again = await importPyvideo({ source, content, now: SECOND });
+      expect([again.errors, again.written, again.changed]).toEqual([[], 0, 0]);
+
+      // A real event of the old name: its own addresses are its.
+      await write('bay-piggies/category.json', { title: 'Bay Piggies' });
+      await talk('bay-piggies/videos/c.json');
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      expect((await category('baypiggies')).aliases).toEqual(['/events/baypiggies.html']);
+      expect((await category('bay-piggies')).aliases).toEqual(['/events/bay-piggies.html']);
+      expect((await redirects())['/events/bay-piggies/']).toBeUndefined();
+      expect((await redirects())['/events/caipyra-2016/']).toBe('/events/caipyra/');
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+
+      // An event that moved on takes along the addresses of those that moved into it.
+      await move('caipyra', 'python-caipyra');
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      expect((await category('python-caipyra')).aliases).toEqual(['/events/caipyra.html', '/events/caipyra-2016.html', '/events/caipyra-2018.html']);
+      expect(await redirects()).toMatchObject({ '/events/caipyra/': '/events/python-caipyra/', '/events/caipyra-2016/': '/events/python-caipyra/', '/events/caipyra-2018/': '/events/python-caipyra/' });
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+
+      // So is an event written by hand under the old name.
+      await mkdir(path.join(content, 'caipyra-2018', 'videos'), { recursive: true });
+      await writeFile(path.join(content, 'caipyra-2018', 'category.yaml'), 'title: Mine\n');
+      await writeFile(path.join(content, 'caipyra-2018', 'videos', 'mine.yaml'), 'id: 500\ntitle: Mine\nadded: 2026-01-01T00:00:00\nupdated: 2026-01-01T00:00:00\n');
+      expect((await importPyvideo({ source, content, now: SECOND })).errors).toEqual([]);
+      expect((await redirects())['/events/caipyra-2018/']).toBeUndefined();
+      expect((await build({ content, out, templates: TEMPLATES })).ok).toBe(true);
+    }));
 });
