@@ -108,7 +108,7 @@ export const serveCommand = {
     },
   },
   otherwise: { out: 'dir' },
-  notes: `--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens, for the build after each write: give them as to npm run build, or it rewrites every page that differs as it starts.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host. Without --base-url, a build for a folder is served (and rebuilt, with --tokens) for the folder it was made for, which the start-up line names.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
+  notes: `--content, --templates, --cache, --compress, --search-shard and the host --base-url names count only with --tokens, for the build after each write: give them as to npm run build, or it rewrites every page that differs as it starts.\nThe folder --base-url names (https://user.github.io/talks) counts without --tokens too: the site is served under it, as on its host. Without --base-url, a build for a folder is served (and rebuilt, with --tokens) for the folder it was made for, which the start-up line names.\n${stopNotes}\nExit code: 0 once stopped so, 1 when it cannot start (a port in use, say), 2 for a bad option.`,
 } as const;
 
 export const startCommand = {

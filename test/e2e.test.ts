@@ -79,7 +79,7 @@ describe('commands', () => {
 
   it('start --help gives the exit codes of its build, and serve --help says which options count only with --tokens', () => {
     expect(cli('start', ['--help']).stdout).toContain('130 or 143 when stopped by SIGINT or SIGTERM during the build');
-    expect(cli('serve', ['--help']).stdout).toContain('--content, --templates, --cache, --base-url, --compress and --search-shard count only with --tokens');
+    expect(cli('serve', ['--help']).stdout).toContain('--content, --templates, --cache, --compress, --search-shard and the host --base-url names count only with --tokens');
   });
 
   it.each(['serve', 'start', 'dev'])('%s --help says that --port defaults to $PORT, as the README does', (script) => {
