@@ -430,7 +430,7 @@ describe('search', () => {
 
   it("ranks a talk whose title has the query's word whole above those whose titles only start with it, however often they do, and shows no title again in its excerpt", async () => {
     const talk = (id: number, title: string, summary: string, speaker = 'Ann Lee') =>
-      `id: ${id}\ntitle: "${title}"\nspeakers: [${speaker}]\nsummary: "${summary}"\nrecorded: "2024-05-1${id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;
+      `id: ${id}\ntitle: "${title}"\nspeakers: [${speaker}]\nsummary: "${summary}"\nrecorded: "2024-05-${10 + id}"\nadded: "2024-06-01T00:00:00"\nupdated: "2024-06-01T00:00:00"\n`;
     // The word is in no summary: the titles alone tell the talks apart, and as Pagefind's title meta alone they tied.
     const own = await serveEvent('whole-words', 'web-meetup', 'title: "Web Meetup"\n', {
       'talk-1.yaml': talk(1, 'Debugging Django', 'Breakpoints and logging in a web app.'),
@@ -445,6 +445,11 @@ describe('search', () => {
       // A speaker's name that starts with the word counts no more than a title's word that does.
       'talk-8.yaml': talk(8, 'Climate and Karma - John Gill', 'Weather data, plotted.', 'John Gill'),
       'talk-9.yaml': talk(9, 'Understanding the GIL', 'What the GIL locks, and when.'),
+      // Pagefind scores each distinct word a query starts apart: talks that each have several longer ones add them up.
+      'talk-10.yaml': talk(10, 'Memory Safety with Rust', 'Ownership and borrowing.'),
+      'talk-11.yaml': talk(11, 'Rusty Rustaceans: Rustup and Rustfmt', 'Rustc, rustdoc and rustls.'),
+      'talk-12.yaml': talk(12, 'Rustaceans at Rustconf', 'Rustup, rustc and rustfmt.'),
+      'talk-13.yaml': talk(13, 'Rustpython: Rusty Pythons', 'Rustc and rustup, rustdoc.'),
     });
     const { page, problems } = await openPage();
     try {
@@ -453,6 +458,7 @@ describe('search', () => {
         ['django', 'Debugging Django'],
         ['ast', 'What Would You Do with an AST?'],
         ['pandas', 'pandas internals'],
+        ['rust', 'Memory Safety with Rust'],
         ['gil', 'Understanding the GIL'],
       ] as const) {
         await search(page, word);

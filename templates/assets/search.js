@@ -19,11 +19,14 @@ const EXCERPT = 30;
  * How Pagefind ranks (see docs/search.md, Ranking). A match in a meta field counts by the word's rarity alone, a longer
  * word it starts as much as the whole ("Gill" for "gil"), while a match in the text counts by how much of the word it is:
  * the title, speakers and event are in the text (indexedText in src/search.ts), so their meta copies are left to count
- * only for the title (`heading`, a title written otherwise than its words, would count it twice). A term similarity of 3
+ * only for the title (`heading`, a title written otherwise than its words, would count it twice). A term similarity of 8
  * (1 by default) ranks the whole word well above a longer one: "gil" finds the talks on the GIL before John Gill's, "ast"
- * Python's AST before astronomy.
+ * Python's AST before astronomy. It is that high as Pagefind adds up a talk's distinct longer words, every chunk of which
+ * is loaded (loadChunksOf): with 3, "django" opened with six talks of DjangoCon 2008 ("…: GeoDjango", "…: Pinax"), "python"
+ * with "…on Python3 and Python2". A term frequency of 0.6 (1 by default) keeps a talk before the About page for
+ * "bytecode", a word no index has, which both answer with "by" (a shard each), as one index did with the defaults.
  */
-const RANKING = { termSimilarity: 3, metaWeights: { heading: 0, speakers: 0, event: 0 } };
+const RANKING = { termSimilarity: 8, termFrequency: 0.6, metaWeights: { heading: 0, speakers: 0, event: 0 } };
 // One letter matches nearly every talk: wait for a second one (one Chinese or Japanese character is a word, and so is an emoji: the index keeps each as one).
 const MIN_LENGTH = 2;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
